@@ -1,0 +1,42 @@
+// swift-tools-version:6.0
+// seqplay: a MIDI sequencer and SoundFont sampler host for Linux.
+//
+// Modules follow the data flow:
+//   MIDICore (MIDI types) → MIDIFile (SMF codec, MusicSequence, TempoMap) → Player (MusicPlayer)
+//   → MIDI endpoints (Sampler over FluidSynth) → AudioGraph (engine, mixer, taps) → outputs (AudioFiles)
+//   → seqplay (the command-line tool).
+// C libraries sit behind thin wrapper modules (C* system libraries, then FluidSynth / SoundFile);
+// nothing above those wrappers sees a C pointer.
+import PackageDescription
+
+let package = Package(
+    name: "seqplay",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "seqplay", targets: ["seqplay"]),
+        .library(name: "SeqplayKit", targets: ["MIDICore", "MIDIFile"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
+    ],
+    targets: [
+        // C libraries (system packages installed by Scripts/setup).
+        .systemLibrary(name: "CFluidSynth", pkgConfig: "fluidsynth", providers: [.apt(["libfluidsynth-dev"])]),
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+
+        // MIDI messages and the endpoint protocols every layer speaks.
+        .target(name: "MIDICore"),
+        // Standard MIDI Files: the bounds-checked codec, the sequence model and the tempo map.
+        .target(name: "MIDIFile", dependencies: ["MIDICore"]),
+
+        // The command-line tool.
+        .executableTarget(name: "seqplay", dependencies: [
+            "MIDICore", "MIDIFile",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+    ]
+)

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// The `seqplay` command: plays or renders MIDI files through a SoundFont sampler, and inspects them.
+@main
+struct Seqplay: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "seqplay",
+        abstract: "Play and render MIDI files through a SoundFont sampler.",
+        subcommands: []
+    )
+}
