@@ -633,14 +633,14 @@ def make_gm(path):
     I = {}
     I["piano"] = melodic("Piano", piano, attackVolEnv=tc(0.001), decayVolEnv=tc(7.0),
                          sustainVolEnv=1000, keynumToVolEnvDecay=50,
-                         releaseVolEnv=tc(0.35), initialAttenuation=20)
+                         releaseVolEnv=tc(0.35))
     I["drawbar"] = melodic("Drawbar Organ", drawbar, attackVolEnv=tc(0.005),
-                           releaseVolEnv=tc(0.08), initialAttenuation=80)
+                           releaseVolEnv=tc(0.08), initialAttenuation=40)
     I["church"] = melodic("Church Organ", church, attackVolEnv=tc(0.06),
-                          releaseVolEnv=tc(0.6), initialAttenuation=80)
+                          releaseVolEnv=tc(0.6), initialAttenuation=40)
     I["pluck"] = melodic("Guitar", pluck, attackVolEnv=tc(0.001), decayVolEnv=tc(4.0),
                          sustainVolEnv=1000, keynumToVolEnvDecay=30,
-                         releaseVolEnv=tc(0.2), initialAttenuation=30)
+                         releaseVolEnv=tc(0.2))
     I["acbass"] = melodic("Acoustic Bass", acbass, attackVolEnv=tc(0.002),
                           decayVolEnv=tc(3.0), sustainVolEnv=1000,
                           releaseVolEnv=tc(0.12))
@@ -649,15 +649,15 @@ def make_gm(path):
                           releaseVolEnv=tc(0.1), initialFilterFc=9000)
     I["strings"] = melodic("Strings", strings, attackVolEnv=tc(0.12),
                            releaseVolEnv=tc(0.5), delayVibLFO=tc(0.3),
-                           freqVibLFO=-690, vibLfoToPitch=8, initialAttenuation=70)
+                           freqVibLFO=-690, vibLfoToPitch=8, initialAttenuation=30)
     I["pad"] = melodic("Pad", pad, attackVolEnv=tc(0.7), releaseVolEnv=tc(1.5),
-                       initialFilterFc=8000, initialAttenuation=60)
+                       initialFilterFc=8000, initialAttenuation=20)
     I["brass"] = melodic("Brass", brass, attackVolEnv=tc(0.03), releaseVolEnv=tc(0.12),
                          decayVolEnv=tc(0.6), sustainVolEnv=40,
-                         initialFilterFc=10000, initialAttenuation=60)
+                         initialFilterFc=10000, initialAttenuation=30)
     I["flute"] = melodic("Flute", flute, attackVolEnv=tc(0.05), releaseVolEnv=tc(0.12),
                          delayVibLFO=tc(0.25), freqVibLFO=-690, vibLfoToPitch=12,
-                         initialAttenuation=40)
+                         initialAttenuation=50)
 
     # Drum kit: (keys, sample, root key, extra generators)
     d = drums
