@@ -525,7 +525,9 @@ def write_sf2(path, bank_name, comment, samples, instruments, presets):
         if s.loop:
             ls, le = start + s.loop[0], start + s.loop[1]
         else:
-            ls, le = start, end - 1 if end - start > 1 else end
+            # one-shot: loop points unused, kept inside the sample with the
+            # 8-point margins the spec asks for
+            ls, le = start + 8, end - 8
         shdr += name20(s.name) + struct.pack("<IIIIIBbHH", start, end, ls, le,
                                              s.rate, s.root, s.corr, 0, 1)
     shdr += name20("EOS") + b"\0" * 26
