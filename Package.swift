@@ -45,5 +45,9 @@ let package = Package(
         ]),
 
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
+
+        // Benchmarks (run by the scripts in Benchmarks/).
+        .executableTarget(name: "AudioGraphBenchmark", dependencies: ["AudioGraph", "AllocationCounter"],
+                          path: "Benchmarks/AudioGraphBenchmark"),
     ]
 )
