@@ -32,11 +32,22 @@ let package = Package(
         // Standard MIDI Files: the bounds-checked codec, the sequence model and the tempo map.
         .target(name: "MIDIFile", dependencies: ["MIDICore"]),
 
+        // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output.
+        .target(name: "AudioGraph", dependencies: [.product(name: "Atomics", package: "swift-atomics")]),
+        // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
+        .target(name: "AllocationCounter"),
+
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+
+        .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
+
+        // Benchmarks (run by the scripts in Benchmarks/).
+        .executableTarget(name: "AudioGraphBenchmark", dependencies: ["AudioGraph", "AllocationCounter"],
+                          path: "Benchmarks/AudioGraphBenchmark"),
     ]
 )
