@@ -32,11 +32,22 @@ let package = Package(
         // Standard MIDI Files: the bounds-checked codec, the sequence model and the tempo map.
         .target(name: "MIDIFile", dependencies: ["MIDICore"]),
 
+        // Thin Swift wrappers over the C libraries.
+        .target(name: "FluidSynth", dependencies: [
+            "CFluidSynth", "MIDICore", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "AudioFiles", dependencies: ["CSndFile"]),
+
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+
+        // Signal measurements shared by the audio tests.
+        .target(name: "AudioTestSupport", path: "Tests/AudioTestSupport"),
+        .testTarget(name: "FluidSynthTests", dependencies: ["FluidSynth", "MIDICore", "AudioTestSupport"]),
+        .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles"]),
     ]
 )
