@@ -37,6 +37,10 @@ let package = Package(
             "CFluidSynth", "MIDICore", .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "AudioFiles", dependencies: ["CSndFile"]),
+        // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output.
+        .target(name: "AudioGraph", dependencies: [.product(name: "Atomics", package: "swift-atomics")]),
+        // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
+        .target(name: "AllocationCounter"),
 
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
@@ -49,5 +53,6 @@ let package = Package(
         .target(name: "AudioTestSupport", path: "Tests/AudioTestSupport"),
         .testTarget(name: "FluidSynthTests", dependencies: ["FluidSynth", "MIDICore", "AudioTestSupport"]),
         .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles"]),
+        .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
     ]
 )
