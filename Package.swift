@@ -41,6 +41,8 @@ let package = Package(
         .target(name: "AudioGraph", dependencies: [.product(name: "Atomics", package: "swift-atomics")]),
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
         .target(name: "AllocationCounter"),
+        // FluidSynth as a node of the audio graph and a MIDI endpoint.
+        .target(name: "Sampler", dependencies: ["FluidSynth", "MIDICore", "AudioGraph"]),
 
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
@@ -54,5 +56,6 @@ let package = Package(
         .testTarget(name: "FluidSynthTests", dependencies: ["FluidSynth", "MIDICore", "AudioTestSupport"]),
         .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles"]),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
+        .testTarget(name: "SamplerTests", dependencies: ["Sampler", "AudioGraph", "MIDICore", "AudioTestSupport", "AllocationCounter"]),
     ]
 )

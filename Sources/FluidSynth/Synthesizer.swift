@@ -136,7 +136,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     public func reset(_ kind: ResetKind) {
         switch kind {
         case .system: systemReset()
-        case .generalMIDI, .rolandGS, .yamahaXG: sendSysEx(kind.sysExBody[...])
+        case .generalMIDI, .rolandGS, .yamahaXG: sendSysEx(kind.sysExBody)
         }
     }
 
@@ -172,6 +172,17 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
         set { fluid_synth_set_polyphony(synth, Int32(newValue)); settings.polyphony = Int(fluid_synth_get_polyphony(synth)) }
     }
 
+    /// Output sample rate in Hz. Changing it silences every voice and rebuilds the effects, so it
+    /// must not happen on the audio thread or while another thread renders.
+    public var sampleRate: Double {
+        get { settings.sampleRate }
+        set {
+            guard newValue != settings.sampleRate else { return }
+            seqplay_fluid_synth_set_sample_rate(synth, Float(newValue))
+            settings.sampleRate = newValue
+        }
+    }
+
     /// The number of voices sounding now.
     public var activeVoiceCount: Int { Int(fluid_synth_get_active_voice_count(synth)) }
 
@@ -188,7 +199,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
         case .programChange(let c, let program): fluid_synth_program_change(synth, Int32(c), Int32(program))
         case .channelPressure(let c, let p): fluid_synth_channel_pressure(synth, Int32(c), Int32(p))
         case .pitchBend(let c, let value): fluid_synth_pitch_bend(synth, Int32(c), Int32(value))
-        case .systemExclusive(let bytes): sendSysEx(bytes[...])
+        case .systemExclusive(let bytes): sendSysEx(bytes)
         case .systemReset: systemReset()
         case .timeCodeQuarterFrame, .songPosition, .songSelect, .tuneRequest,
              .timingClock, .start, .continue, .stop, .activeSensing:
@@ -215,20 +226,21 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// FluidSynth 2.3 acts on GM System On but ignores GS Reset and XG System On (2.4 handles
     /// them); when it leaves a reset unhandled, it gets a system reset instead. Every reset ends
     /// with all voices silenced, as `systemReset()` explains.
-    private func sendSysEx(_ bytes: ArraySlice<UInt8>) {
-        var body = bytes
-        if body.first == 0xF0 { body = body.dropFirst() }
-        if body.last == 0xF7 { body = body.dropLast() }
-        guard !body.isEmpty else { return }
-        var handled: Int32 = 0
-        body.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { chars in
-                _ = fluid_synth_sysex(synth, chars.baseAddress, Int32(chars.count), nil, nil, &handled, 0)
+    private func sendSysEx(_ message: [UInt8]) {
+        // Pointer arithmetic only: ArraySlice operations allocate in unoptimised builds.
+        message.withUnsafeBufferPointer { buffer in
+            guard var start = buffer.baseAddress else { return }
+            var count = buffer.count
+            if start.pointee == 0xF0 { start += 1; count -= 1 }
+            if count > 0, start[count - 1] == 0xF7 { count -= 1 }
+            guard count > 0 else { return }
+            var handled: Int32 = 0
+            let chars = UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)
+            fluid_synth_sysex(synth, chars, Int32(count), nil, nil, &handled, 0)
+            if ResetKind.isDeviceReset(UnsafeBufferPointer(start: start, count: count)) {
+                if handled == 0 { fluid_synth_system_reset(synth) }
+                fluid_synth_all_sounds_off(synth, -1)
             }
-        }
-        if ResetKind.isDeviceReset(body) {
-            if handled == 0 { fluid_synth_system_reset(synth) }
-            fluid_synth_all_sounds_off(synth, -1)
         }
     }
 }
@@ -246,11 +258,22 @@ public enum ResetKind: Sendable, CaseIterable {
 
     /// Whether `body` (a SysEx message without F0/F7) is a GM, GS or XG reset for any device id
     /// (byte 1). Does not allocate.
-    static func isDeviceReset(_ body: ArraySlice<UInt8>) -> Bool {
-        deviceResetBodies.contains { reset in
-            reset.count == body.count
-                && zip(reset.indices, body).allSatisfy { index, byte in index == 1 || reset[index] == byte }
+    static func isDeviceReset(_ body: UnsafeBufferPointer<UInt8>) -> Bool {
+        // Index loops: generic sequence iteration allocates in unoptimised builds.
+        var candidate = 0
+        while candidate < deviceResetBodies.count {
+            let reset = deviceResetBodies[candidate]
+            if reset.count == body.count {
+                var offset = 0
+                while offset < reset.count,
+                      offset == 1 || reset[offset] == body[offset] {
+                    offset += 1
+                }
+                if offset == reset.count { return true }
+            }
+            candidate += 1
         }
+        return false
     }
 
     /// The SysEx message without F0/F7 (empty for `.system`).
