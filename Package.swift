@@ -53,7 +53,9 @@ let package = Package(
 
         // Signal measurements shared by the audio tests.
         .target(name: "AudioTestSupport", path: "Tests/AudioTestSupport"),
-        .testTarget(name: "FluidSynthTests", dependencies: ["FluidSynth", "MIDICore", "AudioTestSupport"]),
+        .testTarget(name: "FluidSynthTests", dependencies: [
+            "FluidSynth", "MIDICore", "AudioTestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles"]),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
         .testTarget(name: "SamplerTests", dependencies: ["Sampler", "AudioGraph", "MIDICore", "AudioTestSupport", "AllocationCounter"]),

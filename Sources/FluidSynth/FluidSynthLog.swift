@@ -7,7 +7,8 @@ import Logging
 /// FluidSynth's log configuration is process-wide, so this is installed once, before the first
 /// synth is created.
 enum FluidSynthLog {
-    static let logger = Logger(label: "seqplay.fluidsynth")
+    /// The label of the logger FluidSynth's messages go to.
+    static let label = "seqplay.fluidsynth"
 
     /// Installs the forwarding function for every FluidSynth log level (idempotent).
     static func install() {
@@ -18,7 +19,8 @@ enum FluidSynthLog {
         let forward: @convention(c) (Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void = {
             level, message, _ in
             guard let message else { return }
-            FluidSynthLog.logger.log(level: FluidSynthLog.swiftLogLevel(level), "\(String(cString: message))")
+            // A logger per message (they are rare), so it uses whatever handler the program bootstrapped.
+            Logger(label: FluidSynthLog.label).log(level: FluidSynthLog.swiftLogLevel(level), "\(String(cString: message))")
         }
         for level in [FLUID_PANIC, FLUID_ERR, FLUID_WARN, FLUID_INFO, FLUID_DBG] {
             fluid_set_log_function(Int32(level.rawValue), forward, nil)
