@@ -59,5 +59,9 @@ let package = Package(
         .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles"]),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
         .testTarget(name: "SamplerTests", dependencies: ["Sampler", "AudioGraph", "MIDICore", "AudioTestSupport", "AllocationCounter"]),
+
+        // Benchmarks (run by the scripts in Benchmarks/).
+        .executableTarget(name: "AudioGraphBenchmark", dependencies: ["AudioGraph", "AllocationCounter"],
+                          path: "Benchmarks/AudioGraphBenchmark"),
     ]
 )
