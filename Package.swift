@@ -26,11 +26,19 @@ let package = Package(
         .systemLibrary(name: "CFluidSynth", pkgConfig: "fluidsynth", providers: [.apt(["libfluidsynth-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
 
         // MIDI messages and the endpoint protocols every layer speaks.
         .target(name: "MIDICore"),
         // Standard MIDI Files: the bounds-checked codec, the sequence model and the tempo map.
         .target(name: "MIDIFile", dependencies: ["MIDICore"]),
+
+        // Effects: DSP kernels (EQ, reverb, delay, distortion, dynamics, limiter, varispeed) and their nodes.
+        .target(name: "Effects", dependencies: [
+            "CSampleRate",
+            .product(name: "Atomics", package: "swift-atomics"),
+        ]),
+        .testTarget(name: "EffectsTests", dependencies: ["Effects"]),
 
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
