@@ -33,12 +33,17 @@ let package = Package(
         // Standard MIDI Files: the bounds-checked codec, the sequence model and the tempo map.
         .target(name: "MIDIFile", dependencies: ["MIDICore"]),
 
+        // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output.
+        .target(name: "AudioGraph", dependencies: [.product(name: "Atomics", package: "swift-atomics")]),
+        // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
+        .target(name: "AllocationCounter"),
+
         // Effects: DSP kernels (EQ, reverb, delay, distortion, dynamics, limiter, varispeed) and their nodes.
         .target(name: "Effects", dependencies: [
-            "CSampleRate",
+            "AudioGraph", "CSampleRate",
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
-        .testTarget(name: "EffectsTests", dependencies: ["Effects"]),
+        .testTarget(name: "EffectsTests", dependencies: ["Effects", "AudioGraph", "AllocationCounter"]),
 
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
@@ -46,5 +51,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+
+        .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
     ]
 )
