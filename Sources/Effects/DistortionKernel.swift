@@ -58,7 +58,7 @@ public final class DistortionKernel: EffectKernel, @unchecked Sendable {
         switch mode {
         case .softClip: return tanhf(x)
         case .hardClip: return min(max(x, -1), 1)
-        case .overdrive: return x >= 0 ? tanhf(x) : tanhf(0.6 * x) / 0.6 * 0.8
+        case .overdrive: return x >= 0 ? tanhf(x) : 0.8 * tanhf(0.6 * x)
         case .foldback:
             // Triangle fold: identity within ±1, mirrored beyond.
             let phase = (x + 1) / 4
