@@ -98,7 +98,7 @@ public final class PeakLimiterKernel: EffectKernel, @unchecked Sendable {
         linearCeiling = amplitude(decibels: ceiling)
         linearPreGain = amplitude(decibels: preGain)
         releaseCoefficient = Float(exp(-1 / (Double(releaseTime) * sampleRate)))
-        let newWindow = min(max(Int(Double(attackTime) * sampleRate), 1), capacity - 1) + 1
+        let newWindow = min(max(Int((Double(attackTime) * sampleRate).rounded()), 1), capacity - 1) + 1
         if newWindow != window {
             window = newWindow
             reset()
