@@ -49,8 +49,9 @@ struct SignalGraph {
                        order: inout [AudioNode]) throws(AudioEngineError) {
         if finished.contains(ObjectIdentifier(node)) { return }
         if let start = path.firstIndex(where: { $0 === node }) {
-            // `path` runs from the output backwards, so signal order is the reverse.
-            throw .cycle(nodes: path[start...].reversed().map(\.name))
+            // `path` runs from the output backwards, so signal order is the reverse; the list starts
+            // at the node where the pull entered the loop.
+            throw .cycle(nodes: ([path[start]] + path[(start + 1)...].reversed()).map(\.name))
         }
         let inputs = inputs(of: node)
         if !node.allowsUnconnectedInputs {
