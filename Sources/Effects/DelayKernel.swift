@@ -15,6 +15,7 @@ public final class DelayKernel: EffectKernel, @unchecked Sendable {
     // Render-thread state.
     private var sampleRate = 48_000.0
     private var lines: [SampleBuffer] = []
+    private var lineLength = 0
     private var lowPassMemories = SampleBuffer(count: 1)
     private var writeIndex = 0
     private var seenGeneration: UInt64 = 0
@@ -56,13 +57,14 @@ public final class DelayKernel: EffectKernel, @unchecked Sendable {
         self.sampleRate = sampleRate
         let length = Int(Double(Self.maximumDelayTime) * sampleRate) + 2
         lines = (0..<channelCount).map { _ in SampleBuffer(count: length) }
+        lineLength = length
         lowPassMemories = SampleBuffer(count: channelCount)
         seenGeneration = 0
         reset()
     }
 
     public func reset() {
-        for line in lines { line.zero() }
+        for index in 0..<lines.count { lines[index].zero() }
         lowPassMemories.zero()
         writeIndex = 0
         currentDelaySamples = -1
@@ -79,7 +81,9 @@ public final class DelayKernel: EffectKernel, @unchecked Sendable {
 
     public func process(_ channels: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         if generation.changed(since: &seenGeneration) || currentDelaySamples < 0 { updateParameters() }
-        guard let length = lines.first?.count else { return }
+        // Index loops and stored lengths only: Array's generic helpers may allocate in debug builds.
+        let length = lineLength
+        if length == 0 { return }
         let glide = Float(1 - exp(-1 / (0.02 * sampleRate)))
         let channelCount = min(channels.count, lines.count)
         var delaySamples = currentDelaySamples

@@ -12,6 +12,9 @@ public enum DistortionMode: String, Sendable, CaseIterable {
     case foldback
     /// 6-bit quantisation of the driven signal: lo-fi grit.
     case bitCrush = "bit-crush"
+
+    /// `allCases`, made once: reading `allCases` builds a new array each time, which the render thread must not.
+    static let table = allCases
 }
 
 /// A waveshaping distortion (after AVAudioUnitDistortion): the input is amplified by `preGain`, shaped by the
@@ -35,8 +38,8 @@ public final class DistortionKernel: EffectKernel, @unchecked Sendable {
 
     /// The shaping curve. Default `.softClip`.
     public var mode: DistortionMode {
-        get { DistortionMode.allCases[modeParameter.value] }
-        set { modeParameter.value = DistortionMode.allCases.firstIndex(of: newValue) ?? 0 }
+        get { DistortionMode.table[modeParameter.value] }
+        set { modeParameter.value = DistortionMode.table.firstIndex(of: newValue) ?? 0 }
     }
     /// Drive into the curve, in dB, −80...40. Default −6.
     public var preGain: Float {

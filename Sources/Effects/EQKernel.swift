@@ -103,8 +103,8 @@ public final class EQKernel: EffectKernel, @unchecked Sendable {
 
     public func process(_ channels: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>, frameCount: Int) {
         if generation.changed(since: &seenGeneration) {
-            for (index, band) in bands.enumerated() {
-                coefficients[index] = band.coefficients(sampleRate: sampleRate)
+            for index in 0..<bands.count {
+                coefficients[index] = bands[index].coefficients(sampleRate: sampleRate)
             }
             linearGlobalGain = amplitude(decibels: globalGain)
         }

@@ -83,7 +83,7 @@ public final class PeakLimiterKernel: EffectKernel, @unchecked Sendable {
     }
 
     public func reset() {
-        for line in delayLines { line.zero() }
+        for index in 0..<delayLines.count { delayLines[index].zero() }
         position = 0
         frameIndex = 0
         queueHead = 0

@@ -41,8 +41,8 @@ public final class ReverbKernel: EffectKernel, @unchecked Sendable {
 
     /// The room. Default `.smallRoom`. May change while playing (the tail carries on in the new room).
     public var preset: ReverbPreset {
-        get { ReverbPreset.allCases[presetParameter.value] }
-        set { presetParameter.value = ReverbPreset.allCases.firstIndex(of: newValue) ?? 0 }
+        get { ReverbPreset.table[presetParameter.value] }
+        set { presetParameter.value = ReverbPreset.table.firstIndex(of: newValue) ?? 0 }
     }
     /// Reverberated level against the dry signal, in percent, 0...100. Default 50.
     public var wetDryMix: Float {
@@ -74,7 +74,7 @@ public final class ReverbKernel: EffectKernel, @unchecked Sendable {
     }
 
     public func reset() {
-        for buffer in buffers { buffer.zero() }
+        for index in 0..<buffers.count { buffers[index].zero() }
         dampingMemories.zero()
     }
 
@@ -121,7 +121,8 @@ public final class ReverbKernel: EffectKernel, @unchecked Sendable {
             }
             left *= Self.outputGain
             right *= Self.outputGain
-            for (index, samples) in channels.enumerated() {
+            for index in 0..<channels.count {
+                let samples = channels[index]
                 let wet = channels.count == 1 ? (left + right) / 2 : (index & 1 == 0 ? left : right)
                 samples[frame] = mix(dry: samples[frame], wet: wet, wetFraction: wetFraction)
             }

@@ -26,6 +26,9 @@ public enum ReverbPreset: String, Sendable, CaseIterable {
         public var preDelay: Double
     }
 
+    /// `allCases`, made once: reading `allCases` builds a new array each time, which the render thread must not.
+    static let table = allCases
+
     /// The largest `size` of any preset: the reverb allocates its lines for it.
     static let maximumSize = 2.0
 
