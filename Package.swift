@@ -53,5 +53,9 @@ let package = Package(
         ]),
 
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
+
+        // Benchmarks (run by the scripts in Benchmarks/).
+        .executableTarget(name: "AudioGraphBenchmark", dependencies: ["AudioGraph", "AllocationCounter"],
+                          path: "Benchmarks/AudioGraphBenchmark"),
     ]
 )

@@ -86,4 +86,12 @@ public struct AudioNodeRenderSetup: Sendable {
     public let outputFormats: [AudioFormat]
     /// The largest `frameCount` any render cycle will ask for.
     public let maximumFrameCount: Int
+
+    public init(connectedInputBuses: [Int], inputFormats: [AudioFormat], outputFormats: [AudioFormat],
+                maximumFrameCount: Int) {
+        self.connectedInputBuses = connectedInputBuses
+        self.inputFormats = inputFormats
+        self.outputFormats = outputFormats
+        self.maximumFrameCount = maximumFrameCount
+    }
 }

@@ -62,11 +62,12 @@ public final class ToneGeneratorNode: AudioNode, @unchecked Sendable {
         switch waveform {
         case .sine:
             let step = 2 * Double.pi * Double(frequencyValue.value) / format.sampleRate
+            var phase = self.phase
             for i in 0..<first.count {
                 first[i] = amplitude * Float(sin(phase))
                 phase += step
             }
-            phase = phase.truncatingRemainder(dividingBy: 2 * .pi)
+            self.phase = phase.truncatingRemainder(dividingBy: 2 * .pi)
         case .impulse:
             first.update(repeating: 0)
             if impulsePending && first.count > 0 {
