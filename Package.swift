@@ -26,6 +26,7 @@ let package = Package(
         .systemLibrary(name: "CFluidSynth", pkgConfig: "fluidsynth", providers: [.apt(["libfluidsynth-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
 
         // MIDI messages and the endpoint protocols every layer speaks.
         .target(name: "MIDICore"),
@@ -43,6 +44,13 @@ let package = Package(
         .target(name: "AllocationCounter"),
         // FluidSynth as a node of the audio graph and a MIDI endpoint.
         .target(name: "Sampler", dependencies: ["FluidSynth", "MIDICore", "AudioGraph"]),
+
+        // Effects: DSP kernels (EQ, reverb, delay, distortion, dynamics, limiter, varispeed) and their nodes.
+        .target(name: "Effects", dependencies: [
+            "AudioGraph", "CSampleRate",
+            .product(name: "Atomics", package: "swift-atomics"),
+        ]),
+        .testTarget(name: "EffectsTests", dependencies: ["Effects", "AudioGraph", "AllocationCounter"]),
 
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
@@ -63,5 +71,7 @@ let package = Package(
         // Benchmarks (run by the scripts in Benchmarks/).
         .executableTarget(name: "AudioGraphBenchmark", dependencies: ["AudioGraph", "AllocationCounter"],
                           path: "Benchmarks/AudioGraphBenchmark"),
+        .executableTarget(name: "EffectsBenchmark", dependencies: ["Effects", "AudioGraph", "AllocationCounter"],
+                          path: "Benchmarks/EffectsBenchmark"),
     ]
 )
