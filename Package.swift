@@ -36,6 +36,7 @@ let package = Package(
         // Thin Swift wrappers over the C libraries.
         .target(name: "FluidSynth", dependencies: [
             "CFluidSynth", "MIDICore", .product(name: "Logging", package: "swift-log"),
+            .product(name: "Atomics", package: "swift-atomics"),
         ]),
         .target(name: "AudioFiles", dependencies: ["CSndFile"]),
         // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output.
@@ -62,7 +63,7 @@ let package = Package(
         // Signal measurements shared by the audio tests.
         .target(name: "AudioTestSupport", path: "Tests/AudioTestSupport"),
         .testTarget(name: "FluidSynthTests", dependencies: [
-            "FluidSynth", "MIDICore", "AudioTestSupport", .product(name: "Logging", package: "swift-log"),
+            "FluidSynth", "MIDICore", "AudioTestSupport", "AllocationCounter", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles"]),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),

@@ -4,26 +4,40 @@ import Logging
 /// Routes FluidSynth's log output (which it otherwise prints to stderr) into seqplay's logging,
 /// under the label `seqplay.fluidsynth`.
 ///
-/// FluidSynth's log configuration is process-wide, so this is installed once, before the first
-/// synth is created.
-enum FluidSynthLog {
+/// FluidSynth logs from whatever thread it is on, the audio render thread included (a missing preset,
+/// running out of polyphony). So its messages are only queued where they arise, without allocating or
+/// locking, and reach the logger when a normal thread calls `forwardPendingMessages()`; the
+/// `Synthesizer` does so after each of its non-real-time calls, renderers between render cycles.
+public enum FluidSynthLog {
     /// The label of the logger FluidSynth's messages go to.
-    static let label = "seqplay.fluidsynth"
+    public static let label = "seqplay.fluidsynth"
 
-    /// Installs the forwarding function for every FluidSynth log level (idempotent).
+    private static let queue = LogMessageQueue()
+
+    /// Logs every message FluidSynth has queued since the last call. Call from a normal thread.
+    public static func forwardPendingMessages() {
+        while let message = queue.take() {
+            // A logger per message (they are rare), so it uses whatever handler the program bootstrapped.
+            Logger(label: label).log(level: swiftLogLevel(message.level), "\(message.text)")
+        }
+    }
+
+    /// Messages lost because FluidSynth logged faster than they were forwarded.
+    public static var droppedMessages: Int { queue.dropped }
+
+    /// Installs the queuing function for every FluidSynth log level (idempotent).
     static func install() {
         _ = installed
     }
 
     private static let installed: Void = {
-        let forward: @convention(c) (Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void = {
+        let post: @convention(c) (Int32, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> Void = {
             level, message, _ in
             guard let message else { return }
-            // A logger per message (they are rare), so it uses whatever handler the program bootstrapped.
-            Logger(label: FluidSynthLog.label).log(level: FluidSynthLog.swiftLogLevel(level), "\(String(cString: message))")
+            FluidSynthLog.queue.post(level: level, text: message)
         }
         for level in [FLUID_PANIC, FLUID_ERR, FLUID_WARN, FLUID_INFO, FLUID_DBG] {
-            fluid_set_log_function(Int32(level.rawValue), forward, nil)
+            fluid_set_log_function(Int32(level.rawValue), post, nil)
         }
     }()
 

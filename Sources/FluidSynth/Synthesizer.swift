@@ -24,6 +24,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// Creates a synthesizer with no fonts loaded.
     public init(settings: SynthesizerSettings = SynthesizerSettings()) throws(SynthesizerError) {
         FluidSynthLog.install()
+        defer { FluidSynthLog.forwardPendingMessages() }
         // Initialise the reset table now, so the audio thread never runs its one-time initialiser.
         _ = ResetKind.deviceResetBodies
         guard let fluidSettings = new_fluid_settings() else { throw .creationFailed("new_fluid_settings") }
@@ -68,6 +69,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// fonts loaded earlier. Channels are re-assigned their presets from the new font stack.
     @discardableResult
     public func loadSoundFont(at path: String) throws(SoundFontError) -> SoundFontID {
+        defer { FluidSynthLog.forwardPendingMessages() }
         try SoundFontValidator.validate(path: path)
         let id = fluid_synth_sfload(synth, path, 1)
         guard id != FLUID_FAILED else { throw SoundFontError(path: path, problem: .rejectedByFluidSynth) }

@@ -1,4 +1,6 @@
+import AllocationCounter
 import FluidSynth
+import MIDICore
 import Logging
 import XCTest
 
@@ -28,11 +30,42 @@ final class FluidSynthLogTests: XCTestCase {
         }
     }
 
+    /// The logging system can be bootstrapped once per process.
+    static let bootstrapped: Void = LoggingSystem.bootstrap { CollectingLogHandler(label: $0) }
+
     func testFluidSynthErrorsGoToTheSeqplayLogger() {
-        LoggingSystem.bootstrap { CollectingLogHandler(label: $0) }
+        _ = Self.bootstrapped
         XCTAssertThrowsError(try Synthesizer(settings: SynthesizerSettings(polyphony: 0)))
         let record = CollectingLogHandler.shared.all.last { $0.label == "seqplay.fluidsynth" }
         XCTAssertEqual(record?.level, .error)
         XCTAssertTrue(record?.message.contains("synth.polyphony") ?? false, "\(String(describing: record?.message))")
+    }
+
+    /// A warning FluidSynth raises on the audio thread (a program the font lacks) is queued without
+    /// allocating, and logged once a normal thread forwards the queue.
+    func testWarningOnTheRenderThreadIsQueuedWithoutAllocating() throws {
+        _ = Self.bootstrapped
+        let font = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../SoundFonts/click.sf2").standardized.path
+        let synth = try Synthesizer()
+        try synth.loadSoundFont(at: font)
+        let left = UnsafeMutablePointer<Float>.allocate(capacity: 64), right = UnsafeMutablePointer<Float>.allocate(capacity: 64)
+        defer { left.deallocate(); right.deallocate() }
+        // Warm-up: Debian's FluidSynth renders through OpenMP, whose runtime allocates its thread team
+        // on the first parallel regions and reuses it afterwards.
+        for _ in 0..<4 { synth.render(frameCount: 64, left: left, right: right) }
+        let before = CollectingLogHandler.shared.all.count
+
+        seqplay_alloc_count_begin()
+        synth.receive(.programChange(channel: 0, program: 50))
+        synth.render(frameCount: 64, left: left, right: right)
+        let counts = seqplay_alloc_count_end()
+        XCTAssertEqual(counts.allocations, 0)
+        XCTAssertEqual(CollectingLogHandler.shared.all.count, before, "nothing logged on the render thread")
+
+        FluidSynthLog.forwardPendingMessages()
+        let warning = CollectingLogHandler.shared.all.dropFirst(before).first { $0.label == FluidSynthLog.label }
+        XCTAssertEqual(warning?.level, .warning)
+        XCTAssertTrue(warning?.message.contains("prog=50") ?? false, "\(String(describing: warning?.message))")
     }
 }
