@@ -32,8 +32,8 @@ let package = Package(
         // Standard MIDI Files: the bounds-checked codec, the sequence model and the tempo map.
         .target(name: "MIDIFile", dependencies: ["MIDICore"]),
 
-        // Tests.
-        .testTarget(name: "MIDIFileTests", dependencies: ["MIDIFile"]),
+        // Times the SMF reader for Benchmarks/smf-load.sh (not a user-facing tool).
+        .executableTarget(name: "smf-bench", dependencies: ["MIDIFile"], path: "Benchmarks/smf-bench"),
 
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
@@ -41,5 +41,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+
+        .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile"]),
     ]
 )
