@@ -35,6 +35,12 @@ let package = Package(
         // Times the SMF reader for Benchmarks/smf-load.sh (not a user-facing tool).
         .executableTarget(name: "smf-bench", dependencies: ["MIDIFile"], path: "Benchmarks/smf-bench"),
 
+        // Plays a sequence into a sampler at exact sample times.
+        .target(name: "Player", dependencies: [
+            "MIDICore", "MIDIFile",
+            .product(name: "Atomics", package: "swift-atomics"),
+        ]),
+
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile",
@@ -43,5 +49,6 @@ let package = Package(
         ]),
 
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile"]),
+        .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player"]),
     ]
 )
