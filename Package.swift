@@ -50,5 +50,7 @@ let package = Package(
 
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile"]),
         .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player"]),
+        // Runs the built seqplay binary.
+        .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile"]),
     ]
 )
