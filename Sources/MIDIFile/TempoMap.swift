@@ -133,10 +133,13 @@ public struct TempoMap: Sendable {
         seconds(atTick: endTick)
     }
 
-    /// The slowest and fastest tempo in beats (quarter notes) per minute over the sequence;
-    /// `nil` for SMPTE division.
+    /// The slowest and fastest tempo in beats (quarter notes) per minute over the sequence, leaving
+    /// out tempos of 0 µs per quarter (which take no time); `nil` for SMPTE division or when every
+    /// tempo is 0.
     public var tempoRange: ClosedRange<Double>? {
-        let inEffect = tempoChanges.enumerated().filter { index, change in index == 0 || change.tick < endTick }
+        let inEffect = tempoChanges.enumerated().filter { index, change in
+            (index == 0 || change.tick < endTick) && change.microsecondsPerQuarter > 0
+        }
         let bpms = inEffect.map { $0.element.beatsPerMinute }
         guard let slowest = bpms.min(), let fastest = bpms.max() else { return nil }
         return slowest...fastest

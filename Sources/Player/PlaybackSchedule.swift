@@ -39,6 +39,7 @@ struct PlaybackSchedule {
         let source = PlaybackSchedule.sourceEvents(of: sequence)
         let passes = try PlaybackSchedule.passes(map: map, settings: settings)
         var sounding: [NoteKey: Int] = [:]
+        var chased: [Int64: [(track: Int, message: MIDIMessage)]] = [:] // state before each jump target
         var elapsed = ExactTime.zero(denominator: map.time(atTick: 0).denominator)
         func sampleTime(_ time: ExactTime) -> Int64 {
             // Rounded down: a renderer asking for events before `blockStart + half a block` then sends
@@ -50,8 +51,11 @@ struct PlaybackSchedule {
             let passStart = sampleTime(elapsed)
             let jumped = index == 0 ? pass.from > 0 : passes[index - 1].to != pass.from
             if jumped {
-                let history = source[..<PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.from)].lazy.map { (track: $0.track, message: $0.message) }
-                for state in Chase.stateMessages(from: history) {
+                if chased[pass.from] == nil {
+                    let history = source[..<PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.from)]
+                    chased[pass.from] = Chase.stateMessages(from: history.lazy.map { (track: $0.track, message: $0.message) })
+                }
+                for state in chased[pass.from] ?? [] {
                     events.append(ScheduledEvent(sampleTime: passStart, track: state.track, message: state.message))
                 }
             }
@@ -95,7 +99,8 @@ struct PlaybackSchedule {
     private static func passes(map: TempoMap, settings: PlaybackSettings) throws(PlaybackSettingsError) -> [Pass] {
         let start = settings.start?.tick(in: map) ?? 0
         let end = settings.end?.tick(in: map) ?? map.endTick
-        guard start < end else { throw .startNotBeforeEnd(startTick: start, endTick: end) }
+        guard start <= end else { throw .startAfterEnd(startTick: start, endTick: end) }
+        guard start < end else { return [] }
         guard let loop = settings.loop else { return [Pass(from: start, to: end)] }
         let from = loop.from.tick(in: map), to = loop.to.tick(in: map)
         guard from < to, loop.count >= 1 else { throw .invalidLoop(fromTick: from, toTick: to, count: loop.count) }

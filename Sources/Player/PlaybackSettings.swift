@@ -63,8 +63,8 @@ public enum PlaybackSettingsError: Error, Hashable, Sendable, CustomStringConver
     case sampleRateOutOfRange(Int)
     /// A loop whose end is not after its start, or whose count is below 1.
     case invalidLoop(fromTick: Int64, toTick: Int64, count: Int)
-    /// A start position at or after the end position.
-    case startNotBeforeEnd(startTick: Int64, endTick: Int64)
+    /// A start position after the end position (at the end gives an empty playback).
+    case startAfterEnd(startTick: Int64, endTick: Int64)
 
     public var description: String {
         switch self {
@@ -72,7 +72,7 @@ public enum PlaybackSettingsError: Error, Hashable, Sendable, CustomStringConver
         case .sampleRateOutOfRange(let rate): return "sample rate \(rate) Hz is outside 1...1000000"
         case .invalidLoop(let from, let to, let count):
             return "loop from tick \(from) to tick \(to), \(count) times: needs from < to and a count of at least 1"
-        case .startNotBeforeEnd(let start, let end): return "start (tick \(start)) is not before end (tick \(end))"
+        case .startAfterEnd(let start, let end): return "start (tick \(start)) is after end (tick \(end))"
         }
     }
 }

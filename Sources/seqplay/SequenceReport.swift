@@ -165,6 +165,7 @@ extension SequenceReport {
     }
 
     private static func decimal(_ value: Double, _ places: Int) -> String {
+        guard abs(value * pow10(places)) < 1e18 else { return String(value) }
         var text = String(Double(Int64((value * pow10(places)).rounded())) / pow10(places))
         if text.hasSuffix(".0") { text.removeLast(2) }
         return text
@@ -176,6 +177,7 @@ extension SequenceReport {
 
     /// "m:ss.s" for a time in seconds.
     private static func clock(_ seconds: Double) -> String {
+        guard seconds < 1e15 else { return "—" }
         let tenths = Int64((seconds * 10).rounded())
         let minutes = tenths / 600, rest = tenths % 600
         return "\(minutes):\(rest < 100 ? "0" : "")\(rest / 10).\(rest % 10)"

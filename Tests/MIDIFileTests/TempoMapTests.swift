@@ -165,5 +165,6 @@ final class TempoMapTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(map.sampleTime(ofTick: 1 << 62, sampleRate: 48_000), Int64.max / 1_000_000 * 48_000)
         XCTAssertGreaterThan(map.barBeatTick(atTick: 1 << 62).bar, 1)
         XCTAssertEqual(map.tick(atSeconds: 1e300), .max)
+        XCTAssertEqual(map.tempoRange, 60_000_000.0 / 0xFF_FFFF ... 60_000_000.0 / 0xFF_FFFF) // the 0 µs tempo is left out
     }
 }

@@ -185,14 +185,19 @@ final class MusicPlayerBehaviourTests: XCTestCase {
         XCTAssertEqual(render(player).received.filter { $0.message.isNoteOn }.map(\.sample), [0, 48_000])
     }
 
-    func testInvalidSettingsAreRefused() {
+    func testInvalidSettingsAreRefused() throws {
         let song = sequence([[on(0, 0, 60), endOfTrack(960)]])
         XCTAssertThrowsError(try MusicPlayer(sequence: song, sampleRate: 48_000, settings: PlaybackSettings(rate: 0))) {
             XCTAssertEqual($0 as? PlaybackSettingsError, .rateOutOfRange(0))
         }
-        XCTAssertThrowsError(try MusicPlayer(sequence: song, sampleRate: 48_000, settings: PlaybackSettings(start: .tick(960)))) {
-            XCTAssertEqual($0 as? PlaybackSettingsError, .startNotBeforeEnd(startTick: 960, endTick: 960))
+        XCTAssertThrowsError(try MusicPlayer(sequence: song, sampleRate: 48_000, settings: PlaybackSettings(start: .tick(1000)))) {
+            XCTAssertEqual($0 as? PlaybackSettingsError, .startAfterEnd(startTick: 1000, endTick: 960))
         }
+        // Starting at the end, or an empty sequence, plays nothing.
+        let atEnd = try MusicPlayer(sequence: song, sampleRate: 48_000, settings: PlaybackSettings(start: .tick(960)))
+        XCTAssertEqual(atEnd.durationInSamples, 0)
+        XCTAssertEqual(atEnd.scheduledEventCount, 0)
+        XCTAssertEqual(try MusicPlayer(sequence: MusicSequence(), sampleRate: 48_000).scheduledEventCount, 0)
         let backwards = LoopRegion(from: .tick(480), to: .tick(240), count: 2)
         XCTAssertThrowsError(try MusicPlayer(sequence: song, sampleRate: 48_000, settings: PlaybackSettings(loop: backwards)))
         XCTAssertThrowsError(try MusicPlayer(sequence: song, sampleRate: 0))
