@@ -43,7 +43,6 @@ struct SMFParser {
             previousStatus = decoder.runningStatus
         }
 
-        guard !tracks.isEmpty else { throw log.error(.noTracks, track: nil, offset: start + 10) }
         if tracks.count != declaredTracks {
             try log.repaired(.trackCountMismatch(declared: declaredTracks, found: tracks.count), track: nil, offset: start + 10)
         }
@@ -88,7 +87,6 @@ struct SMFParser {
             fallthrough
         case .limit:
             try log.repaired(.missingEndOfTrack, track: track, offset: bodyEnd)
-            decoder.appendEndOfTrack()
             return bodyEnd
         }
     }
