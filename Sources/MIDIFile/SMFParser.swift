@@ -37,6 +37,7 @@ struct SMFParser {
                 continue
             }
             var decoder = TrackDecoder(bytes: bytes, track: tracks.count, start: bodyStart, previousStatus: previousStatus)
+            decoder.reserveCapacity(forBytes: bodyEnd - bodyStart)
             position = try decodeTrack(&decoder, chunkStart: position, declaredLength: declaredLength, bodyEnd: bodyEnd,
                                        fileEnd: end, log: &log)
             tracks.append(MusicTrack(events: decoder.events))

@@ -44,6 +44,13 @@ struct TrackDecoder {
         self.statusFromPreviousTrack = previousStatus != 0
     }
 
+    /// Reserves room for the events that `byteCount` bytes of track data can hold at most usual
+    /// densities (an event takes 3 bytes or more, but for running status): bounded by the bytes
+    /// present, never by a declared length.
+    mutating func reserveCapacity(forBytes byteCount: Int) {
+        events.reserveCapacity(byteCount / 3)
+    }
+
     /// Decodes events until End of Track or `limit` (at most `bytes.count`).
     mutating func decode(until limit: Int, log: inout IssueLog) throws(MIDIFileIssue) -> Stop {
         while position < limit {
