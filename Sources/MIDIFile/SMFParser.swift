@@ -61,11 +61,13 @@ struct SMFParser {
         let bodyStart = chunkStart + 8
         let stop = try decoder.decode(until: bodyEnd, log: &log)
         if !stop.isEndOfTrack, bodyEnd < fileEnd, !looksLikeChunkHeader(at: bodyEnd, fileEnd: fileEnd) {
-            // The declared length may fall short of the track: read on, and keep that reading only if
-            // it ends at an End of Track.
+            // The declared length may fall short of the track: read on, up to the next track chunk
+            // header (so no byte is read on over twice and the read stays linear), and keep that
+            // reading only if it ends at an End of Track.
             var onward = decoder
             var onwardLog = log
-            if case .endOfTrack(let end)? = try? onward.decode(until: fileEnd, log: &onwardLog) {
+            let onwardLimit = nextTrackHeader(from: bodyEnd, fileEnd: fileEnd)
+            if case .endOfTrack(let end)? = try? onward.decode(until: onwardLimit, log: &onwardLog) {
                 decoder = onward
                 log = onwardLog
                 try log.repaired(.chunkLengthUndershoots(declared: declaredLength, actual: end - bodyStart),
@@ -121,6 +123,16 @@ struct SMFParser {
         let ticksPerFrame = UInt8(word & 0xFF)
         guard [24, 25, 29, 30].contains(framesPerSecond), ticksPerFrame > 0 else { return nil }
         return .smpte(framesPerSecond: framesPerSecond, ticksPerFrame: ticksPerFrame)
+    }
+
+    /// Where the next "MTrk" after `offset` starts, or `fileEnd` if there is none.
+    private func nextTrackHeader(from offset: Int, fileEnd: Int) -> Int {
+        var position = offset
+        while fileEnd - position >= 4 {
+            if bytes[position] == 0x4D && matches("MTrk", at: position) { return position }
+            position += 1
+        }
+        return fileEnd
     }
 
     /// Whether a chunk header (four printable ASCII characters and a length) starts at `offset`.

@@ -141,4 +141,17 @@ import Testing
         let expected: Int64 = 1000 * 0x0FFF_FFFF
         #expect(events.last?.tick == expected)
     }
+
+    /// Track chunks whose declared lengths all fall short, chained through bytes that decode as events
+    /// to the end of the file: reading on past each short length must not make the read quadratic.
+    @Test func shortTrackLengthsCannotMakeTheReadQuadratic() throws {
+        let filler = [UInt8](repeating: 0x40, count: 32)
+        let unit = Array("MTrk".utf8) + [0, 0, 0, 0] + [1, 2, 3, 4] + [0, 0, 0, UInt8(filler.count)] + filler
+        let first = SMFBytes.track([0x00, 0x90, 0x3C, 0x64])
+        let bytes = SMFBytes.header(tracks: 1) + first + Array([[UInt8]](repeating: unit, count: 5000).joined())
+        let start = ContinuousClock.now
+        let result = try read(bytes)
+        #expect(ContinuousClock.now - start < .seconds(2))
+        #expect(result.sequence.tracks.count == 5001)
+    }
 }
