@@ -40,8 +40,6 @@ extension MIDIFileIssue {
         case unsupportedFormat(UInt16)
         /// Division 0 ticks per quarter note, or an SMPTE frame rate other than 24, 25, 29 or 30.
         case invalidDivision(UInt16)
-        /// No track chunk in the file.
-        case noTracks
         /// A variable-length quantity longer than the 4 bytes the SMF specification allows.
         case variableLengthQuantityTooLong
         /// A data byte where a status byte is needed, and no status to repeat.
@@ -89,13 +87,12 @@ extension MIDIFileIssue {
             case .headerTooShort(let n): return "header chunk is \(n) bytes, needs 6"
             case .unsupportedFormat(let f): return "unsupported format \(f) (0, 1 or 2 expected)"
             case .invalidDivision(let d): return "invalid time division 0x\(String(d, radix: 16))"
-            case .noTracks: return "no track chunk"
             case .variableLengthQuantityTooLong: return "variable-length quantity longer than 4 bytes"
             case .runningStatusWithoutStatus: return "running status with no previous status byte"
             case .undefinedStatus(let s): return "undefined status byte 0x\(hex(s))"
             case .dataByteExpected(let b): return "data byte expected, found 0x\(hex(b))"
             case .tickOverflow: return "tick position overflows"
-            case .missingEndOfTrack: return "track has no End of Track event; added"
+            case .missingEndOfTrack: return "track has no End of Track event"
             case .truncatedEvent: return "event cut off by the end of the track; dropped"
             case .chunkPastEndOfFile(let d, let a):
                 return "chunk length \(d) runs past the end of the file (\(a) bytes left); read to the end"

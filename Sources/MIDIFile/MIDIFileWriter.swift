@@ -8,14 +8,14 @@ import MIDICore
 /// Writes a `MusicSequence` as a Standard MIDI File (format 0, 1 or 2), optionally with running status.
 ///
 /// Each track gets exactly one End of Track, last, at the later of its own tick and the track's last
-/// event. System common and real-time messages are written in F7 escapes; `.sysEx` as F0 events and
+/// event. A sequence is written as it is, even one the reader repaired (a format 0 file with several
+/// tracks stays so). System common and real-time messages are written in F7 escapes; `.sysEx` as F0 events and
 /// `.escape` as F7 events, byte for byte.
 public enum MIDIFileWriter {
     /// The file's bytes. `runningStatus` omits a channel message's status byte when it repeats the
     /// previous one (never across meta or SysEx events, as the SMF specification says).
     public static func write(_ sequence: MusicSequence, runningStatus: Bool = true) throws(MIDIFileWriteError) -> [UInt8] {
         guard (0...2).contains(sequence.format) else { throw .unsupportedFormat(sequence.format) }
-        guard sequence.format != 0 || sequence.tracks.count == 1 else { throw .formatZeroNeedsOneTrack(sequence.tracks.count) }
         guard sequence.tracks.count <= Int(UInt16.max) else { throw .tooManyTracks(sequence.tracks.count) }
         guard let division = divisionWord(sequence.division) else { throw .invalidDivision(sequence.division) }
 
@@ -141,7 +141,6 @@ public enum MIDIFileWriter {
 /// Why `MIDIFileWriter` cannot write a sequence.
 public enum MIDIFileWriteError: Error, Hashable, Sendable, CustomStringConvertible {
     case unsupportedFormat(Int)
-    case formatZeroNeedsOneTrack(Int)
     case tooManyTracks(Int)
     case invalidDivision(Division)
     /// An event whose tick is before the previous event's, or negative.
@@ -154,7 +153,6 @@ public enum MIDIFileWriteError: Error, Hashable, Sendable, CustomStringConvertib
     public var description: String {
         switch self {
         case .unsupportedFormat(let f): return "cannot write format \(f) (0, 1 or 2)"
-        case .formatZeroNeedsOneTrack(let n): return "format 0 needs exactly one track, sequence has \(n)"
         case .tooManyTracks(let n): return "\(n) tracks, at most 65535 fit a file"
         case .invalidDivision(let d): return "division \(d) cannot be written"
         case .eventsOutOfOrder(let t, let e): return "track \(t), event \(e): tick before the previous event's"

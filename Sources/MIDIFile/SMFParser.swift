@@ -37,13 +37,13 @@ struct SMFParser {
                 continue
             }
             var decoder = TrackDecoder(bytes: bytes, track: tracks.count, start: bodyStart, previousStatus: previousStatus)
+            decoder.reserveCapacity(forBytes: bodyEnd - bodyStart)
             position = try decodeTrack(&decoder, chunkStart: position, declaredLength: declaredLength, bodyEnd: bodyEnd,
                                        fileEnd: end, log: &log)
             tracks.append(MusicTrack(events: decoder.events))
             previousStatus = decoder.runningStatus
         }
 
-        guard !tracks.isEmpty else { throw log.error(.noTracks, track: nil, offset: start + 10) }
         if tracks.count != declaredTracks {
             try log.repaired(.trackCountMismatch(declared: declaredTracks, found: tracks.count), track: nil, offset: start + 10)
         }
@@ -61,11 +61,13 @@ struct SMFParser {
         let bodyStart = chunkStart + 8
         let stop = try decoder.decode(until: bodyEnd, log: &log)
         if !stop.isEndOfTrack, bodyEnd < fileEnd, !looksLikeChunkHeader(at: bodyEnd, fileEnd: fileEnd) {
-            // The declared length may fall short of the track: read on, and keep that reading only if
-            // it ends at an End of Track.
+            // The declared length may fall short of the track: read on, up to the next track chunk
+            // header (so no byte is read on over twice and the read stays linear), and keep that
+            // reading only if it ends at an End of Track.
             var onward = decoder
             var onwardLog = log
-            if case .endOfTrack(let end)? = try? onward.decode(until: fileEnd, log: &onwardLog) {
+            let onwardLimit = nextTrackHeader(from: bodyEnd, fileEnd: fileEnd)
+            if case .endOfTrack(let end)? = try? onward.decode(until: onwardLimit, log: &onwardLog) {
                 decoder = onward
                 log = onwardLog
                 try log.repaired(.chunkLengthUndershoots(declared: declaredLength, actual: end - bodyStart),
@@ -88,7 +90,6 @@ struct SMFParser {
             fallthrough
         case .limit:
             try log.repaired(.missingEndOfTrack, track: track, offset: bodyEnd)
-            decoder.appendEndOfTrack()
             return bodyEnd
         }
     }
@@ -122,6 +123,16 @@ struct SMFParser {
         let ticksPerFrame = UInt8(word & 0xFF)
         guard [24, 25, 29, 30].contains(framesPerSecond), ticksPerFrame > 0 else { return nil }
         return .smpte(framesPerSecond: framesPerSecond, ticksPerFrame: ticksPerFrame)
+    }
+
+    /// Where the next "MTrk" after `offset` starts, or `fileEnd` if there is none.
+    private func nextTrackHeader(from offset: Int, fileEnd: Int) -> Int {
+        var position = offset
+        while fileEnd - position >= 4 {
+            if bytes[position] == 0x4D && matches("MTrk", at: position) { return position }
+            position += 1
+        }
+        return fileEnd
     }
 
     /// Whether a chunk header (four printable ASCII characters and a length) starts at `offset`.

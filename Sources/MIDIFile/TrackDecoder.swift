@@ -33,8 +33,6 @@ struct TrackDecoder {
     /// Whether a meta or SysEx event came after the last channel message (which cancels running status).
     private var runningStatusCancelled = false
     private var warnedRunningStatusAfterNonChannelEvent = false
-    /// Whether an F0 packet without a closing F7 awaits F7 continuation packets.
-    private var sysExOpen = false
 
     /// A decoder for the track whose events start at `start`; `previousStatus` is the last status
     /// byte of the previous track, used (with a warning) if this one starts with running status.
@@ -44,6 +42,13 @@ struct TrackDecoder {
         self.position = start
         self.runningStatus = previousStatus
         self.statusFromPreviousTrack = previousStatus != 0
+    }
+
+    /// Reserves room for the events that `byteCount` bytes of track data can hold at most usual
+    /// densities (an event takes 3 bytes or more, but for running status): bounded by the bytes
+    /// present, never by a declared length.
+    mutating func reserveCapacity(forBytes byteCount: Int) {
+        events.reserveCapacity(byteCount / 3)
     }
 
     /// Decodes events until End of Track or `limit` (at most `bytes.count`).
@@ -59,11 +64,6 @@ struct TrackDecoder {
             return stop
         }
         return .limit
-    }
-
-    /// Ends the track with the End of Track event it lacks, at the tick of its last event.
-    mutating func appendEndOfTrack() {
-        events.append(TimedEvent(tick: tick, .meta(.endOfTrack)))
     }
 
     /// Decodes one event; returns `nil` to go on, or why to stop.
@@ -156,8 +156,9 @@ struct TrackDecoder {
         return nil
     }
 
-    /// An F0 event (a SysEx message or its first packet) or an F7 event (a continuation packet while a
-    /// SysEx message is open, otherwise an escape; an escape carrying one system message decodes to it).
+    /// An F0 event (a SysEx message or its first packet) or an F7 event (a SysEx continuation packet or
+    /// an escape). An F7 event holding exactly one system common or real-time message decodes to that
+    /// message: its status byte cannot be SysEx data.
     private mutating func decodeSysEx(status: UInt8, eventStart: Int, limit: Int,
                                       log: IssueLog) throws(MIDIFileIssue) -> Stop? {
         guard let data = try readLengthAndData(limit: limit, log: log) else {
@@ -167,10 +168,6 @@ struct TrackDecoder {
         let event: SequenceEvent
         if status == 0xF0 {
             event = .sysEx(Array(data))
-            sysExOpen = data.last != 0xF7
-        } else if sysExOpen {
-            event = .escape(Array(data))
-            sysExOpen = data.last != 0xF7
         } else if let message = Self.systemMessage(in: data) {
             event = .midi(message)
         } else {
