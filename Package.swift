@@ -52,6 +52,14 @@ let package = Package(
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
         .testTarget(name: "EffectsTests", dependencies: ["Effects", "AudioGraph", "AllocationCounter"]),
+        // Times the SMF reader for Benchmarks/smf-load.sh (not a user-facing tool).
+        .executableTarget(name: "smf-bench", dependencies: ["MIDIFile"], path: "Benchmarks/smf-bench"),
+
+        // Plays a sequence into a sampler at exact sample times.
+        .target(name: "Player", dependencies: [
+            "MIDICore", "MIDIFile",
+            .product(name: "Atomics", package: "swift-atomics"),
+        ]),
 
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
@@ -74,5 +82,9 @@ let package = Package(
                           path: "Benchmarks/AudioGraphBenchmark"),
         .executableTarget(name: "EffectsBenchmark", dependencies: ["Effects", "AudioGraph", "AllocationCounter"],
                           path: "Benchmarks/EffectsBenchmark"),
+        .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile"]),
+        .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player"]),
+        // Runs the built seqplay binary.
+        .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile"]),
     ]
 )

@@ -56,3 +56,14 @@ public struct MusicSequence: Hashable, Sendable {
         self.tracks = tracks
     }
 }
+
+extension MusicTrack {
+    /// This track as `MIDIFileWriter` writes it (and a reader reads it back): its events without End
+    /// of Track, then one End of Track at the later of the last event's tick and its own.
+    public func endingWithEndOfTrack() -> MusicTrack {
+        var result = MusicTrack(events: events.filter { $0.event != .meta(.endOfTrack) })
+        let tick = events.last?.tick ?? 0
+        result.events.append(TimedEvent(tick: tick, .meta(.endOfTrack)))
+        return result
+    }
+}
