@@ -76,6 +76,8 @@ let package = Package(
         // Benchmarks (run by the scripts in Benchmarks/).
         .executableTarget(name: "AudioGraphBenchmark", dependencies: ["AudioGraph", "AllocationCounter"],
                           path: "Benchmarks/AudioGraphBenchmark"),
+        .executableTarget(name: "GraphOverheadBenchmark", dependencies: ["Sampler", "FluidSynth", "AudioGraph", "MIDICore"],
+                          path: "Benchmarks/GraphOverheadBenchmark"),
         .executableTarget(name: "EffectsBenchmark", dependencies: ["Effects", "AudioGraph", "AllocationCounter"],
                           path: "Benchmarks/EffectsBenchmark"),
     ]
