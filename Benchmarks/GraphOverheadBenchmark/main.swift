@@ -3,7 +3,7 @@
 // `AudioEngine.renderOffline` (no effects). Both take MIDI the same way (each 64-frame block asks for
 // the events before its middle) and both fill a buffer of about a second per call, so the difference is
 // what the graph adds: the render plan walk, the mixer and the copy out. Prints both times (best of
-// three runs), the overhead in per cent (target ≤ 5 %) and whether the two outputs are identical.
+// five runs), the overhead in per cent (target ≤ 5 %) and whether the two outputs are identical.
 //
 // The song is generated here (the MusicPlayer is not on this branch): 120 s at 120 BPM of a
 // four-voice piano chord per bar, an eighth-note piano arpeggio, a bass line and a drum groove,

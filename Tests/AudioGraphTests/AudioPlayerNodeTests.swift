@@ -66,7 +66,8 @@ final class AudioPlayerNodeTests: XCTestCase {
         XCTAssertEqual(stopped[0].max(), 0)
         XCTAssertEqual(player.scheduledCount, 0)
         player.play()
-        XCTAssertEqual(try render(engine, frames: 1024)[0].max(), 0, "stop dropped the schedule")
+        let replayed = try render(engine, frames: 1024)
+        XCTAssertEqual(replayed[0].max(), 0, "stop dropped the schedule")
     }
 
     func testAMonoBufferPlaysOnEveryChannelAndOverlapsSum() throws {
