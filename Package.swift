@@ -41,6 +41,10 @@ let package = Package(
         .target(name: "AudioFiles", dependencies: ["CSndFile"]),
         // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output.
         .target(name: "AudioGraph", dependencies: [.product(name: "Atomics", package: "swift-atomics")]),
+        // The graph's file ends: RecorderTap (a tap writing to a file) and AudioPlayerNode.scheduleFile.
+        .target(name: "AudioGraphFiles", dependencies: [
+            "AudioGraph", "AudioFiles", .product(name: "Atomics", package: "swift-atomics"),
+        ]),
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
         .target(name: "AllocationCounter"),
         // FluidSynth as a node of the audio graph and a MIDI endpoint.
@@ -75,11 +79,14 @@ let package = Package(
         ]),
         .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles"]),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
+        .testTarget(name: "AudioGraphFilesTests", dependencies: ["AudioGraphFiles", "AudioGraph", "AudioFiles"]),
         .testTarget(name: "SamplerTests", dependencies: ["Sampler", "AudioGraph", "MIDICore", "AudioTestSupport", "AllocationCounter"]),
 
         // Benchmarks (run by the scripts in Benchmarks/).
         .executableTarget(name: "AudioGraphBenchmark", dependencies: ["AudioGraph", "AllocationCounter"],
                           path: "Benchmarks/AudioGraphBenchmark"),
+        .executableTarget(name: "GraphOverheadBenchmark", dependencies: ["Sampler", "FluidSynth", "AudioGraph", "MIDICore"],
+                          path: "Benchmarks/GraphOverheadBenchmark"),
         .executableTarget(name: "EffectsBenchmark", dependencies: ["Effects", "AudioGraph", "AllocationCounter"],
                           path: "Benchmarks/EffectsBenchmark"),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile"]),

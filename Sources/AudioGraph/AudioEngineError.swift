@@ -40,8 +40,15 @@ public enum AudioEngineError: Error, Equatable, CustomStringConvertible {
             return "the connections form a cycle: " + (nodes + [nodes[0]]).map { "'\($0)'" }.joined(separator: " → ")
         case .formatMismatch(let connection, let source, let expected):
             let wanted = expected.map { " but \($0) is expected" } ?? " which the destination does not accept"
-            return "format mismatch on \(connection): the source produces \(source)\(wanted); "
-                + "insert a ConverterNode between them"
+            let converter = "insert a ConverterNode between them to change the channel count or order"
+            let oneRate = "an engine runs at one sample rate"
+            let remedy = switch expected {
+            case .some(let expected) where expected.sampleRate != source.sampleRate:
+                "\(oneRate): make the source produce \(expected.description.prefix { $0 != "," })"
+            case .some: converter
+            case .none: "\(converter) (\(oneRate), which a converter does not change)"
+            }
+            return "format mismatch on \(connection): the source produces \(source)\(wanted); \(remedy)"
         case .preparationFailed(let node, let reason):
             return "'\(node)' could not prepare: \(reason)"
         case .engineRunning:

@@ -39,26 +39,36 @@ final class GraphValidationTests: XCTestCase {
         XCTAssertEqual(error?.description, "the connections form a cycle: 'b' → 'c' → 'a' → 'b'")
     }
 
-    func testAnExplicitFormatTheSourceDoesNotProduceSuggestsAConverter() throws {
-        let tone = ToneGeneratorNode(name: "tone", format: AudioFormat(sampleRate: 48_000, channelCount: 1))
+    func testAnExplicitFormatWithOtherChannelsSuggestsAConverter() throws {
+        let tone = ToneGeneratorNode(name: "tone", format: AudioFormat(sampleRate: 44_100, channelCount: 3))
         let engine = try makeOfflineEngine(attaching: [tone])
-        let wanted = AudioFormat(sampleRate: 44_100, channelCount: 1)
+        let wanted = AudioFormat(sampleRate: 44_100, channelCount: 2)
         engine.connect(tone, to: engine.mainMixerNode, format: wanted)
         let error = startError(engine)
         XCTAssertEqual(error, .formatMismatch(connection: "'tone' bus 0 → 'main mixer' bus 0",
                                               sourceFormat: tone.format, expected: wanted))
         XCTAssertEqual(error?.description, "format mismatch on 'tone' bus 0 → 'main mixer' bus 0: the source produces "
-            + "48000 Hz, 1 ch but 44100 Hz, 1 ch is expected; insert a ConverterNode between them")
+            + "44100 Hz, 3 ch but 44100 Hz, 2 ch is expected; "
+            + "insert a ConverterNode between them to change the channel count or order")
+    }
+
+    func testAnExplicitFormatAtAnotherSampleRateSaysTheEngineRunsAtOneRate() throws {
+        let tone = ToneGeneratorNode(name: "tone", format: AudioFormat(sampleRate: 48_000, channelCount: 1))
+        let engine = try makeOfflineEngine(attaching: [tone])
+        engine.connect(tone, to: engine.mainMixerNode, format: AudioFormat(sampleRate: 44_100, channelCount: 1))
+        XCTAssertEqual(startError(engine)?.description, "format mismatch on 'tone' bus 0 → 'main mixer' bus 0: the source "
+            + "produces 48000 Hz, 1 ch but 44100 Hz, 1 ch is expected; "
+            + "an engine runs at one sample rate: make the source produce 44100 Hz")
     }
 
     func testAFormatTheDestinationCannotTakeSuggestsAConverter() throws {
-        let tone = ToneGeneratorNode(name: "tone", format: AudioFormat(sampleRate: 48_000, channelCount: 1))
+        let tone = ToneGeneratorNode(name: "tone", format: AudioFormat(sampleRate: 44_100, channelCount: 3))
         let engine = try makeOfflineEngine(attaching: [tone])
         engine.connect(tone, to: engine.mainMixerNode)
         let error = startError(engine)
         XCTAssertEqual(error, .formatMismatch(connection: "'tone' bus 0 → 'main mixer' bus 0",
                                               sourceFormat: tone.format, expected: nil))
-        XCTAssertTrue(error?.description.contains("ConverterNode") == true)
+        XCTAssertTrue(error?.description.contains("insert a ConverterNode") == true)
     }
 
     func testTheOutputNodeTakesOnlyItsOwnFormat() throws {
