@@ -36,6 +36,14 @@ let package = Package(
         .target(name: "AudioGraph", dependencies: [.product(name: "Atomics", package: "swift-atomics")]),
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
         .target(name: "AllocationCounter"),
+        // Times the SMF reader for Benchmarks/smf-load.sh (not a user-facing tool).
+        .executableTarget(name: "smf-bench", dependencies: ["MIDIFile"], path: "Benchmarks/smf-bench"),
+
+        // Plays a sequence into a sampler at exact sample times.
+        .target(name: "Player", dependencies: [
+            "MIDICore", "MIDIFile",
+            .product(name: "Atomics", package: "swift-atomics"),
+        ]),
 
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
@@ -49,5 +57,9 @@ let package = Package(
         // Benchmarks (run by the scripts in Benchmarks/).
         .executableTarget(name: "AudioGraphBenchmark", dependencies: ["AudioGraph", "AllocationCounter"],
                           path: "Benchmarks/AudioGraphBenchmark"),
+        .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile"]),
+        .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player"]),
+        // Runs the built seqplay binary.
+        .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile"]),
     ]
 )
