@@ -32,6 +32,11 @@ let package = Package(
         // Standard MIDI Files: the bounds-checked codec, the sequence model and the tempo map.
         .target(name: "MIDIFile", dependencies: ["MIDICore"]),
 
+        // Thin Swift wrappers over the C libraries.
+        .target(name: "FluidSynth", dependencies: [
+            "CFluidSynth", "MIDICore", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "AudioFiles", dependencies: ["CSndFile"]),
         // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output.
         .target(name: "AudioGraph", dependencies: [.product(name: "Atomics", package: "swift-atomics")]),
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
@@ -45,6 +50,9 @@ let package = Package(
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
 
+        // FluidSynth as a node of the audio graph and a MIDI endpoint.
+        .target(name: "Sampler", dependencies: ["FluidSynth", "MIDICore", "AudioGraph"]),
+
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile",
@@ -52,7 +60,14 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // Signal measurements shared by the audio tests.
+        .target(name: "AudioTestSupport", path: "Tests/AudioTestSupport"),
+        .testTarget(name: "FluidSynthTests", dependencies: [
+            "FluidSynth", "MIDICore", "AudioTestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles"]),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
+        .testTarget(name: "SamplerTests", dependencies: ["Sampler", "AudioGraph", "MIDICore", "AudioTestSupport", "AllocationCounter"]),
 
         // Benchmarks (run by the scripts in Benchmarks/).
         .executableTarget(name: "AudioGraphBenchmark", dependencies: ["AudioGraph", "AllocationCounter"],

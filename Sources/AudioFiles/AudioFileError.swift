@@ -1,0 +1,57 @@
+/// Why an audio file could not be written or read: the file, and what went wrong.
+public struct AudioFileError: Error, Equatable, CustomStringConvertible {
+    /// What went wrong.
+    public enum Problem: Equatable, Sendable {
+        /// The extension does not name a supported format and none was given.
+        case unknownExtension(String)
+        /// The container cannot hold that sample format (e.g. FLAC float).
+        case unsupportedSampleFormat(AudioFileFormat, AudioSampleFormat?)
+        /// Writing to standard output supports only WAV.
+        case streamMustBeWAV(AudioFileFormat)
+        /// libsndfile refused this sample rate / channel count / format combination.
+        case unsupportedSettings(String)
+        /// The file could not be created in its directory (the system's reason).
+        case cannotCreate(String)
+        /// The file could not be opened for reading (libsndfile's reason).
+        case cannotOpen(String)
+        /// Writing samples failed (libsndfile's reason).
+        case writeFailed(String)
+        /// Reading samples failed (libsndfile's reason).
+        case readFailed(String)
+        /// The buffers passed do not match the writer's channel count.
+        case channelCountMismatch(expected: Int, given: Int)
+        /// The writer has already been finished or cancelled.
+        case closed
+    }
+
+    /// The file concerned (`-` for standard output).
+    public let path: String
+    /// What went wrong.
+    public let problem: Problem
+
+    public init(path: String, problem: Problem) {
+        self.path = path
+        self.problem = problem
+    }
+
+    public var description: String {
+        let what: String
+        switch problem {
+        case .unknownExtension(let ext):
+            what = "has extension '\(ext)', which names no supported format (wav, aiff, flac, ogg)"
+        case .unsupportedSampleFormat(let format, let sample):
+            what = "cannot be \(format.rawValue) with \(sample.map(\.rawValue) ?? "no") samples"
+                + " (\(format.rawValue) supports: \(format.supportedSampleFormats.map(\.rawValue).joined(separator: ", ")))"
+        case .streamMustBeWAV(let format): what = "is standard output, which takes WAV only, not \(format.rawValue)"
+        case .unsupportedSettings(let reason): what = "cannot be written with these settings: \(reason)"
+        case .cannotCreate(let reason): what = "cannot be created: \(reason)"
+        case .cannotOpen(let reason): what = "cannot be opened: \(reason)"
+        case .writeFailed(let reason): what = "could not be written: \(reason)"
+        case .readFailed(let reason): what = "could not be read: \(reason)"
+        case .channelCountMismatch(let expected, let given):
+            what = "has \(expected) channels but \(given) were given"
+        case .closed: what = "was already finished or cancelled"
+        }
+        return "Audio file \(path) \(what)"
+    }
+}

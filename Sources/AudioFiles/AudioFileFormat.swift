@@ -1,0 +1,75 @@
+import CSndFile
+
+/// The container an audio file is written in.
+public enum AudioFileFormat: String, Sendable, CaseIterable {
+    case wav, aiff, flac, ogg
+
+    /// The format a file name's extension names (`.wav`, `.aif`/`.aiff`, `.flac`, `.ogg`/`.oga`),
+    /// case-insensitively; `nil` for any other extension.
+    public init?(pathExtension: String) {
+        switch pathExtension.lowercased() {
+        case "wav", "wave": self = .wav
+        case "aif", "aiff", "aifc": self = .aiff
+        case "flac": self = .flac
+        case "ogg", "oga": self = .ogg
+        default: return nil
+        }
+    }
+
+    /// The sample formats the container can hold. Ogg files are always Vorbis-encoded, which has
+    /// no sample format to choose.
+    public var supportedSampleFormats: [AudioSampleFormat] {
+        switch self {
+        case .wav, .aiff: return AudioSampleFormat.allCases
+        case .flac: return [.int16, .int24]
+        case .ogg: return []
+        }
+    }
+
+    /// The sample format used when none is asked for (`nil` for Ogg Vorbis).
+    public var defaultSampleFormat: AudioSampleFormat? {
+        self == .ogg ? nil : .int16
+    }
+
+    var sndfileMajor: Int32 {
+        switch self {
+        case .wav: return Int32(SF_FORMAT_WAV)
+        case .aiff: return Int32(SF_FORMAT_AIFF)
+        case .flac: return Int32(SF_FORMAT_FLAC)
+        case .ogg: return Int32(SF_FORMAT_OGG)
+        }
+    }
+
+    init?(sndfileFormat: Int32) {
+        switch Int(sndfileFormat) & SF_FORMAT_TYPEMASK {
+        case SF_FORMAT_WAV: self = .wav
+        case SF_FORMAT_AIFF: self = .aiff
+        case SF_FORMAT_FLAC: self = .flac
+        case SF_FORMAT_OGG: self = .ogg
+        default: return nil
+        }
+    }
+}
+
+/// How each sample is stored in the file.
+public enum AudioSampleFormat: String, Sendable, CaseIterable {
+    case int16, int24, int32, float32
+
+    /// Bits per sample.
+    public var bitDepth: Int {
+        switch self {
+        case .int16: return 16
+        case .int24: return 24
+        case .int32, .float32: return 32
+        }
+    }
+
+    var sndfileSubtype: Int32 {
+        switch self {
+        case .int16: return Int32(SF_FORMAT_PCM_16)
+        case .int24: return Int32(SF_FORMAT_PCM_24)
+        case .int32: return Int32(SF_FORMAT_PCM_32)
+        case .float32: return Int32(SF_FORMAT_FLOAT)
+        }
+    }
+}

@@ -1,0 +1,177 @@
+import CSndFile
+import Foundation
+
+/// Writes audio to a WAV, AIFF, FLAC or Ogg Vorbis file through libsndfile, or WAV to standard
+/// output when the path is `-`.
+///
+/// A file is written under a temporary name in the destination's directory and renamed over the
+/// destination only by `finish()`; `cancel()`, a failure, or dropping the writer unfinished remove
+/// the temporary file, so a half-written file never appears under the destination's name.
+///
+/// Standard output redirected to a file gets an ordinary WAV file. On a pipe, libsndfile 1.2
+/// refuses WAV ("this file format does not support pipe write"), so the writer sends its own WAV
+/// header with the RIFF and `data` sizes set to 0xFFFFFFFF (unknown length, as ffmpeg and sox do
+/// when streaming) followed by raw little-endian samples; readers take the data as running to EOF.
+///
+/// Float samples are clipped to [-1, 1] when stored as integers.
+public final class AudioFileWriter {
+    /// The destination path, `-` for standard output.
+    public let path: String
+    public let format: AudioFileFormat
+    /// The stored sample format (`nil` for Ogg Vorbis).
+    public let sampleFormat: AudioSampleFormat?
+    public let sampleRate: Int
+    public let channelCount: Int
+    /// Frames written so far.
+    public private(set) var framesWritten: Int64 = 0
+
+    private var file: OpaquePointer?
+    private let descriptor: Int32
+    /// The temporary file being written, `nil` when writing to standard output.
+    private let temporaryPath: String?
+    /// Interleaving space for `write(left:right:frameCount:)`, allocated once.
+    private let scratch: UnsafeMutablePointer<Float>
+    private let scratchFrames: Int
+
+    /// Opens a writer. `format` defaults to the one `path`'s extension names, and `sampleFormat`
+    /// to the container's default (16-bit integer; Vorbis for Ogg).
+    public init(
+        path: String,
+        format: AudioFileFormat? = nil,
+        sampleFormat: AudioSampleFormat? = nil,
+        sampleRate: Int,
+        channelCount: Int,
+        maximumFramesPerWrite: Int = 4096
+    ) throws(AudioFileError) {
+        func fail(_ problem: AudioFileError.Problem) -> AudioFileError { AudioFileError(path: path, problem: problem) }
+        let toStandardOutput = path == "-"
+        let pathExtension = (path as NSString).pathExtension
+        guard let format = format ?? (toStandardOutput ? .wav : AudioFileFormat(pathExtension: pathExtension)) else {
+            throw fail(.unknownExtension(pathExtension))
+        }
+        if toStandardOutput, format != .wav { throw fail(.streamMustBeWAV(format)) }
+        let sampleFormat = sampleFormat ?? format.defaultSampleFormat
+        guard format == .ogg ? sampleFormat == nil : format.supportedSampleFormats.contains(sampleFormat!) else {
+            throw fail(.unsupportedSampleFormat(format, sampleFormat))
+        }
+        var info = SF_INFO()
+        info.samplerate = Int32(clamping: sampleRate)
+        info.channels = Int32(clamping: channelCount)
+        info.format = format.sndfileMajor | (sampleFormat?.sndfileSubtype ?? Int32(SF_FORMAT_VORBIS))
+        guard sampleRate > 0, channelCount > 0, sf_format_check(&info) != 0 else {
+            throw fail(.unsupportedSettings("\(format.rawValue) at \(sampleRate) Hz with \(channelCount) channels"))
+        }
+
+        let descriptor: Int32
+        let temporaryPath: String?
+        if toStandardOutput {
+            descriptor = STDOUT_FILENO
+            temporaryPath = nil
+            if lseek(descriptor, 0, SEEK_CUR) < 0 {
+                // libsndfile refuses WAV on a pipe: write a streaming header, then raw samples.
+                try StreamingWAVHeader.write(to: descriptor, format: sampleFormat!, sampleRate: sampleRate,
+                                             channelCount: channelCount, path: path)
+                info.format = Int32(SF_FORMAT_RAW | SF_ENDIAN_LITTLE) | sampleFormat!.sndfileSubtype
+            }
+        } else {
+            (descriptor, temporaryPath) = try Self.createTemporaryFile(beside: path)
+        }
+        // libsndfile gets its own descriptor: it closes the one it is given even when opening fails.
+        guard let file = sf_open_fd(dup(descriptor), Int32(SFM_WRITE), &info, 1) else {
+            let reason = String(cString: sf_strerror(nil))
+            if let temporaryPath {
+                close(descriptor)
+                unlink(temporaryPath)
+            }
+            throw fail(.unsupportedSettings(reason))
+        }
+        sf_command(file, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+
+        self.path = path
+        self.format = format
+        self.sampleFormat = sampleFormat
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.file = file
+        self.descriptor = descriptor
+        self.temporaryPath = temporaryPath
+        self.scratchFrames = max(1, maximumFramesPerWrite)
+        self.scratch = .allocate(capacity: scratchFrames * channelCount)
+    }
+
+    deinit {
+        cancel()
+        scratch.deallocate()
+    }
+
+    /// Appends `frameCount` frames from non-interleaved channel buffers: `left` alone for a mono
+    /// file, `left` and `right` for stereo. Does not allocate.
+    public func write(left: UnsafePointer<Float>, right: UnsafePointer<Float>?, frameCount: Int) throws(AudioFileError) {
+        let given = right == nil ? 1 : 2
+        guard given == channelCount else {
+            throw AudioFileError(path: path, problem: .channelCountMismatch(expected: channelCount, given: given))
+        }
+        guard let right else { return try write(interleaved: left, frameCount: frameCount) }
+        var done = 0
+        while done < frameCount {
+            let chunk = min(scratchFrames, frameCount - done)
+            for frame in 0..<chunk {
+                scratch[2 * frame] = left[done + frame]
+                scratch[2 * frame + 1] = right[done + frame]
+            }
+            try write(interleaved: scratch, frameCount: chunk)
+            done += chunk
+        }
+    }
+
+    /// Appends `frameCount` frames of interleaved samples (`channelCount` per frame).
+    public func write(interleaved samples: UnsafePointer<Float>, frameCount: Int) throws(AudioFileError) {
+        guard let file else { throw AudioFileError(path: path, problem: .closed) }
+        let written = sf_writef_float(file, samples, sf_count_t(frameCount))
+        framesWritten += Int64(written)
+        guard written == frameCount else {
+            throw AudioFileError(path: path, problem: .writeFailed(String(cString: sf_strerror(file))))
+        }
+    }
+
+    /// Completes the file (headers, encoder flush) and moves it to its destination.
+    public func finish() throws(AudioFileError) {
+        guard let file else { throw AudioFileError(path: path, problem: .closed) }
+        self.file = nil
+        let closeStatus = sf_close(file)
+        var reason = closeStatus == 0 ? nil : String(cString: sf_error_number(closeStatus))
+        if let temporaryPath {
+            if reason == nil, fsync(descriptor) != 0 || rename(temporaryPath, path) != 0 {
+                reason = String(cString: strerror(errno))
+            }
+            close(descriptor)
+            if reason != nil { unlink(temporaryPath) }
+        }
+        if let reason { throw AudioFileError(path: path, problem: .writeFailed(reason)) }
+    }
+
+    /// Abandons the file: the temporary file is removed and the destination is left untouched.
+    /// Does nothing if the writer is already finished or cancelled.
+    public func cancel() {
+        guard let file else { return }
+        self.file = nil
+        sf_close(file)
+        guard let temporaryPath else { return }
+        close(descriptor)
+        unlink(temporaryPath)
+    }
+
+    /// Creates `.<name>.<random>.tmp` next to `path`, readable as the umask allows.
+    private static func createTemporaryFile(beside path: String) throws(AudioFileError) -> (Int32, String) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let name = (path as NSString).lastPathComponent
+        while true {
+            let candidate = (directory.isEmpty ? "" : directory + "/") + ".\(name).\(UInt32.random(in: 0...UInt32.max)).tmp"
+            let descriptor = open(candidate, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            if descriptor >= 0 { return (descriptor, candidate) }
+            if errno != EEXIST {
+                throw AudioFileError(path: path, problem: .cannotCreate(String(cString: strerror(errno))))
+            }
+        }
+    }
+}

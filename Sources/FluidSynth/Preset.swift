@@ -1,0 +1,28 @@
+/// One instrument a loaded SoundFont offers: where it sits in the bank/program grid and which font
+/// provides it.
+public struct Preset: Hashable, Sendable {
+    /// MIDI bank number (128 is the percussion bank in General MIDI fonts).
+    public let bank: Int
+    /// MIDI program number, 0...127.
+    public let program: Int
+    /// The preset's name as stored in the font.
+    public let name: String
+    /// The font that provides it.
+    public let soundFont: SoundFontID
+}
+
+/// Identifies a SoundFont loaded into a `Synthesizer` (FluidSynth's font id) and the file it came from.
+public struct SoundFontID: Hashable, Sendable {
+    /// FluidSynth's id for the font; ids are never reused within a synthesizer.
+    public let id: Int
+    /// The path the font was loaded from.
+    public let path: String
+}
+
+/// The preset a MIDI channel currently plays.
+public struct ChannelProgram: Hashable, Sendable {
+    /// FluidSynth's id of the font the preset comes from.
+    public let soundFontID: Int
+    public let bank: Int
+    public let program: Int
+}

@@ -1,0 +1,305 @@
+import CFluidSynth
+import MIDICore
+
+/// A FluidSynth synthesizer: SoundFonts in, MIDI messages in, stereo float audio out.
+///
+/// It owns one `fluid_settings_t` and one `fluid_synth_t` and no FluidSynth drivers: audio is
+/// pulled with `render(frameCount:left:right:)` by whoever drives the audio, and MIDI is pushed with
+/// `receive(_:)`. Fonts stack as in FluidSynth: when several provide the same bank and program, the
+/// last loaded wins. Channel 10 (`channel: 9`) is a drum channel and plays bank 128.
+///
+/// `render` and `receive` do not allocate and may be called on the audio thread. FluidSynth's
+/// thread-safe API is kept on, so the other methods may be called from any thread; FluidSynth then
+/// serialises them with `render` through its own mutex.
+public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
+    /// The settings the synthesizer was created with (gain, reverb, chorus and polyphony follow
+    /// later changes made through this object).
+    public private(set) var settings: SynthesizerSettings
+    /// The fonts loaded, oldest first.
+    public private(set) var soundFonts: [SoundFontID] = []
+
+    private let fluidSettings: OpaquePointer
+    private let synth: OpaquePointer
+
+    /// Creates a synthesizer with no fonts loaded.
+    public init(settings: SynthesizerSettings = SynthesizerSettings()) throws(SynthesizerError) {
+        FluidSynthLog.install()
+        // Initialise the reset table now, so the audio thread never runs its one-time initialiser.
+        _ = ResetKind.deviceResetBodies
+        guard let fluidSettings = new_fluid_settings() else { throw .creationFailed("new_fluid_settings") }
+        func set(_ name: String, _ value: Int) -> Bool { fluid_settings_setint(fluidSettings, name, Int32(value)) == FLUID_OK }
+        func set(_ name: String, _ value: Double) -> Bool { fluid_settings_setnum(fluidSettings, name, value) == FLUID_OK }
+        func set(_ name: String, _ value: String) -> Bool { fluid_settings_setstr(fluidSettings, name, value) == FLUID_OK }
+        let accepted = [
+            ("synth.sample-rate", set("synth.sample-rate", settings.sampleRate)),
+            ("synth.polyphony", set("synth.polyphony", settings.polyphony)),
+            ("synth.gain", set("synth.gain", Double(settings.gain))),
+            ("synth.reverb.active", set("synth.reverb.active", settings.reverbEnabled ? 1 : 0)),
+            ("synth.chorus.active", set("synth.chorus.active", settings.chorusEnabled ? 1 : 0)),
+            ("synth.midi-bank-select", set("synth.midi-bank-select", settings.bankSelectMode.rawValue)),
+            // One stereo pair out; effects are mixed into it.
+            ("synth.audio-channels", set("synth.audio-channels", 1)),
+            // Sample data stays pageable and is loaded whole at sfload time, so no file I/O happens
+            // when a program change arrives on the audio thread.
+            ("synth.lock-memory", set("synth.lock-memory", 0)),
+            ("synth.dynamic-sample-loading", set("synth.dynamic-sample-loading", 0)),
+        ]
+        if let rejected = accepted.first(where: { !$0.1 }) {
+            delete_fluid_settings(fluidSettings)
+            throw .settingRejected(rejected.0)
+        }
+        guard let synth = new_fluid_synth(fluidSettings) else {
+            delete_fluid_settings(fluidSettings)
+            throw .creationFailed("new_fluid_synth")
+        }
+        self.settings = settings
+        self.fluidSettings = fluidSettings
+        self.synth = synth
+    }
+
+    deinit {
+        delete_fluid_synth(synth)
+        delete_fluid_settings(fluidSettings)
+    }
+
+    // MARK: SoundFonts
+
+    /// Loads an SF2/SF3 file after checking its structure; its presets take priority over those of
+    /// fonts loaded earlier. Channels are re-assigned their presets from the new font stack.
+    @discardableResult
+    public func loadSoundFont(at path: String) throws(SoundFontError) -> SoundFontID {
+        try SoundFontValidator.validate(path: path)
+        let id = fluid_synth_sfload(synth, path, 1)
+        guard id != FLUID_FAILED else { throw SoundFontError(path: path, problem: .rejectedByFluidSynth) }
+        let font = SoundFontID(id: Int(id), path: path)
+        soundFonts.append(font)
+        return font
+    }
+
+    /// Unloads a font; channels using it are re-assigned presets from the remaining fonts.
+    public func unloadSoundFont(_ font: SoundFontID) {
+        guard soundFonts.contains(font) else { return }
+        fluid_synth_sfunload(synth, Int32(font.id), 1)
+        soundFonts.removeAll { $0 == font }
+    }
+
+    /// Every preset of every loaded font, sorted by bank, program, then font priority (highest first).
+    public var presets: [Preset] {
+        var result: [Preset] = []
+        for index in 0..<fluid_synth_sfcount(synth) {
+            guard let sfont = fluid_synth_get_sfont(synth, UInt32(index)),
+                  let font = soundFonts.first(where: { $0.id == Int(fluid_sfont_get_id(sfont)) })
+            else { continue }
+            fluid_sfont_iteration_start(sfont)
+            while let preset = fluid_sfont_iteration_next(sfont) {
+                result.append(Preset(
+                    bank: Int(fluid_preset_get_banknum(preset)),
+                    program: Int(fluid_preset_get_num(preset)),
+                    name: fluid_preset_get_name(preset).map { String(cString: $0) } ?? "",
+                    soundFont: font))
+            }
+        }
+        // fluid_synth_get_sfont(0) is the top of the stack, so a stable sort keeps priority order.
+        return result.enumerated().sorted {
+            ($0.element.bank, $0.element.program, $0.offset) < ($1.element.bank, $1.element.program, $1.offset)
+        }.map(\.element)
+    }
+
+    // MARK: Channels
+
+    /// Makes `channel` (0-based) play `program` from `bank`, taken from the highest-priority font
+    /// that has it; this works on the drum channel too. Throws if no loaded font has that preset.
+    public func selectProgram(_ program: UInt8, bank: Int, channel: UInt8) throws(SynthesizerError) {
+        for index in 0..<fluid_synth_sfcount(synth) {
+            guard let sfont = fluid_synth_get_sfont(synth, UInt32(index)),
+                  fluid_sfont_get_preset(sfont, Int32(bank), Int32(program)) != nil
+            else { continue }
+            if fluid_synth_program_select(synth, Int32(channel), fluid_sfont_get_id(sfont), Int32(bank), Int32(program)) == FLUID_OK {
+                return
+            }
+        }
+        throw .noSuchPreset(bank: bank, program: Int(program), channel: Int(channel))
+    }
+
+    /// The preset `channel` currently plays, or `nil` if it has none.
+    public func program(onChannel channel: UInt8) -> ChannelProgram? {
+        var fontID: Int32 = 0, bank: Int32 = 0, program: Int32 = 0
+        guard fluid_synth_get_program(synth, Int32(channel), &fontID, &bank, &program) == FLUID_OK,
+              fluid_synth_get_channel_preset(synth, Int32(channel)) != nil
+        else { return nil }
+        return ChannelProgram(soundFontID: Int(fontID), bank: Int(bank), program: Int(program))
+    }
+
+    /// Resets the synthesizer as a MIDI device would on receiving a reset message: `.system` is
+    /// FluidSynth's system reset, the others send the standard GM / GS / XG reset SysEx, which also
+    /// switches the bank-select mode.
+    public func reset(_ kind: ResetKind) {
+        switch kind {
+        case .system: systemReset()
+        case .generalMIDI, .rolandGS, .yamahaXG: sendSysEx(kind.sysExBody)
+        }
+    }
+
+    /// Releases every sounding note (they fade out with their release envelopes).
+    public func allNotesOff() { fluid_synth_all_notes_off(synth, -1) }
+
+    /// Silences every voice immediately.
+    public func allSoundsOff() { fluid_synth_all_sounds_off(synth, -1) }
+
+    // MARK: Live parameters
+
+    /// Master gain of the output.
+    public var gain: Float {
+        get { fluid_synth_get_gain(synth) }
+        set { fluid_synth_set_gain(synth, newValue); settings.gain = newValue }
+    }
+
+    /// Whether the reverb effect is on.
+    public var reverbEnabled: Bool {
+        get { settings.reverbEnabled }
+        set { fluid_synth_reverb_on(synth, -1, newValue ? 1 : 0); settings.reverbEnabled = newValue }
+    }
+
+    /// Whether the chorus effect is on.
+    public var chorusEnabled: Bool {
+        get { settings.chorusEnabled }
+        set { fluid_synth_chorus_on(synth, -1, newValue ? 1 : 0); settings.chorusEnabled = newValue }
+    }
+
+    /// The most voices that sound at once.
+    public var polyphony: Int {
+        get { Int(fluid_synth_get_polyphony(synth)) }
+        set { fluid_synth_set_polyphony(synth, Int32(newValue)); settings.polyphony = Int(fluid_synth_get_polyphony(synth)) }
+    }
+
+    /// Output sample rate in Hz. Changing it silences every voice and rebuilds the effects, so it
+    /// must not happen on the audio thread or while another thread renders.
+    public var sampleRate: Double {
+        get { settings.sampleRate }
+        set {
+            guard newValue != settings.sampleRate else { return }
+            seqplay_fluid_synth_set_sample_rate(synth, Float(newValue))
+            settings.sampleRate = newValue
+        }
+    }
+
+    /// The number of voices sounding now.
+    public var activeVoiceCount: Int { Int(fluid_synth_get_active_voice_count(synth)) }
+
+    // MARK: Real-time: MIDI in, audio out
+
+    /// Acts on one MIDI message now. Timing and transport messages are ignored; SysEx goes to
+    /// FluidSynth's SysEx handler (GM/GS/XG resets, MIDI Tuning Standard). Does not allocate.
+    public func receive(_ message: MIDIMessage) {
+        switch message {
+        case .noteOn(let c, let note, let velocity): fluid_synth_noteon(synth, Int32(c), Int32(note), Int32(velocity))
+        case .noteOff(let c, let note, _): fluid_synth_noteoff(synth, Int32(c), Int32(note))
+        case .polyPressure(let c, let note, let p): fluid_synth_key_pressure(synth, Int32(c), Int32(note), Int32(p))
+        case .controlChange(let c, let cc, let value): fluid_synth_cc(synth, Int32(c), Int32(cc), Int32(value))
+        case .programChange(let c, let program): fluid_synth_program_change(synth, Int32(c), Int32(program))
+        case .channelPressure(let c, let p): fluid_synth_channel_pressure(synth, Int32(c), Int32(p))
+        case .pitchBend(let c, let value): fluid_synth_pitch_bend(synth, Int32(c), Int32(value))
+        case .systemExclusive(let bytes): sendSysEx(bytes)
+        case .systemReset: systemReset()
+        case .timeCodeQuarterFrame, .songPosition, .songSelect, .tuneRequest,
+             .timingClock, .start, .continue, .stop, .activeSensing:
+            break
+        }
+    }
+
+    /// Renders `frameCount` frames of stereo audio into `left` and `right`, overwriting them.
+    /// Does not allocate; FluidSynth renders in 64-frame blocks internally, so events received
+    /// between calls of 64 frames land exactly on block boundaries.
+    public func render(frameCount: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+        fluid_synth_write_float(synth, Int32(frameCount), left, 0, 1, right, 0, 1)
+    }
+
+    /// Resets controllers and programs, then silences every voice. FluidSynth 2.3's system reset
+    /// alone lets voices that have already been rendered fade out with their release envelopes
+    /// (and silencing them before the reset does not help).
+    private func systemReset() {
+        fluid_synth_system_reset(synth)
+        fluid_synth_all_sounds_off(synth, -1)
+    }
+
+    /// Hands a SysEx message to FluidSynth without its framing bytes (F0 ... F7), as it expects.
+    /// FluidSynth 2.3 acts on GM System On but ignores GS Reset and XG System On (2.4 handles
+    /// them); when it leaves a reset unhandled, it gets a system reset instead. Every reset ends
+    /// with all voices silenced, as `systemReset()` explains.
+    private func sendSysEx(_ message: [UInt8]) {
+        // Pointer arithmetic only: ArraySlice operations allocate in unoptimised builds.
+        message.withUnsafeBufferPointer { buffer in
+            guard var start = buffer.baseAddress else { return }
+            var count = buffer.count
+            if start.pointee == 0xF0 { start += 1; count -= 1 }
+            if count > 0, start[count - 1] == 0xF7 { count -= 1 }
+            guard count > 0 else { return }
+            var handled: Int32 = 0
+            let chars = UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)
+            fluid_synth_sysex(synth, chars, Int32(count), nil, nil, &handled, 0)
+            if ResetKind.isDeviceReset(UnsafeBufferPointer(start: start, count: count)) {
+                if handled == 0 { fluid_synth_system_reset(synth) }
+                fluid_synth_all_sounds_off(synth, -1)
+            }
+        }
+    }
+}
+
+/// The reset messages a `Synthesizer` understands.
+public enum ResetKind: Sendable, CaseIterable {
+    /// FluidSynth's system reset (MIDI 0xFF): all voices off, controllers and programs to defaults.
+    case system
+    /// General MIDI System On (F0 7E 7F 09 01 F7).
+    case generalMIDI
+    /// Roland GS Reset (F0 41 10 42 12 40 00 7F 00 41 F7).
+    case rolandGS
+    /// Yamaha XG System On (F0 43 10 4C 00 00 7E 00 F7).
+    case yamahaXG
+
+    /// Whether `body` (a SysEx message without F0/F7) is a GM, GS or XG reset for any device id
+    /// (byte 1). Does not allocate.
+    static func isDeviceReset(_ body: UnsafeBufferPointer<UInt8>) -> Bool {
+        // Index loops: generic sequence iteration allocates in unoptimised builds.
+        var candidate = 0
+        while candidate < deviceResetBodies.count {
+            let reset = deviceResetBodies[candidate]
+            if reset.count == body.count {
+                var offset = 0
+                while offset < reset.count,
+                      offset == 1 || reset[offset] == body[offset] {
+                    offset += 1
+                }
+                if offset == reset.count { return true }
+            }
+            candidate += 1
+        }
+        return false
+    }
+
+    /// The SysEx message without F0/F7 (empty for `.system`).
+    var sysExBody: [UInt8] {
+        switch self {
+        case .system: return []
+        case .generalMIDI: return Self.deviceResetBodies[0]
+        case .rolandGS: return Self.deviceResetBodies[1]
+        case .yamahaXG: return Self.deviceResetBodies[2]
+        }
+    }
+
+    /// GM System On, GS Reset and XG System On, without F0/F7, for device id 0x7F / 0x10.
+    static let deviceResetBodies: [[UInt8]] = [
+        [0x7E, 0x7F, 0x09, 0x01],
+        [0x41, 0x10, 0x42, 0x12, 0x40, 0x00, 0x7F, 0x00, 0x41],
+        [0x43, 0x10, 0x4C, 0x00, 0x00, 0x7E, 0x00],
+    ]
+}
+
+/// Why a `Synthesizer` could not be created or could not do what was asked.
+public enum SynthesizerError: Error, Equatable {
+    /// FluidSynth failed to create the named object.
+    case creationFailed(String)
+    /// FluidSynth rejected the value of the named setting (e.g. a sample rate out of range).
+    case settingRejected(String)
+    /// No loaded font has that bank and program.
+    case noSuchPreset(bank: Int, program: Int, channel: Int)
+}

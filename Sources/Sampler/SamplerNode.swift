@@ -1,0 +1,157 @@
+import AudioGraph
+import FluidSynth
+import MIDICore
+
+/// A SoundFont sampler in the audio graph, like AVAudioUnitSampler: a stereo source node that
+/// plays through FluidSynth, and a MIDI endpoint.
+///
+/// MIDI arrives two ways. `receive(_:)` acts at once (live input; the note starts at the next
+/// 64-frame block). An `eventSource` (such as the MusicPlayer) is asked before each 64-frame block
+/// starting at sample time S for every event before S + 32, so each scheduled event lands on the
+/// 64-sample boundary nearest its exact sample time. The node's blocks follow FluidSynth's internal
+/// 64-frame blocks, which stay aligned with the engine's sample-time grid from 0, whatever frame
+/// counts the engine renders.
+///
+/// The sample rate follows the engine's output format, set at prepare. Set `eventSource`, load
+/// fonts and change the sample rate while the engine is stopped; programs, gain, effects and MIDI
+/// may change while it runs (FluidSynth serialises them with rendering).
+public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
+    /// FluidSynth renders, and takes events, in blocks of this many frames.
+    public static let blockFrames = 64
+
+    /// Where scheduled MIDI comes from, or nil for live MIDI only.
+    public var eventSource: (any ScheduledMIDISource)?
+
+    private let synthesizer: Synthesizer
+    /// Frames FluidSynth has rendered since the node was made or reset; its internal block
+    /// boundaries fall where this is a multiple of `blockFrames`.
+    private var synthesizerFrames: Int64 = 0
+    /// Space for the frames `reset()` renders and discards to realign FluidSynth's blocks.
+    private let discardLeft: UnsafeMutablePointer<Float>
+    private let discardRight: UnsafeMutablePointer<Float>
+
+    /// A sampler with no fonts loaded. `settings.sampleRate` is replaced by the engine's rate at
+    /// prepare.
+    public init(name: String? = nil, settings: SynthesizerSettings = SynthesizerSettings()) throws(SynthesizerError) {
+        synthesizer = try Synthesizer(settings: settings)
+        discardLeft = .allocate(capacity: Self.blockFrames)
+        discardRight = .allocate(capacity: Self.blockFrames)
+        super.init(name: name ?? "sampler")
+    }
+
+    deinit {
+        discardLeft.deallocate()
+        discardRight.deallocate()
+    }
+
+    // MARK: SoundFonts and presets
+
+    /// Loads an SF2/SF3 font; it takes priority over fonts loaded before it.
+    @discardableResult
+    public func loadSoundFont(at path: String) throws(SoundFontError) -> SoundFontID {
+        try synthesizer.loadSoundFont(at: path)
+    }
+
+    /// Unloads a font loaded with `loadSoundFont(at:)`.
+    public func unloadSoundFont(_ font: SoundFontID) { synthesizer.unloadSoundFont(font) }
+
+    /// The fonts loaded, oldest first.
+    public var soundFonts: [SoundFontID] { synthesizer.soundFonts }
+
+    /// Every preset of every loaded font, by bank, program, then priority.
+    public var presets: [Preset] { synthesizer.presets }
+
+    /// Makes `channel` play `program` from `bank` (see `Synthesizer.selectProgram`).
+    public func selectProgram(_ program: UInt8, bank: Int = 0, channel: UInt8 = 0) throws(SynthesizerError) {
+        try synthesizer.selectProgram(program, bank: bank, channel: channel)
+    }
+
+    /// The preset `channel` plays now.
+    public func program(onChannel channel: UInt8) -> ChannelProgram? { synthesizer.program(onChannel: channel) }
+
+    // MARK: Parameters
+
+    /// Master gain.
+    public var gain: Float {
+        get { synthesizer.gain }
+        set { synthesizer.gain = newValue }
+    }
+
+    /// Whether the reverb is on.
+    public var reverbEnabled: Bool {
+        get { synthesizer.reverbEnabled }
+        set { synthesizer.reverbEnabled = newValue }
+    }
+
+    /// Whether the chorus is on.
+    public var chorusEnabled: Bool {
+        get { synthesizer.chorusEnabled }
+        set { synthesizer.chorusEnabled = newValue }
+    }
+
+    /// The most voices sounding at once.
+    public var polyphony: Int {
+        get { synthesizer.polyphony }
+        set { synthesizer.polyphony = newValue }
+    }
+
+    /// The sample rate FluidSynth renders at (the engine's, once prepared).
+    public var sampleRate: Double { synthesizer.sampleRate }
+
+    /// Voices sounding now.
+    public var activeVoiceCount: Int { synthesizer.activeVoiceCount }
+
+    // MARK: MIDI
+
+    /// Acts on `message` now. Real-time safe.
+    public func receive(_ message: MIDIMessage) { synthesizer.receive(message) }
+
+    /// Sends a system, GM, GS or XG reset.
+    public func sendReset(_ kind: ResetKind) { synthesizer.reset(kind) }
+
+    /// Releases every sounding note.
+    public func allNotesOff() { synthesizer.allNotesOff() }
+
+    /// Silences every voice at once.
+    public func allSoundsOff() { synthesizer.allSoundsOff() }
+
+    // MARK: AudioNode
+
+    public override var numberOfInputs: Int { 0 }
+
+    /// Stereo at the engine's output sample rate.
+    public override func outputFormat(forBus bus: Int, inputFormats: [AudioFormat]) -> AudioFormat {
+        AudioFormat(sampleRate: engine?.outputFormat.sampleRate ?? synthesizer.sampleRate, channelCount: 2)
+    }
+
+    public override func prepare(_ setup: AudioNodeRenderSetup) throws {
+        synthesizer.sampleRate = setup.outputFormats[0].sampleRate
+    }
+
+    /// Silences every voice and realigns FluidSynth's 64-frame blocks with sample time 0.
+    public override func reset() {
+        synthesizer.allSoundsOff()
+        let phase = Int(synthesizerFrames % Int64(Self.blockFrames))
+        if phase != 0 {
+            synthesizer.render(frameCount: Self.blockFrames - phase, left: discardLeft, right: discardRight)
+        }
+        synthesizerFrames = 0
+    }
+
+    public override func render(_ context: RenderContext, inputs: [AudioBuffer], outputs: [AudioBuffer]) {
+        let output = outputs[0]
+        guard let left = output[0].baseAddress, let right = output[1].baseAddress else { return }
+        var done = 0
+        while done < context.frameCount {
+            let phase = Int(synthesizerFrames % Int64(Self.blockFrames))
+            if phase == 0, let eventSource {
+                let blockStart = context.sampleTime + Int64(done)
+                eventSource.deliverEvents(before: blockStart + Int64(Self.blockFrames / 2), to: self)
+            }
+            let count = min(Self.blockFrames - phase, context.frameCount - done)
+            synthesizer.render(frameCount: count, left: left + done, right: right + done)
+            done += count
+            synthesizerFrames += Int64(count)
+        }
+    }
+}

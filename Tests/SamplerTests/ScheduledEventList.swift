@@ -1,0 +1,23 @@
+import MIDICore
+
+/// The simplest `ScheduledMIDISource`: a fixed list of events at sample times, delivered in order.
+/// Delivery neither allocates nor locks, as the protocol demands.
+final class ScheduledEventList: ScheduledMIDISource {
+    private let events: [(sampleTime: Int64, message: MIDIMessage)]
+    private var next = 0
+    /// The `before` argument of every call, for checking how the sampler asks (preallocated).
+    private(set) var deadlines: [Int64] = []
+
+    init(_ events: [(sampleTime: Int64, message: MIDIMessage)]) {
+        self.events = events.sorted { $0.sampleTime < $1.sampleTime }
+        deadlines.reserveCapacity(100_000)
+    }
+
+    func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
+        if deadlines.count < deadlines.capacity { deadlines.append(sampleTime) }
+        while next < events.count, events[next].sampleTime < sampleTime {
+            receiver.receive(events[next].message)
+            next += 1
+        }
+    }
+}
