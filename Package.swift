@@ -53,6 +53,9 @@ let package = Package(
         // FluidSynth as a node of the audio graph and a MIDI endpoint.
         .target(name: "Sampler", dependencies: ["FluidSynth", "MIDICore", "AudioGraph"]),
 
+        // Offline rendering of a song: sequence → player → sampler → mixer → audio file.
+        .target(name: "Rendering", dependencies: ["MIDIFile", "Player", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles"]),
+
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile",
