@@ -58,7 +58,7 @@ let package = Package(
 
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
-            "MIDICore", "MIDIFile",
+            "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
