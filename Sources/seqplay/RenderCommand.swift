@@ -13,22 +13,25 @@ struct RenderCommand: ParsableCommand {
         abstract: "Render a MIDI file through a SoundFont to an audio file (the default command).",
         discussion: """
         Examples:
-          seqplay song.mid -o song.wav                      render with the default SoundFont
-          seqplay song.mid --sf2 piano.sf2 -o song.flac     FLAC, chosen by the extension
-          seqplay song.mid -o song.wav --bit-depth 24 -r 48000
-          seqplay song.mid -o - | sox -t wav - -d           stream WAV to another program
+          seqplay song.mid -o song.wav            (default SoundFont)
+          seqplay song.mid --sf2 piano.sf2 -o song.flac
+          seqplay song.mid -o song.wav --bit-depth 24 --sample-rate 48000
+          seqplay song.mid -o - | sox -t wav - -d     (stream WAV to a player)
           seqplay song.mid -o solo.wav --solo 2 --transpose -2 --rate 0.8
           seqplay song.mid -o verse.wav --start 17:1 --end 33:1 --loop 2
 
-        Positions (--start, --end, --loop-from, --loop-to) are seconds (42, 12.5s) or
-        bar:beat[:tick] (17:1, 9:3:240). Track numbers are those `seqplay info` lists (from 0);
-        channels are 1 to 16 (drums are usually 10).
+        Positions (--start, --end, --loop-from, --loop-to) are seconds
+        (42, 12.5s) or bar:beat[:tick] (17:1, 9:3:240). Track numbers are
+        the ones `seqplay info` lists (from 0); channels are 1 to 16
+        (drums are usually on 10).
 
         Without --sf2 the SoundFont is $SEQPLAY_SOUNDFONT, else Debian's
-        /usr/share/sounds/sf2/default-GM.sf2, else the seqplay-gm.sf2 that ships with seqplay.
+        /usr/share/sounds/sf2/default-GM.sf2, else the seqplay-gm.sf2 that
+        ships with seqplay.
 
-        Exit status: 0 done, 1 other failure, 3 bad MIDI file, 4 bad SoundFont,
-        5 file cannot be read or written (or no sound card), 64 bad command line.
+        Exit status: 0 done, 1 other failure, 3 bad MIDI file, 4 bad
+        SoundFont, 5 a file cannot be read or written (or no sound card),
+        64 bad command line.
         """
     )
 
@@ -47,7 +50,7 @@ struct RenderCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Sample format: 16, 24 or 32-bit integer, or 32-bit float (default 16; Ogg has none).", valueName: "16|24|32|float"))
     var bitDepth: BitDepthArgument?
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Sample rate in Hz (8000 to 96000).", valueName: "Hz"))
+    @Option(name: [.customShort("r"), .long], help: ArgumentHelp("Sample rate in Hz (8000 to 96000).", valueName: "Hz"))
     var sampleRate = 44_100
 
     @Option(name: [.short, .long], help: ArgumentHelp("Master volume of the synthesizer (FluidSynth's default 0.2; 0.5 is louder, may clip).", valueName: "gain"))
@@ -138,6 +141,9 @@ struct RenderCommand: ParsableCommand {
     }
 
     private func readSong() throws -> MusicSequence {
+        guard FileManager.default.isReadableFile(atPath: song) else {
+            fail("\(song): no such file, or it cannot be read", .inputOutput)
+        }
         do {
             let result = try MIDIFileReader.read(contentsOf: song, mode: strict ? .strict : .lenient)
             if !result.warnings.isEmpty {
