@@ -78,6 +78,12 @@ let package = Package(
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile"]),
         .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player"]),
         // Runs the built seqplay binary.
+        // Songs and measurements shared by the render tests and the render benchmark.
+        .target(name: "RenderTestSupport", dependencies: ["MIDICore", "MIDIFile"], path: "Tests/RenderTestSupport"),
+        // Renders in-process and runs the built seqplay binary.
+        .testTarget(name: "RenderTests", dependencies: [
+            "seqplay", "Rendering", "Player", "AudioFiles", "MIDIFile", "MIDICore", "RenderTestSupport", "AudioTestSupport",
+        ]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile"]),
     ]
 )
