@@ -73,6 +73,9 @@ let package = Package(
         .testTarget(name: "SamplerTests", dependencies: ["Sampler", "AudioGraph", "MIDICore", "AudioTestSupport", "AllocationCounter"]),
 
         // Benchmarks (run by the scripts in Benchmarks/).
+        .executableTarget(name: "RenderBenchmark", dependencies: [
+            "Rendering", "AudioFiles", "MIDIFile", "RenderTestSupport", "AllocationCounter",
+        ], path: "Benchmarks/RenderBenchmark"),
         .executableTarget(name: "AudioGraphBenchmark", dependencies: ["AudioGraph", "AllocationCounter"],
                           path: "Benchmarks/AudioGraphBenchmark"),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile"]),
