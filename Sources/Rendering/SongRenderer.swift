@@ -49,8 +49,13 @@ public final class SongRenderer {
         }
         guard tailSeconds >= 0, tailSeconds.isFinite else { throw .invalidTail(tailSeconds) }
 
+        // A song of length zero (only set-up events at tick 0) has no region for the player to
+        // play: give it one tick, so its tick-0 events are sent, and render only the tail.
+        let isEmpty = TempoMap(sequence: sequence.concatenatingPatterns()).endTick == 0
+        var playback = options.playback
+        if isEmpty && playback.start == nil && playback.end == nil && playback.loop == nil { playback.end = .tick(1) }
         do throws(PlaybackSettingsError) {
-            player = try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, settings: options.playback)
+            player = try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, settings: playback)
         } catch {
             throw .playback(error)
         }
@@ -82,7 +87,7 @@ public final class SongRenderer {
         }
 
         self.options = options
-        songFrames = player.durationInSamples
+        songFrames = isEmpty ? 0 : player.durationInSamples
         tailFrames = Int64((tailSeconds * Double(options.sampleRate)).rounded())
         maximumFrames = songFrames + tailFrames
         if case .untilSilent = options.tail { stopsAtSilence = true } else { stopsAtSilence = false }
