@@ -21,13 +21,12 @@ final class CorpusTests: RenderTestCase {
         for file in files {
             let path = Self.corpus.appendingPathComponent(file).path
             do {
-                let sequence: MusicSequence
-                do {
-                    sequence = try MIDIFileReader.read(contentsOf: path).sequence
-                } catch where error.reason == .noTracks {
+                let read = Result { () throws(MIDIFileIssue) in try MIDIFileReader.read(contentsOf: path).sequence }
+                if case .failure(let issue) = read, issue.reason == .noTracks {
                     withoutTracks.append(file)  // the reader refuses a file with no track at all: nothing to render
                     continue
                 }
+                let sequence = try read.get()
                 var options = RenderOptions()
                 options.sampleRate = sampleRate
                 options.tail = .fixed(seconds: tail)
