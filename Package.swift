@@ -3,18 +3,24 @@
 //
 // Modules follow the data flow:
 //   MIDICore (MIDI types) → MIDIFile (SMF codec, MusicSequence, TempoMap) → Player (MusicPlayer)
-//   → MIDI endpoints (Sampler over FluidSynth) → AudioGraph (engine, mixer, taps) → outputs (AudioFiles)
-//   → seqplay (the command-line tool).
-// C libraries sit behind thin wrapper modules (C* system libraries, then FluidSynth / SoundFile);
+//   → MIDI endpoints (Sampler over FluidSynth) → AudioGraph (engine, nodes, mixer, taps; Effects)
+//   → outputs (AudioFiles, AudioGraphFiles) → Rendering (a song to audio) → seqplay (the command-line tool).
+// C libraries sit behind thin wrapper modules (C* system libraries, then FluidSynth / AudioFiles);
 // nothing above those wrappers sees a C pointer.
 import PackageDescription
+
+let atomics = Target.Dependency.product(name: "Atomics", package: "swift-atomics")
+let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 
 let package = Package(
     name: "seqplay",
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "seqplay", targets: ["seqplay"]),
-        .library(name: "SeqplayKit", targets: ["MIDICore", "MIDIFile"]),
+        .library(name: "SeqplayKit", targets: [
+            "MIDICore", "MIDIFile", "Player", "FluidSynth", "Sampler", "AudioGraph", "Effects",
+            "AudioFiles", "AudioGraphFiles", "Rendering",
+        ]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -22,7 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
     ],
     targets: [
-        // C libraries (system packages installed by Scripts/setup).
+        // C libraries (Debian packages installed by Scripts/setup).
         .systemLibrary(name: "CFluidSynth", pkgConfig: "fluidsynth", providers: [.apt(["libfluidsynth-dev"])]),
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
@@ -32,66 +38,61 @@ let package = Package(
         .target(name: "MIDICore"),
         // Standard MIDI Files: the bounds-checked codec, the sequence model and the tempo map.
         .target(name: "MIDIFile", dependencies: ["MIDICore"]),
+        // Plays a sequence into a sampler at exact sample times.
+        .target(name: "Player", dependencies: ["MIDICore", "MIDIFile", atomics]),
 
         // Thin Swift wrappers over the C libraries.
-        .target(name: "FluidSynth", dependencies: [
-            "CFluidSynth", "MIDICore", .product(name: "Logging", package: "swift-log"),
-            .product(name: "Atomics", package: "swift-atomics"),
-        ]),
+        .target(name: "FluidSynth", dependencies: ["CFluidSynth", "MIDICore", logging, atomics]),
         .target(name: "AudioFiles", dependencies: ["CSndFile"]),
+
         // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output.
-        .target(name: "AudioGraph", dependencies: [.product(name: "Atomics", package: "swift-atomics")]),
-        // The graph's file ends: RecorderTap (a tap writing to a file) and AudioPlayerNode.scheduleFile.
-        .target(name: "AudioGraphFiles", dependencies: [
-            "AudioGraph", "AudioFiles", .product(name: "Atomics", package: "swift-atomics"),
-        ]),
-        // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
-        .target(name: "AllocationCounter"),
+        .target(name: "AudioGraph", dependencies: [atomics]),
         // FluidSynth as a node of the audio graph and a MIDI endpoint.
         .target(name: "Sampler", dependencies: ["FluidSynth", "MIDICore", "AudioGraph"]),
-
         // Effects: DSP kernels (EQ, reverb, delay, distortion, dynamics, limiter, varispeed) and their nodes.
-        .target(name: "Effects", dependencies: [
-            "AudioGraph", "CSampleRate",
-            .product(name: "Atomics", package: "swift-atomics"),
-        ]),
-        .testTarget(name: "EffectsTests", dependencies: ["Effects", "AudioGraph", "AllocationCounter"]),
-        // Times the SMF reader for Benchmarks/smf-load.sh (not a user-facing tool).
-        .executableTarget(name: "smf-bench", dependencies: ["MIDIFile"], path: "Benchmarks/smf-bench"),
+        .target(name: "Effects", dependencies: ["AudioGraph", "CSampleRate", atomics]),
+        // The graph's file ends: RecorderTap (a tap writing to a file) and AudioPlayerNode.scheduleFile.
+        .target(name: "AudioGraphFiles", dependencies: ["AudioGraph", "AudioFiles", atomics]),
 
-        // Plays a sequence into a sampler at exact sample times.
-        .target(name: "Player", dependencies: [
-            "MIDICore", "MIDIFile",
-            .product(name: "Atomics", package: "swift-atomics"),
-        ]),
+        // A song to audio: sequence → player → sampler → mixer → audio file.
+        .target(name: "Rendering", dependencies: ["MIDIFile", "Player", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles"]),
 
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
-            "MIDICore", "MIDIFile",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
+            "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
         ]),
 
-        // Signal measurements shared by the audio tests.
+        // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
+        .target(name: "AllocationCounter"),
+        // Signal measurements shared by the audio tests; songs shared by the render tests and benchmark.
         .target(name: "AudioTestSupport", path: "Tests/AudioTestSupport"),
-        .testTarget(name: "FluidSynthTests", dependencies: [
-            "FluidSynth", "MIDICore", "AudioTestSupport", "AllocationCounter", .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(name: "RenderTestSupport", dependencies: ["MIDICore", "MIDIFile"], path: "Tests/RenderTestSupport"),
+
+        .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile"]),
+        .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player"]),
+        .testTarget(name: "FluidSynthTests", dependencies: ["FluidSynth", "MIDICore", "AudioTestSupport", "AllocationCounter", logging]),
         .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles"]),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
         .testTarget(name: "AudioGraphFilesTests", dependencies: ["AudioGraphFiles", "AudioGraph", "AudioFiles"]),
         .testTarget(name: "SamplerTests", dependencies: ["Sampler", "AudioGraph", "MIDICore", "AudioTestSupport", "AllocationCounter"]),
+        .testTarget(name: "EffectsTests", dependencies: ["Effects", "AudioGraph", "AllocationCounter"]),
+        // Renders in-process and runs the built seqplay binary.
+        .testTarget(name: "RenderTests", dependencies: [
+            "seqplay", "Rendering", "Player", "AudioFiles", "MIDIFile", "MIDICore", "RenderTestSupport", "AudioTestSupport",
+        ]),
+        .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile"]),
 
         // Benchmarks (run by the scripts in Benchmarks/).
+        .executableTarget(name: "smf-bench", dependencies: ["MIDIFile"], path: "Benchmarks/smf-bench"),
         .executableTarget(name: "AudioGraphBenchmark", dependencies: ["AudioGraph", "AllocationCounter"],
                           path: "Benchmarks/AudioGraphBenchmark"),
         .executableTarget(name: "GraphOverheadBenchmark", dependencies: ["Sampler", "FluidSynth", "AudioGraph", "MIDICore"],
                           path: "Benchmarks/GraphOverheadBenchmark"),
         .executableTarget(name: "EffectsBenchmark", dependencies: ["Effects", "AudioGraph", "AllocationCounter"],
                           path: "Benchmarks/EffectsBenchmark"),
-        .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile"]),
-        .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player"]),
-        // Runs the built seqplay binary.
-        .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile"]),
+        .executableTarget(name: "RenderBenchmark", dependencies: [
+            "Rendering", "AudioFiles", "MIDIFile", "RenderTestSupport", "AllocationCounter",
+        ], path: "Benchmarks/RenderBenchmark"),
     ]
 )

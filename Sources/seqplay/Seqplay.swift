@@ -6,6 +6,7 @@ struct Seqplay: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "seqplay",
         abstract: "Play and render MIDI files through a SoundFont sampler.",
-        subcommands: [InfoCommand.self]
+        subcommands: [RenderCommand.self, InfoCommand.self],
+        defaultSubcommand: RenderCommand.self
     )
 }

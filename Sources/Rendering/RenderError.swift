@@ -1,0 +1,40 @@
+import AudioFiles
+import FluidSynth
+import Player
+
+/// Why a song could not be rendered, with the file concerned.
+public enum RenderError: Error, CustomStringConvertible {
+    /// A SoundFont could not be loaded.
+    case soundFont(SoundFontError)
+    /// The synthesizer could not be created (FluidSynth's reason).
+    case synthesizer(String)
+    /// The playback settings do not fit the sequence (loop, start/end, rate, sample rate).
+    case playback(PlaybackSettingsError)
+    /// A track or channel to mute or solo that the sequence does not have.
+    case noSuchTrack(Int, trackCount: Int)
+    case noSuchChannel(Int)
+    /// A sample rate FluidSynth cannot render at.
+    case unsupportedSampleRate(Int)
+    /// A tail length that is negative or not a number.
+    case invalidTail(Double)
+    /// The audio graph refused to start (its reason).
+    case engine(String)
+    /// The output file could not be written.
+    case audioFile(AudioFileError)
+
+    public var description: String {
+        switch self {
+        case .soundFont(let error): return error.description
+        case .synthesizer(let reason): return "cannot start the synthesizer: \(reason)"
+        case .playback(let error): return error.description
+        case .noSuchTrack(let track, let count):
+            return "there is no track \(track): the song's tracks are 0...\(max(0, count - 1)) (see `seqplay info`)"
+        case .noSuchChannel(let channel): return "there is no channel \(channel + 1): channels are 1...16"
+        case .unsupportedSampleRate(let rate):
+            return "sample rate \(rate) Hz is not supported: use \(SongRenderer.supportedSampleRates.lowerBound)...\(SongRenderer.supportedSampleRates.upperBound) Hz"
+        case .invalidTail(let seconds): return "tail of \(seconds) s: needs a length of 0 seconds or more"
+        case .engine(let reason): return "cannot start the audio graph: \(reason)"
+        case .audioFile(let error): return error.description
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import Player
+
+/// Everything that shapes an offline render of a song: the synthesizer's settings, how the player
+/// plays the sequence, which tracks and channels sound, and how long the audio runs on after the end.
+public struct RenderOptions: Sendable {
+    /// How long rendering goes on after the last event of the song.
+    public enum Tail: Hashable, Sendable {
+        /// Until the output falls silent (peak below `RenderOptions.silenceThreshold` for a whole
+        /// block), but no longer than `maximumSeconds`.
+        case untilSilent(maximumSeconds: Double)
+        /// Exactly this many seconds.
+        case fixed(seconds: Double)
+    }
+
+    /// The default tail: stop when silent, at most 3 s.
+    public static let defaultTail = Tail.untilSilent(maximumSeconds: 3)
+    /// Output peaks below this count as silence: half a 16-bit step, so a silent tail would write
+    /// nothing but zeros to a 16-bit file.
+    public static let silenceThreshold: Float = 1.0 / 65_536
+
+    /// Output sample rate in Hz.
+    public var sampleRate: Int = 44_100
+    /// FluidSynth's master gain (0.2 is FluidSynth's default).
+    public var gain: Float = 0.2
+    public var reverbEnabled = true
+    public var chorusEnabled = true
+    /// Transpose, rate, start/end and loop, as the MusicPlayer takes them.
+    public var playback = PlaybackSettings()
+    public var tail: Tail = RenderOptions.defaultTail
+    /// Track indexes (0-based, as `seqplay info` lists them) to silence.
+    public var mutedTracks: Set<Int> = []
+    /// Track indexes to play alone (with any other soloed tracks).
+    public var soloedTracks: Set<Int> = []
+    /// Channel indexes (0-based: channel 10 is 9) to silence.
+    public var mutedChannels: Set<Int> = []
+    /// Channel indexes to play alone.
+    public var soloedChannels: Set<Int> = []
+    /// Frames rendered per engine cycle.
+    public var blockFrames = 512
+
+    public init() {}
+}
