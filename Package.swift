@@ -31,6 +31,10 @@ let package = Package(
         .target(name: "MIDICore"),
         // Standard MIDI Files: the bounds-checked codec, the sequence model and the tempo map.
         .target(name: "MIDIFile", dependencies: ["MIDICore"]),
+        // Network MIDI sessions: RTP-MIDI (RFC 6295) with Apple's session protocol over UDP.
+        .target(name: "NetworkMIDI", dependencies: ["MIDICore"]),
+        .executableTarget(name: "network-midi-probe", dependencies: ["NetworkMIDI", "MIDICore"]),
+        .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore"]),
 
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
