@@ -45,9 +45,11 @@ struct JournalSender {
             let journal = RecoveryJournal(checkpointSequenceNumber: sequenceNumberOf(checkpoint),
                                           channels: channelJournals(since: checkpoint))
             guard journal.encodedLength > byteBudget else { return journal }
+            // Keep roughly the newest changes that fit (a log takes about 2 bytes), oldest dropped first.
             let stamps = (noteChangedAt + controllerChangedAt + programChangedAt + pitchWheelChangedAt
-                          + pressureChangedAt).filter { $0 >= checkpoint }.sorted()
-            checkpoint = max(checkpoint + 1, stamps[stamps.count / 2])
+                          + pressureChangedAt).filter { $0 >= checkpoint }.sorted(by: >)
+            let keep = min(max(byteBudget / 3 - 16, 1), stamps.count - 1)
+            checkpoint = max(checkpoint + 1, stamps[keep] + 1)
         }
     }
 

@@ -89,7 +89,9 @@ public struct MIDIChannelStates: Equatable, Sendable {
             for note in entry.notesOff where noteVelocities[Self.index(c, note)] > 0 {
                 send(.noteOff(channel: c, note: note, velocity: 0))
             }
-            for log in entry.notesOn where noteVelocities[Self.index(c, log.note)] == 0 {
+            for log in entry.notesOn where noteVelocities[Self.index(c, log.note)] != log.velocity {
+                // A different velocity means a lost re-strike: end the old note, start the new one.
+                if noteVelocities[Self.index(c, log.note)] > 0 { send(.noteOff(channel: c, note: log.note, velocity: 0)) }
                 send(.noteOn(channel: c, note: log.note, velocity: log.velocity))
             }
         }

@@ -58,7 +58,7 @@ extension NetworkMIDISession {
     /// Delivers gathered messages (to the playout buffer, or at once) and reports peer events.
     func hand(_ outbox: SessionOutbox) {
         for (message, time) in outbox.deliveries {
-            if let playout { playout.schedule(message, at: time) } else { receiver?.receive(message) }
+            if let playout { playout.schedule(message, at: time) } else { receiver?.deliver(message, scheduledAt: time) }
         }
         if let onPeerEvent = configuration.onPeerEvent {
             for event in outbox.events { onPeerEvent(event) }
@@ -287,6 +287,7 @@ extension NetworkMIDISession {
                 break
             }
         }
+        refreshJournalIfUnconfirmed(now: now)
     }
 
     /// Forgets `peer`, releasing its sounding notes after anything already scheduled from it.

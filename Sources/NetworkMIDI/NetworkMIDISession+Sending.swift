@@ -11,6 +11,7 @@ extension NetworkMIDISession {
     func sendPacket(_ messages: [MIDIMessage], timestamp: UInt32) {
         guard !messages.isEmpty else { return }
         sendPacket(commands: messages.map { TimedRTPMIDICommand(offset: 0, .message($0)) }, timestamp: timestamp)
+        lastMIDIPacketIndex = sentPacketIndex
         for message in messages { journal.record(message, inPacket: sentPacketIndex) }
     }
 
@@ -27,8 +28,18 @@ extension NetworkMIDISession {
         }
     }
 
+    /// Sends a packet with an empty command list and the current journal when a peer has not
+    /// confirmed our latest packet for a while: it lets the peer repair a loss at the end of a burst
+    /// (RFC 4696 §4.2).
+    func refreshJournalIfUnconfirmed(now: UInt64) {
+        let unconfirmed = connections.contains { $0.state == .connected && $0.confirmedPacketIndex < lastMIDIPacketIndex }
+        guard unconfirmed, now - lastDataPacketSentAt > UInt64(configuration.journalRefreshInterval * 1e9) else { return }
+        sendPacket(commands: [], timestamp: UInt32(truncatingIfNeeded: ticks(atMonotonicNanoseconds: now)))
+    }
+
     private func sendPacket(commands: [TimedRTPMIDICommand], timestamp: UInt32) {
         sentPacketIndex += 1
+        lastDataPacketSentAt = NetworkClock.nowNanoseconds()
         let connected = connections.filter { $0.state == .connected }
         if let oldestUnconfirmed = connected.map(\.confirmedPacketIndex).min() {
             journal.advanceCheckpoint(to: oldestUnconfirmed + 1)

@@ -42,13 +42,16 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
         /// A connected peer from which no clock sync arrives for this long is dropped.
         public var peerTimeout = 30.0
         /// Receiver feedback (RS) is sent at most this often, when new packets arrived.
-        public var receiverFeedbackInterval = 0.5
+        public var receiverFeedbackInterval = 0.1
+        /// While a peer has not confirmed our latest packet, an empty packet carrying the journal is
+        /// sent after this many seconds without data, so a loss at the end of a burst gets repaired.
+        public var journalRefreshInterval = 0.1
         /// Longest SysEx message accepted from a peer; longer ones are dropped.
         public var maximumSysExLength = 1 << 20
         /// SysEx data bytes per packet when sending long messages.
         public var sysExSegmentLength = 1000
         /// The recovery journal is kept below this size (bytes) by moving the checkpoint forward.
-        public var journalByteBudget = 1000
+        public var journalByteBudget = 1400
         /// Called (on the network thread, outside the session lock) when a peer connects or leaves.
         public var onPeerEvent: (@Sendable (NetworkMIDIPeerEvent) -> Void)?
         /// Test hook for packet loss: called with each outgoing RTP sequence number; return false to
@@ -92,6 +95,9 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
     var connections: [PeerConnection] = []
     var journal = JournalSender()
     var sentPacketIndex: UInt64 = 0
+    var lastDataPacketSentAt: UInt64 = 0
+    /// The last packet that carried MIDI state (not just a journal refresh).
+    var lastMIDIPacketIndex: UInt64 = 0
     let sequenceBase = UInt16.random(in: 0...UInt16.max)
     var stats = Statistics()
     var isRunning = true

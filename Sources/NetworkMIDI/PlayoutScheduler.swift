@@ -66,7 +66,7 @@ final class PlayoutScheduler: @unchecked Sendable {
             }
             let entry = pop()
             condition.unlock()
-            receiver.receive(entry.message)
+            receiver.deliver(entry.message, scheduledAt: entry.time)
             condition.lock()
         }
         condition.unlock()
