@@ -88,6 +88,8 @@ final class UDPSocket {
             throw .socket("bind \(address)", errno: error)
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        var bufferSize: Int32 = 1 << 20  // room for bursts (long SysEx, dense passages)
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bufferSize, socklen_t(MemoryLayout<Int32>.size))
         var actual = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &actual) {
