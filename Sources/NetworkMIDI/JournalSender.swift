@@ -15,6 +15,8 @@ struct JournalSender {
     private var programChangedAt = [UInt64](repeating: 0, count: 16)
     private var pitchWheelChangedAt = [UInt64](repeating: 0, count: 16)
     private var pressureChangedAt = [UInt64](repeating: 0, count: 16)
+    /// The latest change of anything on each channel, so untouched channels are skipped quickly.
+    private var channelChangedAt = [UInt64](repeating: 0, count: 16)
 
     /// Notes `message`, sent in packet `packetIndex`, in the state.
     mutating func record(_ message: MIDIMessage, inPacket packetIndex: UInt64) {
@@ -23,7 +25,9 @@ struct JournalSender {
                 noteChangedAt[MIDIChannelStates.index(channel, note)] = packetIndex
             }
         }
-        switch state.apply(message) {
+        let change = state.apply(message)
+        if change != nil, let channel = message.channel { channelChangedAt[Int(channel & 0x0F)] = packetIndex }
+        switch change {
         case .note(let c, let n): noteChangedAt[MIDIChannelStates.index(c, n)] = packetIndex
         case .controller(let c, let n): controllerChangedAt[MIDIChannelStates.index(c, n)] = packetIndex
         case .program(let c): programChangedAt[Int(c)] = packetIndex
@@ -55,8 +59,9 @@ struct JournalSender {
 
     private func channelJournals(since first: UInt64) -> [RecoveryJournal.ChannelJournal] {
         (0..<UInt8(16)).compactMap { c in
-            var entry = RecoveryJournal.ChannelJournal(channel: c)
             let ci = Int(c)
+            guard channelChangedAt[ci] >= first else { return nil }
+            var entry = RecoveryJournal.ChannelJournal(channel: c)
             if programChangedAt[ci] >= first { entry.program = state.programs[ci] }
             if pitchWheelChangedAt[ci] >= first { entry.pitchWheel = state.pitchWheels[ci] }
             if pressureChangedAt[ci] >= first { entry.channelPressure = state.channelPressures[ci] }

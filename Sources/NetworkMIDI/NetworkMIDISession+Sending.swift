@@ -12,6 +12,7 @@ extension NetworkMIDISession {
         guard !messages.isEmpty else { return }
         sendPacket(commands: messages.map { TimedRTPMIDICommand(offset: 0, .message($0)) }, timestamp: timestamp)
         lastMIDIPacketIndex = sentPacketIndex
+        journalRefreshesSinceMIDI = 0
         for message in messages { journal.record(message, inPacket: sentPacketIndex) }
     }
 
@@ -29,13 +30,18 @@ extension NetworkMIDISession {
     }
 
     /// Sends a packet with an empty command list and the current journal when a peer has not
-    /// confirmed our latest packet for a while: it lets the peer repair a loss at the end of a burst
-    /// (RFC 4696 §4.2).
+    /// confirmed our latest MIDI packet for a while: it lets the peer repair a loss at the end of a
+    /// burst (RFC 4696 §4.2). At most `maximumJournalRefreshes` follow each MIDI packet, so peers
+    /// that never send RS (some implementations don't) are not flooded.
     func refreshJournalIfUnconfirmed(now: UInt64) {
         let unconfirmed = connections.contains { $0.state == .connected && $0.confirmedPacketIndex < lastMIDIPacketIndex }
-        guard unconfirmed, now - lastDataPacketSentAt > UInt64(configuration.journalRefreshInterval * 1e9) else { return }
+        guard unconfirmed, journalRefreshesSinceMIDI < Self.maximumJournalRefreshes,
+              now - lastDataPacketSentAt > UInt64(configuration.journalRefreshInterval * 1e9) else { return }
         sendPacket(commands: [], timestamp: UInt32(truncatingIfNeeded: ticks(atMonotonicNanoseconds: now)))
+        journalRefreshesSinceMIDI += 1
     }
+
+    static let maximumJournalRefreshes = 8
 
     private func sendPacket(commands: [TimedRTPMIDICommand], timestamp: UInt32) {
         sentPacketIndex += 1

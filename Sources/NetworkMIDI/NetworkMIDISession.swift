@@ -98,6 +98,7 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
     var lastDataPacketSentAt: UInt64 = 0
     /// The last packet that carried MIDI state (not just a journal refresh).
     var lastMIDIPacketIndex: UInt64 = 0
+    var journalRefreshesSinceMIDI = 0
     let sequenceBase = UInt16.random(in: 0...UInt16.max)
     var stats = Statistics()
     var isRunning = true
