@@ -5,14 +5,11 @@ public enum NetworkMIDIError: Error, Equatable, Sendable, CustomStringConvertibl
     case badAddress(String, reason: String)
     /// A socket call failed, e.g. binding a port that is in use.
     case socket(String, errno: Int32)
-    /// The session was stopped.
-    case stopped
 
     public var description: String {
         switch self {
         case .badAddress(let text, let reason): return "bad network address \"\(text)\": \(reason)"
         case .socket(let call, let code): return "\(call) failed (errno \(code))"
-        case .stopped: return "the network MIDI session is stopped"
         }
     }
 }

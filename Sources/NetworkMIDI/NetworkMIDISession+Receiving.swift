@@ -3,7 +3,7 @@ import MIDICore
 /// Messages and peer events gathered under the lock, handed out after it is released (so a
 /// receiver may call back into the session).
 struct SessionOutbox {
-    var deliveries: [(message: MIDIMessage, time: UInt64)] = []
+    var deliveries: [(message: MIDIMessage, time: UInt64, peerSSRC: UInt32)] = []
     var events: [NetworkMIDIPeerEvent] = []
 }
 
@@ -33,8 +33,8 @@ extension NetworkMIDISession {
 
     func handleDatagram(_ datagram: ArraySlice<UInt8>, from source: NetworkMIDIAddress, onDataPort: Bool) {
         var outbox = SessionOutbox()
-        let now = NetworkClock.nowNanoseconds()
         lock.lock()
+        let now = NetworkClock.nowNanoseconds()
         do throws(NetworkMIDIPacketError) {
             if SessionPacket.isSessionPacket(datagram) {
                 try handle(try SessionPacket(decoding: datagram), from: source, onDataPort: onDataPort, now: now, &outbox)
@@ -57,8 +57,12 @@ extension NetworkMIDISession {
 
     /// Delivers gathered messages (to the playout buffer, or at once) and reports peer events.
     func hand(_ outbox: SessionOutbox) {
-        for (message, time) in outbox.deliveries {
-            if let playout { playout.schedule(message, at: time) } else { receiver?.deliver(message, scheduledAt: time) }
+        for (message, time, ssrc) in outbox.deliveries {
+            if let playout {
+                playout.schedule(message, at: time, fromPeer: ssrc)
+            } else {
+                receiver?.deliver(message, scheduledAt: time, fromPeer: ssrc)
+            }
         }
         if let onPeerEvent = configuration.onPeerEvent {
             for event in outbox.events { onPeerEvent(event) }
@@ -242,7 +246,7 @@ extension NetworkMIDISession {
 
     private func deliver(_ message: MIDIMessage, at time: UInt64, peer: PeerConnection, _ outbox: inout SessionOutbox) {
         peer.latestScheduledTime = max(peer.latestScheduledTime, time)
-        outbox.deliveries.append((message, time))
+        outbox.deliveries.append((message, time, peer.ssrc))
     }
 
     /// The local monotonic time (ns) at which to play an event the peer stamped `timestamp`: its
@@ -298,7 +302,7 @@ extension NetworkMIDISession {
             controlSocket.send(SessionPacket.end(exchange(token: peer.token)).encoded, to: peer.controlAddress)
         }
         let releaseTime = max(peer.latestScheduledTime, now)
-        for release in peer.receivedState.releaseAllNotes() { outbox.deliveries.append((release, releaseTime)) }
+        for release in peer.receivedState.releaseAllNotes() { outbox.deliveries.append((release, releaseTime, peer.ssrc)) }
         outbox.events.append(.ended(peer.snapshot, reason: reason))
     }
 

@@ -16,12 +16,12 @@ extension NetworkMIDISession {
         for message in messages { journal.record(message, inPacket: sentPacketIndex) }
     }
 
-    /// Sends `sysEx` (F0 … F7) as segments of at most `sysExSegmentLength` data bytes, one per packet.
+    /// Sends `sysEx` (F0 … F7) as segments of at most `segmentLength` data bytes, one per packet.
     func sendSegmented(_ sysEx: [UInt8], timestamp: UInt32) {
         let data = sysEx.dropFirst().dropLast()
         var start = data.startIndex
         while start < data.endIndex {
-            let end = min(start + configuration.sysExSegmentLength, data.endIndex)
+            let end = min(start + segmentLength, data.endIndex)
             let segment = RTPMIDICommand.sysExSegment(data: Array(data[start..<end]),
                                                       isFirst: start == data.startIndex, isLast: end == data.endIndex)
             sendPacket(commands: [TimedRTPMIDICommand(offset: 0, segment)], timestamp: timestamp)

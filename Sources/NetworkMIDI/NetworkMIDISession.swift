@@ -48,7 +48,7 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
         public var journalRefreshInterval = 0.1
         /// Longest SysEx message accepted from a peer; longer ones are dropped.
         public var maximumSysExLength = 1 << 20
-        /// SysEx data bytes per packet when sending long messages.
+        /// SysEx data bytes per packet when sending long messages (16...3000).
         public var sysExSegmentLength = 1000
         /// The recovery journal is kept below this size (bytes) by moving the checkpoint forward.
         public var journalByteBudget = 1400
@@ -90,6 +90,8 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
     let receiver: (any MIDIReceiver)?
     let clockBase = UInt64(UInt32.random(in: 0...UInt32.max))
     let latencyNanoseconds: UInt64
+    /// `Configuration.sysExSegmentLength`, kept where a packet's command list can hold it.
+    let segmentLength: Int
 
     // Guarded by `lock`.
     var connections: [PeerConnection] = []
@@ -110,6 +112,7 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
         self.configuration = configuration
         self.receiver = receiver
         latencyNanoseconds = UInt64(max(0, configuration.playoutLatency) * 1e9)
+        segmentLength = min(max(configuration.sysExSegmentLength, 16), 3_000)
         (controlSocket, dataSocket) = try Self.bindPortPair(configuration.listenAddress)
         controlAddress = controlSocket.localAddress
         playout = receiver != nil && latencyNanoseconds > 0 ? PlayoutScheduler(receiver: receiver!) : nil
@@ -220,14 +223,14 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
         var pending: [MIDIMessage] = []
         var pendingBytes = 0
         for message in messages {
-            if case .systemExclusive(let bytes) = message, bytes.count > configuration.sysExSegmentLength {
+            if case .systemExclusive(let bytes) = message, bytes.count > segmentLength {
                 sendPacket(pending, timestamp: timestamp)
                 pending = []; pendingBytes = 0
                 sendSegmented(bytes, timestamp: timestamp)
                 continue
             }
             let size = message.bytes.count + 1
-            if pendingBytes + size > configuration.sysExSegmentLength + 200 {
+            if pendingBytes + size > segmentLength + 200 {
                 sendPacket(pending, timestamp: timestamp)
                 pending = []; pendingBytes = 0
             }

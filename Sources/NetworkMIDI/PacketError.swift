@@ -46,8 +46,6 @@ struct ByteReader {
         return bytes[position]
     }
 
-    func peek() -> UInt8? { position < bytes.endIndex ? bytes[position] : nil }
-
     mutating func u16(_ field: String) throws(NetworkMIDIPacketError) -> UInt16 {
         let high = try u8(field), low = try u8(field)
         return UInt16(high) << 8 | UInt16(low)

@@ -8,6 +8,7 @@ final class PlayoutScheduler: @unchecked Sendable {
         var time: UInt64
         var order: UInt64
         var message: MIDIMessage
+        var peerSSRC: UInt32
     }
 
     private let receiver: any MIDIReceiver
@@ -27,9 +28,9 @@ final class PlayoutScheduler: @unchecked Sendable {
 
     /// Queues `message` for delivery at monotonic time `time` (nanoseconds); messages with equal
     /// times keep their order.
-    func schedule(_ message: MIDIMessage, at time: UInt64) {
+    func schedule(_ message: MIDIMessage, at time: UInt64, fromPeer ssrc: UInt32) {
         condition.lock()
-        push(Entry(time: time, order: nextOrder, message: message))
+        push(Entry(time: time, order: nextOrder, message: message, peerSSRC: ssrc))
         nextOrder += 1
         condition.signal()
         condition.unlock()
@@ -66,7 +67,7 @@ final class PlayoutScheduler: @unchecked Sendable {
             }
             let entry = pop()
             condition.unlock()
-            receiver.deliver(entry.message, scheduledAt: entry.time)
+            receiver.deliver(entry.message, scheduledAt: entry.time, fromPeer: entry.peerSSRC)
             condition.lock()
         }
         condition.unlock()

@@ -71,11 +71,6 @@ public struct RTPMIDIPacket: Equatable, Sendable {
         return out
     }
 
-    /// Bytes the command list of `commands` takes on the wire.
-    static func encodedLength(of commands: [TimedRTPMIDICommand]) -> Int {
-        encodeCommandList(commands).count
-    }
-
     private static func encodeCommandList(_ commands: [TimedRTPMIDICommand]) -> [UInt8] {
         var out: [UInt8] = []
         var runningStatus: UInt8 = 0

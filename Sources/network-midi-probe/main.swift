@@ -44,11 +44,11 @@ struct Options {
 /// Prints received messages with their scheduled time relative to the first one.
 final class PrintingReceiver: NetworkMIDITimedReceiver, @unchecked Sendable {
     private var start: UInt64?
-    func receive(_ message: MIDIMessage) { receive(message, scheduledAt: NetworkClock.nowNanoseconds()) }
-    func receive(_ message: MIDIMessage, scheduledAt time: UInt64) {
+    func receive(_ message: MIDIMessage) { receive(message, scheduledAt: NetworkClock.nowNanoseconds(), fromPeer: 0) }
+    func receive(_ message: MIDIMessage, scheduledAt time: UInt64, fromPeer ssrc: UInt32) {
         let origin = start ?? time
         start = origin
-        print(String(format: "%10.4f s  %@", Double(Int64(time) - Int64(origin)) / 1e9, String(describing: message)))
+        print(String(format: "%10.4f s  %08x  %@", Double(Int64(time) - Int64(origin)) / 1e9, ssrc, String(describing: message)))
     }
 }
 

@@ -72,6 +72,20 @@ final class LoopbackSessionTests: XCTestCase {
         }
     }
 
+    func testMessagesStampedAheadArePlayedAtTheirTime() throws {
+        let heard = RecordingReceiver()
+        let latency = 0.005
+        let (_, initiator) = try makePair(listenerConfiguration: testConfiguration(name: "listener", latency: latency),
+                                          listenerReceiver: heard)
+        let playAt = NetworkClock.nowNanoseconds() + 100_000_000
+        initiator.send([.noteOn(channel: 0, note: 72, velocity: 80)], at: playAt)
+        XCTAssertTrue(heard.wait(timeout: 2) { !$0.events.isEmpty })
+        let event = try XCTUnwrap(heard.events.first)
+        XCTAssertEqual(Double(Int64(event.scheduled) - Int64(playAt)) / 1e9, latency, accuracy: 0.002)
+        XCTAssertGreaterThanOrEqual(event.time + 1_000_000, playAt, "not handed over before its time")
+        XCTAssertEqual(heard.senders, [initiator.ssrc], "the receiver learns which peer sent it")
+    }
+
     func testLongSysExIsSegmentedAndReassembled() throws {
         let heard = RecordingReceiver()
         let (_, initiator) = try makePair(listenerReceiver: heard)

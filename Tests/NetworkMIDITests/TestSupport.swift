@@ -9,14 +9,17 @@ final class RecordingReceiver: NetworkMIDITimedReceiver, @unchecked Sendable {
     private var recorded: [(message: MIDIMessage, time: UInt64, scheduled: UInt64)] = []
     private var trackedState = MIDIChannelStates()
 
+    private(set) var senders = Set<UInt32>()
+
     func receive(_ message: MIDIMessage) {
-        receive(message, scheduledAt: 0)
+        receive(message, scheduledAt: 0, fromPeer: 0)
     }
 
-    func receive(_ message: MIDIMessage, scheduledAt scheduled: UInt64) {
+    func receive(_ message: MIDIMessage, scheduledAt scheduled: UInt64, fromPeer ssrc: UInt32) {
         let now = NetworkClock.nowNanoseconds()
         lock.lock()
         recorded.append((message, now, scheduled))
+        senders.insert(ssrc)
         trackedState.apply(message)
         lock.unlock()
     }
