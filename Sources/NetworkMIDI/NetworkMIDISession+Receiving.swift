@@ -129,7 +129,8 @@ extension NetworkMIDISession {
             socket.send(SessionPacket.accepted(answer).encoded, to: source)
             return
         }
-        guard configuration.policy.allows(source) else {
+        let isKnown = connections.contains { $0.controlAddress == source }
+        guard configuration.policy.allows(source), isKnown || connections.count < configuration.maximumPeers else {
             socket.send(SessionPacket.refused(answer).encoded, to: source)
             stats.invitationsRefused += 1
             return

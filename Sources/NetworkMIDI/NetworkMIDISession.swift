@@ -16,7 +16,8 @@ import MIDICore
 ///   mapped to the local clock plus `Configuration.playoutLatency`, from the session's playout thread
 ///   (or at once from its network thread when the latency is 0). Lost packets are repaired from the
 ///   next packet's journal; a peer that leaves or stops answering clock sync has its notes released.
-/// - Lifetime: call `stop()` when done; it ends the session with every peer and its threads.
+/// - Lifetime: call `stop()` when done; it ends the session with every peer and its threads. Do not
+///   call `stop()` from the receiver or from `onPeerEvent` (they run on the threads it waits for).
 /// - Threads: one network thread receives and runs timers; `receive(_:)`/`send(_:at:)` encode and
 ///   `sendto` on the caller's thread under a short lock (call them from a sequencing thread, not from
 ///   an audio render callback).
@@ -31,6 +32,9 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
         public var policy = NetworkMIDIConnectionPolicy.default
         /// Added to each received event's time (seconds): absorbs network jitter. 0 delivers at once.
         public var playoutLatency = 0.005
+        /// Invitations beyond this many peers are refused with NO (a flood of invitations cannot
+        /// grow the session without bound).
+        public var maximumPeers = 32
         /// Invitations are resent this often, this many times, before giving up.
         public var invitationInterval = 1.0
         public var invitationAttempts = 12
@@ -52,7 +56,8 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
         public var sysExSegmentLength = 1000
         /// The recovery journal is kept below this size (bytes) by moving the checkpoint forward.
         public var journalByteBudget = 1400
-        /// Called (on the network thread, outside the session lock) when a peer connects or leaves.
+        /// Called when a peer connects or leaves: on the network thread, or on the thread calling
+        /// `disconnect(from:)`/`stop()`; never with the session lock held.
         public var onPeerEvent: (@Sendable (NetworkMIDIPeerEvent) -> Void)?
         /// Test hook for packet loss: called with each outgoing RTP sequence number; return false to
         /// drop that data packet instead of sending it.
@@ -74,7 +79,7 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
         /// Packets missing from peers' sequence numbers, and repairs made from journals for them.
         public var packetsLost = 0
         public var journalRepairMessages = 0
-        /// Invitations answered with NO because of the connection policy.
+        /// Invitations answered with NO because of the connection policy or the peer limit.
         public var invitationsRefused = 0
     }
 

@@ -148,11 +148,10 @@ public struct RTPMIDIPacket: Equatable, Sendable {
         let header = try reader.u8("MIDI command section header")
         let hasJournal = header & 0x40 != 0
         let firstHasDelta = header & 0x20 != 0
-        let phantomStatus = header & 0x10 != 0
         var length = Int(header & 0x0F)
         if header & 0x80 != 0 { length = length << 8 | Int(try reader.u8("MIDI command section length")) }
         let list = try reader.take(length, "MIDI command list")
-        commands = try Self.decodeCommandList(list, firstHasDelta: firstHasDelta, phantomStatus: phantomStatus)
+        commands = try Self.decodeCommandList(list, firstHasDelta: firstHasDelta)
         journal = hasJournal ? try RecoveryJournal(decoding: &reader) : nil
     }
 
@@ -166,8 +165,8 @@ public struct RTPMIDIPacket: Equatable, Sendable {
         throw .invalidValue(field: "delta time (more than 4 bytes)", value: Int(value))
     }
 
-    private static func decodeCommandList(_ bytes: ArraySlice<UInt8>, firstHasDelta: Bool,
-                                          phantomStatus: Bool) throws(NetworkMIDIPacketError) -> [TimedRTPMIDICommand] {
+    private static func decodeCommandList(_ bytes: ArraySlice<UInt8>,
+                                          firstHasDelta: Bool) throws(NetworkMIDIPacketError) -> [TimedRTPMIDICommand] {
         var reader = ByteReader(bytes)
         var commands: [TimedRTPMIDICommand] = []
         var runningStatus: UInt8 = 0
@@ -177,10 +176,9 @@ public struct RTPMIDIPacket: Equatable, Sendable {
             var status = try reader.u8("MIDI command")
             var dataFirst: UInt8? = nil
             if status < 0x80 {
-                guard runningStatus != 0 else {
-                    throw .invalidValue(field: phantomStatus && commands.isEmpty
-                                        ? "phantom running status" : "running status", value: Int(status))
-                }
+                // The first command always carries its status byte (the P flag only says that the
+                // original stream had used running status there).
+                guard runningStatus != 0 else { throw .invalidValue(field: "running status", value: Int(status)) }
                 dataFirst = status
                 status = runningStatus
             }

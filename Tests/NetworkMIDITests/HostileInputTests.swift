@@ -164,6 +164,18 @@ final class HostileInputTests: XCTestCase {
         try assertStillServing()
     }
 
+    func testInvitationFloodIsCappedAtMaximumPeers() throws {
+        var strangers: [RawPeer] = []
+        for _ in 0..<40 { strangers.append(try RawPeer()) }
+        var refused = 0
+        for stranger in strangers {
+            if case .refused? = stranger.invite(session.controlAddress, from: stranger.control) { refused += 1 }
+        }
+        XCTAssertEqual(session.peers.count, 32)
+        XCTAssertEqual(refused, 40 - 31, "the raw peer holds one of the 32 places")
+        XCTAssertEqual(session.statistics.invitationsRefused, refused)
+    }
+
     func testSeededFuzzNeverStopsTheSession() throws {
         var random = SeededGenerator(seed: 4695)
         let valid = peer.rtp([0x43, 0x90, 0x3C, 0x40, 0x20, 0, 1, 0x00, 0x0A, 0x88, 5, 0, 0, 0x01, 0xF1, 0x3C, 0x40])
