@@ -129,4 +129,19 @@ final class PacketCodecTests: XCTestCase {
                                  .noteOn(channel: 1, note: 52, velocity: 70)])
         XCTAssertEqual(receiver.soundingNotes.map(\.note), [52])
     }
+
+    func testAddressesResolveAndBadOnesAreNamed() throws {
+        XCTAssertEqual(try NetworkMIDIAddress.resolve("127.0.0.1:5004"), NetworkMIDIAddress(host: "127.0.0.1", port: 5004))
+        XCTAssertEqual(try NetworkMIDIAddress.resolve("localhost:5006").port, 5006)
+        XCTAssertTrue(try NetworkMIDIAddress.resolve("localhost:5006").isLoopback)
+        XCTAssertThrowsError(try NetworkMIDIAddress.resolve("127.0.0.1")) { error in
+            XCTAssertEqual(error as? NetworkMIDIError, .badAddress("127.0.0.1", reason: "expected HOST:PORT"))
+        }
+        XCTAssertThrowsError(try NetworkMIDIAddress.resolve("no-such-host.invalid:5004"))
+        XCTAssertThrowsError(try NetworkMIDISession(configuration: {
+            var configuration = NetworkMIDISession.Configuration()
+            configuration.listenAddress = NetworkMIDIAddress(host: "192.0.2.123", port: 5004)!
+            return configuration
+        }(), deliveringTo: nil), "binding an address this machine does not have fails with a typed error")
+    }
 }
