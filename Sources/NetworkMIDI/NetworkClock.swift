@@ -23,3 +23,14 @@ public enum NetworkClock {
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &spec, nil) == EINTR {}
     }
 }
+
+/// Puts the calling thread in the SCHED_FIFO real-time class at `priority` (1...99), so network and
+/// playout timing hold up on a busy machine. Returns false where that is not permitted (an ordinary
+/// user without the rtprio limit): the thread then keeps normal scheduling.
+@discardableResult
+func raiseCurrentThreadToRealTimePriority(_ priority: Int32) -> Bool {
+    guard priority > 0 else { return false }
+    var parameters = sched_param()
+    parameters.sched_priority = priority
+    return pthread_setschedparam(pthread_self(), SCHED_FIFO, &parameters) == 0
+}

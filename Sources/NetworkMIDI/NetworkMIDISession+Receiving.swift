@@ -10,6 +10,7 @@ struct SessionOutbox {
 /// The network thread: receiving datagrams, the session protocol state machine, and timers.
 extension NetworkMIDISession {
     func runNetworkThread() {
+        raiseCurrentThreadToRealTimePriority(configuration.realTimePriority)
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
             lock.lock()

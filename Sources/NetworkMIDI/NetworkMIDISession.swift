@@ -50,6 +50,9 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
         /// While a peer has not confirmed our latest packet, an empty packet carrying the journal is
         /// sent after this many seconds without data, so a loss at the end of a burst gets repaired.
         public var journalRefreshInterval = 0.1
+        /// SCHED_FIFO priority for the network and playout threads where the system permits it
+        /// (root, or an rtprio limit); 0 keeps normal scheduling.
+        public var realTimePriority: Int32 = 40
         /// Longest SysEx message accepted from a peer; longer ones are dropped.
         public var maximumSysExLength = 1 << 20
         /// SysEx data bytes per packet when sending long messages (16...3000).
@@ -120,7 +123,8 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
         segmentLength = min(max(configuration.sysExSegmentLength, 16), 3_000)
         (controlSocket, dataSocket) = try Self.bindPortPair(configuration.listenAddress)
         controlAddress = controlSocket.localAddress
-        playout = receiver != nil && latencyNanoseconds > 0 ? PlayoutScheduler(receiver: receiver!) : nil
+        playout = receiver != nil && latencyNanoseconds > 0
+            ? PlayoutScheduler(receiver: receiver!, realTimePriority: configuration.realTimePriority) : nil
         let thread = Thread { self.runNetworkThread() }
         thread.name = "NetworkMIDI \(controlAddress)"
         thread.qualityOfService = .userInteractive

@@ -18,9 +18,12 @@ final class PlayoutScheduler: @unchecked Sendable {
     private var stopping = false
     private let finished = DispatchSemaphore(value: 0)
 
-    init(receiver: any MIDIReceiver) {
+    init(receiver: any MIDIReceiver, realTimePriority: Int32) {
         self.receiver = receiver
-        let thread = Thread { self.run() }
+        let thread = Thread {
+            raiseCurrentThreadToRealTimePriority(realTimePriority)
+            self.run()
+        }
         thread.name = "NetworkMIDI playout"
         thread.qualityOfService = .userInteractive
         thread.start()
