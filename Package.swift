@@ -19,7 +19,7 @@ let package = Package(
         .executable(name: "seqplay", targets: ["seqplay"]),
         .library(name: "SeqplayKit", targets: [
             "MIDICore", "MIDIFile", "Player", "FluidSynth", "Sampler", "AudioGraph", "Effects",
-            "AudioFiles", "AudioGraphFiles", "Rendering",
+            "AudioFiles", "AudioGraphFiles", "Rendering", "NetworkMIDI",
         ]),
     ],
     dependencies: [
@@ -54,6 +54,9 @@ let package = Package(
         // The graph's file ends: RecorderTap (a tap writing to a file) and AudioPlayerNode.scheduleFile.
         .target(name: "AudioGraphFiles", dependencies: ["AudioGraph", "AudioFiles", atomics]),
 
+        // Network MIDI sessions: RTP-MIDI (RFC 6295) with Apple's session protocol over UDP.
+        .target(name: "NetworkMIDI", dependencies: ["MIDICore"]),
+
         // A song to audio: sequence → player → sampler → mixer → audio file.
         .target(name: "Rendering", dependencies: ["MIDIFile", "Player", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles"]),
 
@@ -81,9 +84,11 @@ let package = Package(
         .testTarget(name: "RenderTests", dependencies: [
             "seqplay", "Rendering", "Player", "AudioFiles", "MIDIFile", "MIDICore", "RenderTestSupport", "AudioTestSupport",
         ]),
+        .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore"]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile"]),
 
-        // Benchmarks (run by the scripts in Benchmarks/).
+        // Benchmarks (run by the scripts in Benchmarks/) and the network interop probe (Scripts/test-network-interop).
+        .executableTarget(name: "network-midi-probe", dependencies: ["NetworkMIDI", "MIDICore"]),
         .executableTarget(name: "smf-bench", dependencies: ["MIDIFile"], path: "Benchmarks/smf-bench"),
         .executableTarget(name: "AudioGraphBenchmark", dependencies: ["AudioGraph", "AllocationCounter"],
                           path: "Benchmarks/AudioGraphBenchmark"),
