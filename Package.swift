@@ -32,6 +32,9 @@ let package = Package(
         // Standard MIDI Files: the bounds-checked codec, the sequence model and the tempo map.
         .target(name: "MIDIFile", dependencies: ["MIDICore"]),
 
+        // Thin Swift wrapper over alsa-lib (CALSA): PCM playback devices; nothing above it sees a C pointer.
+        .target(name: "ALSA", dependencies: ["CALSA"]),
+
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile",
