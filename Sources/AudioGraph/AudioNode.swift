@@ -5,7 +5,8 @@
 ///    connected input, then `outputFormat(forBus:inputFormats:)` for each output bus.
 /// 2. `prepare(_:)`, once per engine prepare, off the render thread: allocate everything here.
 /// 3. `render(_:inputs:outputs:)` on the render thread, once per render cycle, after every node it
-///    pulls from has rendered. It must not allocate, lock, block, log or do I/O.
+///    pulls from has rendered. It must not allocate, lock, block, log or do I/O. Walk arrays by
+///    index there (`for i in array.indices`): `for element in array` allocates in debug builds.
 ///
 /// A node belongs to at most one engine. Change a node's connections and taps while its engine is
 /// stopped; they take effect at the next `prepare()`/`start()`.

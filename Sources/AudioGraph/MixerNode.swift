@@ -66,7 +66,9 @@ public final class MixerNode: AudioNode, @unchecked Sendable {
         let output = outputs[0]
         output.clear()
         let master = outputGain.value
-        for (input, parameters) in zip(inputs, preparedParameters) {
+        for index in inputs.indices {
+            let input = inputs[index]
+            let parameters = preparedParameters[index]
             let volume = parameters.volume.value * master
             let pan = parameters.pan.value
             if input.channelCount == 1 && output.channelCount >= 2 {

@@ -100,12 +100,20 @@ final class RenderPlan {
     }
 
     /// One render cycle: every node in pull order, with its taps. No allocation, locks or I/O.
+    /// Arrays are walked by index: `for element in array` allocates an iterator frame in debug builds.
     func render(_ context: RenderContext) {
-        for step in steps {
-            for buffer in step.outputs { buffer.frameLength = context.frameCount }
-            for binding in step.inputTaps { binding.tap.process(binding.buffer, context: context) }
+        for stepIndex in steps.indices {
+            let step = steps[stepIndex]
+            for bus in step.outputs.indices { step.outputs[bus].frameLength = context.frameCount }
+            Self.process(step.inputTaps, context)
             step.node.render(context, inputs: step.inputs, outputs: step.outputs)
-            for binding in step.outputTaps { binding.tap.process(binding.buffer, context: context) }
+            Self.process(step.outputTaps, context)
+        }
+    }
+
+    private static func process(_ bindings: [TapBinding], _ context: RenderContext) {
+        for index in bindings.indices {
+            bindings[index].tap.process(bindings[index].buffer, context: context)
         }
     }
 }

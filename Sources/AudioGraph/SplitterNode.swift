@@ -14,6 +14,6 @@ public final class SplitterNode: AudioNode, @unchecked Sendable {
     public override var numberOfOutputs: Int { outputCount }
 
     public override func render(_ context: RenderContext, inputs: [AudioBuffer], outputs: [AudioBuffer]) {
-        for output in outputs { output.copy(from: inputs[0], frameCount: context.frameCount) }
+        for bus in outputs.indices { outputs[bus].copy(from: inputs[0], frameCount: context.frameCount) }
     }
 }
