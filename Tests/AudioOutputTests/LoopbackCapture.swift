@@ -14,33 +14,32 @@ final class LoopbackCapture {
                           "no snd-aloop Loopback card here: run Scripts/test-alsa (uses the alsa-vm guest)")
     }
 
-    private let process = Process()
+    private let arecord: ChildProcess
     private let file: URL
 
     /// Starts capturing `seconds` of raw `format` (arecord's -f name) audio and returns once the
     /// capture substream is running, so nothing played afterwards is missed.
     init(format: String, sampleRate: Int, channelCount: Int, seconds: Int) throws {
         file = FileManager.default.temporaryDirectory.appendingPathComponent("loopback-\(UUID().uuidString).raw")
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/arecord")
         // 2 s capture buffer: emulation is slow, the capture side must never overrun.
-        process.arguments = ["-q", "-D", "hw:Loopback,1,0", "-t", "raw", "-f", format, "-r", "\(sampleRate)",
+        arecord = try ChildProcess("/usr/bin/arecord", ["-q", "-D", "hw:Loopback,1,0", "-t", "raw", "-f", format, "-r", "\(sampleRate)",
                              "-c", "\(channelCount)", "--buffer-time=2000000", "--period-time=250000",
-                             "-d", "\(seconds)", file.path]
-        try process.run()
+                             "-d", "\(seconds)", file.path])
         for _ in 0..<400 {
             if let status = try? String(contentsOfFile: Self.captureStatus, encoding: .utf8),
                status.contains("state: RUNNING") { return }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        process.terminate()
+        arecord.terminate()
+        arecord.waitForExit()
         throw CaptureError.didNotStart
     }
 
     /// Waits for arecord to finish and returns the captured bytes.
     func finish() throws -> Data {
-        process.waitUntilExit()
+        let status = arecord.waitForExit()
         defer { try? FileManager.default.removeItem(at: file) }
-        guard process.terminationStatus == 0 else { throw CaptureError.arecordFailed(process.terminationStatus) }
+        guard status == 0 else { throw CaptureError.arecordFailed(status) }
         return try Data(contentsOf: file)
     }
 

@@ -20,9 +20,10 @@ final class NullOutputTests: XCTestCase {
         XCTAssertEqual(output.sampleTime, 44_100)
         XCTAssertEqual(engine.sampleTime, 44_100, "the engine rendered more or fewer frames than played")
         XCTAssertEqual(output.xrunCount, 0)
-        // Paced by absolute deadlines: never early; late only by scheduling on a loaded machine.
+        // Paced by absolute deadlines: never early; late only by scheduling on a loaded machine
+        // (a pacing bug that plays at half speed would take 2 s).
         XCTAssertGreaterThanOrEqual(seconds, 0.99)
-        XCTAssertLessThan(seconds, 1.5)
+        XCTAssertLessThan(seconds, 1.9)
         XCTAssertNotNil(output.scheduling)
     }
 
