@@ -4,7 +4,7 @@
 // Modules follow the data flow:
 //   MIDICore (MIDI types) → MIDIFile (SMF codec, MusicSequence, TempoMap) → Player (MusicPlayer)
 //   → MIDI endpoints (Sampler over FluidSynth) → AudioGraph (engine, nodes, mixer, taps; Effects)
-//   → outputs (AudioFiles, AudioGraphFiles) → Rendering (a song to audio) → seqplay (the command-line tool).
+//   → outputs (AudioFiles, AudioGraphFiles, ALSA + AudioOutput) → Rendering (a song to audio) → seqplay (the command-line tool).
 // C libraries sit behind thin wrapper modules (C* system libraries, then FluidSynth / AudioFiles);
 // nothing above those wrappers sees a C pointer.
 import PackageDescription
@@ -19,7 +19,7 @@ let package = Package(
         .executable(name: "seqplay", targets: ["seqplay"]),
         .library(name: "SeqplayKit", targets: [
             "MIDICore", "MIDIFile", "Player", "FluidSynth", "Sampler", "AudioGraph", "Effects",
-            "AudioFiles", "AudioGraphFiles", "Rendering", "NetworkMIDI",
+            "AudioFiles", "AudioGraphFiles", "Rendering", "NetworkMIDI", "ALSA", "AudioOutput",
         ]),
     ],
     dependencies: [
@@ -44,6 +44,7 @@ let package = Package(
         // Thin Swift wrappers over the C libraries.
         .target(name: "FluidSynth", dependencies: ["CFluidSynth", "MIDICore", logging, atomics]),
         .target(name: "AudioFiles", dependencies: ["CSndFile"]),
+        .target(name: "ALSA", dependencies: ["CALSA"]),
 
         // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output.
         .target(name: "AudioGraph", dependencies: [atomics]),
@@ -53,6 +54,9 @@ let package = Package(
         .target(name: "Effects", dependencies: ["AudioGraph", "CSampleRate", atomics]),
         // The graph's file ends: RecorderTap (a tap writing to a file) and AudioPlayerNode.scheduleFile.
         .target(name: "AudioGraphFiles", dependencies: ["AudioGraph", "AudioFiles", atomics]),
+
+        // Real-time output: a render thread driving an AudioEngine into an ALSA device or a clock.
+        .target(name: "AudioOutput", dependencies: ["AudioGraph", "ALSA", atomics]),
 
         // Network MIDI sessions: RTP-MIDI (RFC 6295) with Apple's session protocol over UDP.
         .target(name: "NetworkMIDI", dependencies: ["MIDICore"]),
@@ -84,6 +88,7 @@ let package = Package(
         .testTarget(name: "RenderTests", dependencies: [
             "seqplay", "Rendering", "Player", "AudioFiles", "MIDIFile", "MIDICore", "RenderTestSupport", "AudioTestSupport",
         ]),
+        .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSA", "AudioGraph", "AllocationCounter"]),
         .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore"]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile"]),
 
