@@ -42,7 +42,12 @@ let package = Package(
         .target(name: "Player", dependencies: ["MIDICore", "MIDIFile", atomics]),
 
         // Thin Swift wrappers over the C libraries.
-        .target(name: "FluidSynth", dependencies: ["CFluidSynth", "MIDICore", logging, atomics]),
+        .target(name: "FluidSynth", dependencies: ["CFluidSynth", "FluidSynthOpenMP", "MIDICore", logging, atomics]),
+        // Runs FluidSynth's one-thread OpenMP regions inline, so rendering with reverb/chorus does not allocate.
+        .target(name: "FluidSynthOpenMP", linkerSettings: [
+            // libfluidsynth must bind to this program's GOMP_parallel, so it has to be a dynamic symbol.
+            .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=GOMP_parallel"]),
+        ]),
         .target(name: "AudioFiles", dependencies: ["CSndFile"]),
         .target(name: "ALSA", dependencies: ["CALSA"]),
 

@@ -1,4 +1,5 @@
 import CFluidSynth
+import FluidSynthOpenMP
 import MIDICore
 
 /// A FluidSynth synthesizer: SoundFonts in, MIDI messages in, stereo float audio out.
@@ -208,6 +209,10 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
             break
         }
     }
+
+    /// True once FluidSynth's one-thread OpenMP regions (its reverb and chorus, in Debian's build) have
+    /// run inline on the calling thread instead of through libgomp, which allocates for each of them.
+    public static var runsOpenMPRegionsInline: Bool { seqplay_openmp_inline_regions_active() != 0 }
 
     /// Renders `frameCount` frames of stereo audio into `left` and `right`, overwriting them.
     /// Does not allocate; FluidSynth renders in 64-frame blocks internally, so events received

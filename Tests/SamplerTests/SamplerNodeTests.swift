@@ -12,10 +12,10 @@ final class SamplerNodeTests: XCTestCase {
     static let timGM = "/usr/share/sounds/sf2/TimGM6mb.sf2"
 
     /// A running offline engine: a dry sampler with `font` loaded → main mixer → output.
-    func makeEngine(font: String, sampleRate: Double = 48_000, maximumFrameCount: Int = 512)
+    func makeEngine(font: String, sampleRate: Double = 48_000, maximumFrameCount: Int = 512, effects: Bool = false)
         throws -> (AudioEngine, SamplerNode) {
         guard FileManager.default.fileExists(atPath: font) else { throw XCTSkip("\(font) is not installed") }
-        let sampler = try SamplerNode(settings: SynthesizerSettings(reverbEnabled: false, chorusEnabled: false))
+        let sampler = try SamplerNode(settings: SynthesizerSettings(reverbEnabled: effects, chorusEnabled: effects))
         try sampler.loadSoundFont(at: font)
         let engine = AudioEngine()
         engine.attach(sampler)
@@ -102,7 +102,18 @@ final class SamplerNodeTests: XCTestCase {
     }
 
     func testRenderingWithScheduledNotesAllocatesNothing() throws {
-        let (engine, sampler) = try makeEngine(font: Self.timGM, maximumFrameCount: 256)
+        try assertRenderingAllocatesNothing(effects: false)
+    }
+
+    /// FluidSynth's reverb and chorus run in an OpenMP region every 64 frames; it runs inline
+    /// (FluidSynthOpenMP), so libgomp does not allocate a thread team for it on the render thread.
+    func testRenderingWithReverbAndChorusAllocatesNothing() throws {
+        try assertRenderingAllocatesNothing(effects: true)
+        XCTAssertTrue(Synthesizer.runsOpenMPRegionsInline)
+    }
+
+    private func assertRenderingAllocatesNothing(effects: Bool) throws {
+        let (engine, sampler) = try makeEngine(font: Self.timGM, maximumFrameCount: 256, effects: effects)
         var events: [(sampleTime: Int64, message: MIDIMessage)] = []
         for i in 0..<200 {
             let time = Int64(2048 + i * 997)
