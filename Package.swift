@@ -32,11 +32,25 @@ let package = Package(
         // Standard MIDI Files: the bounds-checked codec, the sequence model and the tempo map.
         .target(name: "MIDIFile", dependencies: ["MIDICore"]),
 
+        // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output.
+        .target(name: "AudioGraph", dependencies: [.product(name: "Atomics", package: "swift-atomics")]),
+        // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
+        .target(name: "AllocationCounter"),
+        // Thin Swift wrapper over alsa-lib (CALSA): PCM playback devices; nothing above it sees a C pointer.
+        .target(name: "ALSA", dependencies: ["CALSA"]),
+        // Real-time output: render thread driving an AudioEngine into an ALSA device or a clock.
+        .target(name: "AudioOutput", dependencies: [
+            "AudioGraph", "ALSA", .product(name: "Atomics", package: "swift-atomics"),
+        ]),
+
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+
+        .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
+        .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSA", "AudioGraph", "AllocationCounter"]),
     ]
 )

@@ -1,0 +1,60 @@
+/// Float32 non-interleaved audio in memory allocated once, when the buffer is made.
+///
+/// The engine makes one buffer per node output bus at prepare time; nodes fill them during render
+/// without allocating. `frameLength` is the number of valid frames (the engine sets it to the frame
+/// count of each render cycle); `frameCapacity` is fixed. Channel data is reached through
+/// `self[channel]`, a pointer view of `frameLength` samples.
+public final class AudioBuffer: @unchecked Sendable {
+    /// Sample rate and channel count of the samples held.
+    public let format: AudioFormat
+    /// The largest `frameLength` this buffer can hold.
+    public let frameCapacity: Int
+    /// The number of valid frames, 0...frameCapacity.
+    public var frameLength: Int {
+        didSet { precondition(frameLength >= 0 && frameLength <= frameCapacity, "frameLength out of range") }
+    }
+
+    private let storage: UnsafeMutablePointer<Float>
+
+    /// A buffer of `format` able to hold `frameCapacity` frames, all zero, `frameLength` 0.
+    /// Allocates: make buffers before rendering, never on the render thread.
+    public init(format: AudioFormat, frameCapacity: Int) {
+        precondition(frameCapacity >= 0, "frame capacity must not be negative")
+        self.format = format
+        self.frameCapacity = frameCapacity
+        self.frameLength = 0
+        let count = max(1, frameCapacity * format.channelCount)
+        storage = .allocate(capacity: count)
+        storage.initialize(repeating: 0, count: count)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// Number of channels (same as `format.channelCount`).
+    public var channelCount: Int { format.channelCount }
+
+    /// The first `frameLength` samples of `channel`, writable.
+    public subscript(channel: Int) -> UnsafeMutableBufferPointer<Float> {
+        precondition(channel >= 0 && channel < format.channelCount, "channel out of range")
+        return UnsafeMutableBufferPointer(start: storage + channel * frameCapacity, count: frameLength)
+    }
+
+    /// Sets the first `frameLength` frames of every channel to zero.
+    public func clear() {
+        for c in 0..<format.channelCount {
+            (storage + c * frameCapacity).update(repeating: 0, count: frameLength)
+        }
+    }
+
+    /// Copies `frameCount` frames of every channel of `source` (same channel count) into this buffer,
+    /// starting at frame `offset` here and at frame 0 there. Does not change `frameLength`.
+    public func copy(from source: AudioBuffer, frameCount: Int, toOffset offset: Int = 0) {
+        precondition(source.format.channelCount == format.channelCount, "channel counts differ")
+        precondition(frameCount <= source.frameCapacity && offset + frameCount <= frameCapacity,
+                     "copy exceeds buffer capacity")
+        for c in 0..<format.channelCount {
+            (storage + c * frameCapacity + offset)
+                .update(from: source.storage + c * source.frameCapacity, count: frameCount)
+        }
+    }
+}
