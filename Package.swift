@@ -36,8 +36,8 @@ let package = Package(
         .target(name: "AudioGraph", dependencies: [.product(name: "Atomics", package: "swift-atomics")]),
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
         .target(name: "AllocationCounter"),
-        // Thin Swift wrapper over alsa-lib (CALSA): PCM playback devices; nothing above it sees a C pointer.
-        .target(name: "ALSA", dependencies: ["CALSA"]),
+        // Thin Swift wrapper over alsa-lib (CALSA): PCM playback devices and the MIDI sequencer; nothing above it sees a C pointer.
+        .target(name: "ALSA", dependencies: ["CALSA", "MIDICore"]),
         // Real-time output: render thread driving an AudioEngine into an ALSA device or a clock.
         .target(name: "AudioOutput", dependencies: [
             "AudioGraph", "ALSA", .product(name: "Atomics", package: "swift-atomics"),
