@@ -43,6 +43,15 @@ let package = Package(
             "AudioGraph", "ALSA", .product(name: "Atomics", package: "swift-atomics"),
         ]),
 
+        // Times the SMF reader for Benchmarks/smf-load.sh (not a user-facing tool).
+        .executableTarget(name: "smf-bench", dependencies: ["MIDIFile"], path: "Benchmarks/smf-bench"),
+
+        // Plays a sequence into a sampler at exact sample times.
+        .target(name: "Player", dependencies: [
+            "MIDICore", "MIDIFile",
+            .product(name: "Atomics", package: "swift-atomics"),
+        ]),
+
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile",
@@ -52,5 +61,9 @@ let package = Package(
 
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
         .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSA", "AudioGraph", "AllocationCounter"]),
+        .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile"]),
+        .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player"]),
+        // Runs the built seqplay binary.
+        .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile"]),
     ]
 )

@@ -106,21 +106,31 @@ extension MIDIMessage {
 
     /// Appends the wire bytes of this message (status byte explicit) to `out`.
     public func appendBytes(to out: inout [UInt8]) {
-        let s = statusByte
+        if case .systemExclusive(let data) = self {
+            out.append(contentsOf: data)
+        } else {
+            out.append(statusByte)
+            appendDataBytes(to: &out)
+        }
+    }
+
+    /// Appends the bytes that follow the status byte on the wire (what a running-status writer
+    /// writes); for System Exclusive, the bytes after the leading 0xF0.
+    public func appendDataBytes(to out: inout [UInt8]) {
         switch self {
         case .noteOff(_, let a, let b), .noteOn(_, let a, let b), .polyPressure(_, let a, let b),
              .controlChange(_, let a, let b):
-            out.append(s); out.append(a & 0x7F); out.append(b & 0x7F)
+            out.append(a & 0x7F); out.append(b & 0x7F)
         case .programChange(_, let a), .channelPressure(_, let a):
-            out.append(s); out.append(a & 0x7F)
+            out.append(a & 0x7F)
         case .pitchBend(_, let v), .songPosition(let v):
-            out.append(s); out.append(UInt8(v & 0x7F)); out.append(UInt8((v >> 7) & 0x7F))
+            out.append(UInt8(v & 0x7F)); out.append(UInt8((v >> 7) & 0x7F))
         case .timeCodeQuarterFrame(let a), .songSelect(let a):
-            out.append(s); out.append(a & 0x7F)
+            out.append(a & 0x7F)
         case .systemExclusive(let data):
-            out.append(contentsOf: data)
+            out.append(contentsOf: data.first == 0xF0 ? data.dropFirst() : data[...])
         default:
-            out.append(s)
+            break
         }
     }
 

@@ -1,0 +1,24 @@
+/// Collects the problems met while reading one file: in lenient mode a repaired problem is kept as a
+/// warning, in strict mode it is thrown.
+struct IssueLog {
+    let file: String
+    let strict: Bool
+    private(set) var warnings: [MIDIFileIssue] = []
+
+    init(file: String, strict: Bool) {
+        self.file = file
+        self.strict = strict
+    }
+
+    /// The error for a problem that cannot be repaired.
+    func error(_ reason: MIDIFileIssue.Reason, track: Int?, offset: Int) -> MIDIFileIssue {
+        MIDIFileIssue(file: file, track: track, offset: offset, reason: reason)
+    }
+
+    /// Records a problem that the reader repaired; throws it in strict mode.
+    mutating func repaired(_ reason: MIDIFileIssue.Reason, track: Int?, offset: Int) throws(MIDIFileIssue) {
+        let issue = error(reason, track: track, offset: offset)
+        if strict { throw issue }
+        warnings.append(issue)
+    }
+}

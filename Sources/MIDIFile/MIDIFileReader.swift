@@ -1,0 +1,46 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Reads Standard MIDI Files (formats 0, 1 and 2, PPQN or SMPTE division, bare or in a RIFF RMID
+/// wrapper) into a `MusicSequence`, checking every byte it reads against the file's bounds.
+///
+/// In lenient mode (the default) it repairs what can be repaired (a missing End of Track, a chunk
+/// length over- or undershooting, a track count not matching the header, running status at a track
+/// start or after a meta event) and returns each repair as a warning; strict mode throws it instead.
+/// Memory use is bounded by the file's size and time is linear in it, whatever the file declares.
+public enum MIDIFileReader {
+    /// Whether repairable problems are warnings (`lenient`) or errors (`strict`).
+    public enum Mode: Sendable {
+        case lenient
+        case strict
+    }
+
+    /// Reads the file at `path`. Errors name the file as `path`.
+    public static func read(contentsOf path: String, mode: Mode = .lenient) throws(MIDIFileIssue) -> MIDIFileReadResult {
+        let bytes: [UInt8]
+        do {
+            bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw MIDIFileIssue(file: path, track: nil, offset: 0, reason: .unreadable(String(describing: error)))
+        }
+        return try read(bytes: bytes, name: path, mode: mode)
+    }
+
+    /// Reads a file's bytes; `name` is the file name errors and warnings give.
+    public static func read(bytes: [UInt8], name: String, mode: Mode = .lenient) throws(MIDIFileIssue) -> MIDIFileReadResult {
+        var log = IssueLog(file: name, strict: mode == .strict)
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(MIDIFileIssue) in try SMFParser(bytes: buffer).parse(log: &log) }
+        }
+        return MIDIFileReadResult(sequence: try result.get(), warnings: log.warnings)
+    }
+}
+
+/// What `MIDIFileReader` read: the sequence and the problems it repaired (empty in strict mode).
+public struct MIDIFileReadResult: Sendable {
+    public var sequence: MusicSequence
+    public var warnings: [MIDIFileIssue]
+}

@@ -1,0 +1,180 @@
+import MIDICore
+import MIDIFile
+
+/// One message of a playback schedule: when to send it (audio sample index from the start of
+/// playback) and which track it comes from.
+struct ScheduledEvent: Sendable {
+    var sampleTime: Int64
+    var track: Int
+    var message: MIDIMessage
+}
+
+/// A sequence turned into a flat, time-ordered list of messages at exact sample times, with start,
+/// end, loop, transpose and rate applied: everything `MusicPlayer` delivers, worked out in advance.
+struct PlaybackSchedule {
+    var events: [ScheduledEvent] = []
+    /// The length of the whole playback, loops included, rounded to the nearest sample.
+    var durationInSamples: Int64 = 0
+
+    /// A message of the sequence at its tick.
+    private struct SourceEvent {
+        var tick: Int64
+        var track: Int
+        var message: MIDIMessage
+    }
+
+    /// A stretch of ticks [from, to) played straight through.
+    private struct Pass {
+        var from: Int64
+        var to: Int64
+    }
+
+    /// Builds the schedule of `sequence` (format 0 or 1; format 2 patterns already put in order) at
+    /// `sampleRate` samples per second.
+    init(sequence: MusicSequence, map: TempoMap, settings: PlaybackSettings, sampleRate: Int) throws(PlaybackSettingsError) {
+        guard settings.rate.isFinite, (0.01...100).contains(settings.rate) else { throw .rateOutOfRange(settings.rate) }
+        guard (1...1_000_000).contains(sampleRate) else { throw .sampleRateOutOfRange(sampleRate) }
+        let speed = (numerator: Int64((settings.rate * 10_000).rounded()), denominator: Int64(10_000))
+
+        let source = PlaybackSchedule.sourceEvents(of: sequence)
+        let passes = try PlaybackSchedule.passes(map: map, settings: settings)
+        var sounding: [NoteKey: Int] = [:]
+        var elapsed = ExactTime.zero(denominator: map.time(atTick: 0).denominator)
+        func sampleTime(_ time: ExactTime) -> Int64 {
+            // Rounded down: a renderer asking for events before `blockStart + half a block` then sends
+            // each at the block boundary nearest its exact time.
+            time.sampleIndex(sampleRate: sampleRate, speed: speed, rounding: .down)
+        }
+
+        for (index, pass) in passes.enumerated() {
+            let passStart = sampleTime(elapsed)
+            let jumped = index == 0 ? pass.from > 0 : passes[index - 1].to != pass.from
+            if jumped {
+                let history = source[..<PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.from)].lazy.map { (track: $0.track, message: $0.message) }
+                for state in Chase.stateMessages(from: history) {
+                    events.append(ScheduledEvent(sampleTime: passStart, track: state.track, message: state.message))
+                }
+            }
+            let startTime = map.time(atTick: pass.from)
+            let first = PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.from)
+            let end = PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.to)
+            for event in source[first..<end] {
+                guard let message = event.message.transposed(by: settings.transpose) else { continue }
+                NoteKey.track(message, from: event.track, in: &sounding)
+                events.append(ScheduledEvent(sampleTime: sampleTime(elapsed + map.time(atTick: event.tick) - startTime),
+                                             track: event.track, message: message))
+            }
+            elapsed = elapsed + map.time(atTick: pass.to) - startTime
+            let continues = index + 1 < passes.count && passes[index + 1].from == pass.to
+            if !continues {
+                let passEnd = sampleTime(elapsed)
+                for key in sounding.keys.sorted() {
+                    events.append(ScheduledEvent(sampleTime: passEnd, track: key.track,
+                                                 message: .noteOff(channel: key.channel, note: key.note, velocity: 0)))
+                }
+                sounding.removeAll()
+            }
+        }
+        durationInSamples = elapsed.sampleIndex(sampleRate: sampleRate, speed: speed)
+    }
+
+    /// The channel and SysEx messages of all tracks, by tick, then track, then order in the track.
+    private static func sourceEvents(of sequence: MusicSequence) -> [SourceEvent] {
+        var found: [(event: SourceEvent, index: Int)] = []
+        for (trackIndex, track) in sequence.tracks.enumerated() {
+            for (index, timed) in track.events.enumerated() {
+                guard let message = timed.event.playableMessage else { continue }
+                found.append((SourceEvent(tick: max(0, timed.tick), track: trackIndex, message: message), index))
+            }
+        }
+        found.sort { ($0.event.tick, $0.event.track, $0.index) < ($1.event.tick, $1.event.track, $1.index) }
+        return found.map(\.event)
+    }
+
+    /// The stretches played in order: start to loop end, the loop again `count - 1` times, then on to the end.
+    private static func passes(map: TempoMap, settings: PlaybackSettings) throws(PlaybackSettingsError) -> [Pass] {
+        let start = settings.start?.tick(in: map) ?? 0
+        let end = settings.end?.tick(in: map) ?? map.endTick
+        guard start < end else { throw .startNotBeforeEnd(startTick: start, endTick: end) }
+        guard let loop = settings.loop else { return [Pass(from: start, to: end)] }
+        let from = loop.from.tick(in: map), to = loop.to.tick(in: map)
+        guard from < to, loop.count >= 1 else { throw .invalidLoop(fromTick: from, toTick: to, count: loop.count) }
+        guard start < to, to <= end else { return [Pass(from: start, to: end)] }
+        var passes = [Pass(from: start, to: to)]
+        passes += Array(repeating: Pass(from: from, to: to), count: loop.count - 1)
+        if to < end { passes.append(Pass(from: to, to: end)) }
+        return passes
+    }
+
+    /// The index of the first event at or after `tick` (binary search).
+    private static func firstIndex(in events: [SourceEvent], atOrAfter tick: Int64) -> Int {
+        var low = 0, high = events.count
+        while low < high {
+            let middle = (low + high) / 2
+            if events[middle].tick < tick { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}
+
+/// A note sounding on a channel from a track, for ending what is still held when a pass ends.
+private struct NoteKey: Hashable, Comparable {
+    var track: Int
+    var channel: UInt8
+    var note: UInt8
+
+    static func < (a: NoteKey, b: NoteKey) -> Bool {
+        (a.track, a.channel, a.note) < (b.track, b.channel, b.note)
+    }
+
+    /// Counts a note-on in, a note-off out.
+    static func track(_ message: MIDIMessage, from track: Int, in sounding: inout [NoteKey: Int]) {
+        switch message {
+        case .noteOn(let channel, let note, let velocity) where velocity > 0:
+            sounding[NoteKey(track: track, channel: channel, note: note), default: 0] += 1
+        case .noteOn(let channel, let note, _), .noteOff(let channel, let note, _):
+            let key = NoteKey(track: track, channel: channel, note: note)
+            if let count = sounding[key] { sounding[key] = count > 1 ? count - 1 : nil }
+        default:
+            break
+        }
+    }
+}
+
+extension SequenceEvent {
+    /// The message a sampler is sent for this event: channel messages as they are, SysEx as a
+    /// complete F0…F7 message, escapes when their bytes form one complete message; `nil` for metas.
+    var playableMessage: MIDIMessage? {
+        switch self {
+        case .midi(let message):
+            return message
+        case .sysEx(let data):
+            return .systemExclusive([0xF0] + data + (data.last == 0xF7 ? [] : [0xF7]))
+        case .escape(let bytes):
+            guard let status = bytes.first else { return nil }
+            if status == 0xF0 { return bytes.count >= 2 && bytes.last == 0xF7 ? .systemExclusive(bytes) : nil }
+            guard let length = MIDIMessage.dataLength(forStatus: status), bytes.count == 1 + length else { return nil }
+            return MIDIMessage(status: status, data1: length > 0 ? bytes[1] : 0, data2: length > 1 ? bytes[2] : 0)
+        case .meta:
+            return nil
+        }
+    }
+}
+
+extension MIDIMessage {
+    /// The message with its note moved `semitones`, except on channel index 9 (drums); `nil` when the
+    /// note leaves 0...127. Messages without a note are returned unchanged.
+    func transposed(by semitones: Int) -> MIDIMessage? {
+        guard semitones != 0, channel != 9 else { return self }
+        func moved(_ note: UInt8) -> UInt8? {
+            let shifted = Int(note) + semitones
+            return (0...127).contains(shifted) ? UInt8(shifted) : nil
+        }
+        switch self {
+        case .noteOn(let c, let n, let v): return moved(n).map { .noteOn(channel: c, note: $0, velocity: v) }
+        case .noteOff(let c, let n, let v): return moved(n).map { .noteOff(channel: c, note: $0, velocity: v) }
+        case .polyPressure(let c, let n, let p): return moved(n).map { .polyPressure(channel: c, note: $0, pressure: p) }
+        default: return self
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import MIDIFile
+
+/// A place in a sequence, in the sequence's own time (as at rate 1).
+public enum PlaybackPosition: Hashable, Sendable {
+    case tick(Int64)
+    case seconds(Double)
+    case barBeatTick(BarBeatTick)
+
+    /// The tick this position falls on (for seconds, the first tick at or after it).
+    public func tick(in map: TempoMap) -> Int64 {
+        switch self {
+        case .tick(let tick): return max(0, tick)
+        case .seconds(let seconds): return map.tick(atSeconds: seconds)
+        case .barBeatTick(let position): return map.tick(at: position)
+        }
+    }
+}
+
+/// A region [from, to) that plays `count` times in all before playback carries on past `to`.
+public struct LoopRegion: Hashable, Sendable {
+    public var from: PlaybackPosition
+    public var to: PlaybackPosition
+    /// How many times the region plays (1 plays it once, as without a loop).
+    public var count: Int
+
+    public init(from: PlaybackPosition, to: PlaybackPosition, count: Int) {
+        self.from = from
+        self.to = to
+        self.count = count
+    }
+}
+
+/// How a `MusicPlayer` turns a sequence into its schedule, fixed when the player is made.
+public struct PlaybackSettings: Hashable, Sendable {
+    /// Semitones added to every note, except on channel 10 (drums, channel index 9). Notes pushed
+    /// outside 0...127 are dropped.
+    public var transpose: Int = 0
+    /// Tempo scale: 2 plays twice as fast. Kept to 1/10000 (0.01...100).
+    public var rate: Double = 1
+    /// Where playback starts (the beginning when `nil`); controller, program, pitch-bend and SysEx
+    /// state from before it is sent at sample 0.
+    public var start: PlaybackPosition?
+    /// Where playback stops (the sequence's end, End of Track included, when `nil`).
+    public var end: PlaybackPosition?
+    /// A region to repeat; ignored unless it lies after the start and before the end.
+    public var loop: LoopRegion?
+
+    public init(transpose: Int = 0, rate: Double = 1, start: PlaybackPosition? = nil,
+                end: PlaybackPosition? = nil, loop: LoopRegion? = nil) {
+        self.transpose = transpose
+        self.rate = rate
+        self.start = start
+        self.end = end
+        self.loop = loop
+    }
+}
+
+/// Why a `MusicPlayer` cannot be made with the given settings.
+public enum PlaybackSettingsError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// A rate outside 0.01...100 (or not a number).
+    case rateOutOfRange(Double)
+    /// A sample rate outside 1...1,000,000 Hz.
+    case sampleRateOutOfRange(Int)
+    /// A loop whose end is not after its start, or whose count is below 1.
+    case invalidLoop(fromTick: Int64, toTick: Int64, count: Int)
+    /// A start position at or after the end position.
+    case startNotBeforeEnd(startTick: Int64, endTick: Int64)
+
+    public var description: String {
+        switch self {
+        case .rateOutOfRange(let rate): return "playback rate \(rate) is outside 0.01...100"
+        case .sampleRateOutOfRange(let rate): return "sample rate \(rate) Hz is outside 1...1000000"
+        case .invalidLoop(let from, let to, let count):
+            return "loop from tick \(from) to tick \(to), \(count) times: needs from < to and a count of at least 1"
+        case .startNotBeforeEnd(let start, let end): return "start (tick \(start)) is not before end (tick \(end))"
+        }
+    }
+}

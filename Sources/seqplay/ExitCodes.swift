@@ -1,0 +1,15 @@
+import ArgumentParser
+
+/// The exit statuses of every `seqplay` command, in one table so scripts can rely on them.
+extension ExitCode {
+    /// Something went wrong that no other code describes.
+    static let generic = ExitCode(1)
+    /// Bad command-line usage (ArgumentParser's own code for validation errors).
+    static let usage = ExitCode(2)
+    /// The MIDI file is not a Standard MIDI File the reader can read (or, with --strict, needs repair).
+    static let badMIDIFile = ExitCode(3)
+    /// The SoundFont cannot be loaded.
+    static let badSoundFont = ExitCode(4)
+    /// A file cannot be read or written.
+    static let inputOutput = ExitCode(5)
+}
