@@ -54,7 +54,7 @@ let package = Package(
 
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
-            "MIDICore", "MIDIFile",
+            "MIDICore", "MIDIFile", "ALSA",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSA", "AudioGraph", "AllocationCounter"]),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile"]),
         .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player"]),
-        // Runs the built seqplay binary.
-        .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile"]),
+        // Run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm); skip elsewhere.
+        .testTarget(name: "SequencerTests", dependencies: ["ALSA", "MIDICore", "AllocationCounter"]),
     ]
 )

@@ -16,7 +16,7 @@ public enum SequencerError: Error, Equatable, Sendable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .notAvailable(let reason):
-            return "ALSA sequencer not available (\(reason)); render to a file with -o song.wav"
+            return "ALSA sequencer not available (\(reason))"
         case .unknownPort(let address, let reason):
             return "no ALSA sequencer port '\(address)': \(reason)"
         case .invalidAddress(let text):
