@@ -13,6 +13,9 @@ final class SequencerInputThreadTests: XCTestCase {
         var allocations = -1
         let warmUp: Int
         let finished = DispatchSemaphore(value: 0)
+        /// Signalled after every `batch` events, so the sender never overruns the kernel's input pool.
+        let batchReceived = DispatchSemaphore(value: 0)
+        static let batch = 100
 
         init(capacity: Int, warmUp: Int) {
             self.capacity = capacity
@@ -28,6 +31,7 @@ final class SequencerInputThreadTests: XCTestCase {
                 notes[count] = note
             }
             count += 1
+            if count % Self.batch == 0 { batchReceived.signal() }
             if count == capacity {
                 allocations = seqplay_alloc_count_end().allocations
                 finished.signal()
@@ -45,6 +49,9 @@ final class SequencerInputThreadTests: XCTestCase {
         let thread = try SequencerInputThread(client: client) { recorder.record($0) }
         for index in 0..<recorder.capacity {
             try client.send(.noteOn(channel: 0, note: UInt8(index % 128), velocity: 64), from: output)
+            if index % Recorder.batch == Recorder.batch - 1 {
+                XCTAssertEqual(recorder.batchReceived.wait(timeout: .now() + 10), .success, "stalled at \(index)")
+            }
         }
         XCTAssertEqual(recorder.finished.wait(timeout: .now() + 30), .success, "received \(recorder.count)")
         thread.stop()
