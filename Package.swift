@@ -52,9 +52,12 @@ let package = Package(
             .product(name: "Atomics", package: "swift-atomics"),
         ]),
 
+        // Plays a sequence to ALSA sequencer ports on a kernel queue, timed by the exact tempo map.
+        .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile"]),
+
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
-            "MIDICore", "MIDIFile", "ALSA",
+            "MIDICore", "MIDIFile", "ALSA", "SequencerPlayback",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -64,6 +67,6 @@ let package = Package(
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile"]),
         .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player"]),
         // Run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm); skip elsewhere.
-        .testTarget(name: "SequencerTests", dependencies: ["ALSA", "MIDICore", "AllocationCounter"]),
+        .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "AllocationCounter"]),
     ]
 )

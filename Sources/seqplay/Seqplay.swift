@@ -6,6 +6,6 @@ struct Seqplay: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "seqplay",
         abstract: "Play and render MIDI files through a SoundFont sampler.",
-        subcommands: [InfoCommand.self, PortsCommand.self, ConnectCommand.self, MonitorCommand.self, LoopbackCommand.self]
+        subcommands: [InfoCommand.self, PortsCommand.self, ConnectCommand.self, MonitorCommand.self, LoopbackCommand.self, SendCommand.self]
     )
 }
