@@ -19,7 +19,7 @@ let package = Package(
         .executable(name: "seqplay", targets: ["seqplay"]),
         .library(name: "SeqplayKit", targets: [
             "MIDICore", "MIDIFile", "Player", "FluidSynth", "Sampler", "AudioGraph", "Effects",
-            "AudioFiles", "AudioGraphFiles", "Rendering", "NetworkMIDI", "ALSA", "AudioOutput",
+            "AudioFiles", "AudioGraphFiles", "Rendering", "NetworkMIDI", "ALSA", "AudioOutput", "SequencerPlayback",
         ]),
     ],
     dependencies: [
@@ -49,7 +49,7 @@ let package = Package(
             .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=GOMP_parallel"]),
         ]),
         .target(name: "AudioFiles", dependencies: ["CSndFile"]),
-        .target(name: "ALSA", dependencies: ["CALSA"]),
+        .target(name: "ALSA", dependencies: ["CALSA", "MIDICore"]),
 
         // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output.
         .target(name: "AudioGraph", dependencies: [atomics]),
@@ -63,6 +63,9 @@ let package = Package(
         // Real-time output: a render thread driving an AudioEngine into an ALSA device or a clock.
         .target(name: "AudioOutput", dependencies: ["AudioGraph", "ALSA", atomics]),
 
+        // Plays a sequence to ALSA sequencer ports on a kernel queue, timed by the exact tempo map.
+        .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile"]),
+
         // Network MIDI sessions: RTP-MIDI (RFC 6295) with Apple's session protocol over UDP.
         .target(name: "NetworkMIDI", dependencies: ["MIDICore"]),
 
@@ -71,7 +74,7 @@ let package = Package(
 
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
-            "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth",
+            "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA", "SequencerPlayback",
             .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
         ]),
 
@@ -94,6 +97,7 @@ let package = Package(
             "seqplay", "Rendering", "Player", "AudioFiles", "MIDIFile", "MIDICore", "RenderTestSupport", "AudioTestSupport",
         ]),
         .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSA", "AudioGraph", "AllocationCounter"]),
+        .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "AllocationCounter"]),
         .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore"]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile"]),
 

@@ -12,4 +12,6 @@ extension ExitCode {
     static let badSoundFont = ExitCode(4)
     /// A file cannot be read or written.
     static let inputOutput = ExitCode(5)
+    /// The machine has no ALSA sequencer (/dev/snd/seq), so MIDI ports cannot be used; file rendering still works.
+    static let sequencerNotAvailable = ExitCode(6)
 }
