@@ -30,7 +30,8 @@ public final class SequencerQueue {
         try checkSequencerCall(snd_seq_set_queue_tempo(client.handle, Int32(id), tempo), "snd_seq_set_queue_tempo")
     }
 
-    /// Starts the clock from zero.
+    /// Starts the clock from zero. The kernel drops the events this client already scheduled on the
+    /// queue; to schedule ahead and then start, use `resume()` on a queue that never ran.
     public func start() throws(SequencerError) {
         try control(SND_SEQ_EVENT_START, "start")
     }
@@ -40,7 +41,7 @@ public final class SequencerQueue {
         try control(SND_SEQ_EVENT_STOP, "stop")
     }
 
-    /// Runs the clock on from where it stopped.
+    /// Runs the clock on from where it stopped (from zero, keeping scheduled events, on a new queue).
     public func resume() throws(SequencerError) {
         try control(SND_SEQ_EVENT_CONTINUE, "continue")
     }

@@ -44,6 +44,7 @@ public final class SequencerSongPlayer: @unchecked Sendable {
                             at: .realTime(nanoseconds: entry.nanoseconds), on: queue)
         }
         try startQueue()
+        try client.flush()
         while stopRequested.pointee == 0, try queue.position().nanoseconds < schedule.endNanoseconds {
             usleep(10_000)
         }
@@ -64,7 +65,8 @@ public final class SequencerSongPlayer: @unchecked Sendable {
     private func startQueue() throws(SequencerError) {
         guard !queueStarted else { return }
         try client.flush()
-        try queue.start()
+        // Continue, not start: on a queue that never ran it starts from zero and keeps the preroll.
+        try queue.resume()
         queueStarted = true
     }
 

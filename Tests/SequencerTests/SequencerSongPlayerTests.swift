@@ -20,9 +20,16 @@ final class SequencerSongPlayerTests: XCTestCase {
         let sequence = MusicSequence(format: 0, division: .ticksPerQuarter(480), tracks: [MusicTrack(events: events)])
         let schedule = SequencerSchedule(sequence: sequence, destinations: [input.address])
         let player = try SequencerSongPlayer(schedule: schedule, client: try SequencerClient(name: "seqplay song player"))
-        XCTAssertTrue(try player.play())
-
+        // Read while it plays: the listener's kernel input pool holds only 200 events.
+        let played = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var finished = false
+        DispatchQueue.global().async {
+            finished = (try? player.play()) ?? false
+            played.signal()
+        }
         let received = try receive(schedule.entries.count, from: listener)
+        XCTAssertEqual(played.wait(timeout: .now() + 30), .success)
+        XCTAssertTrue(finished)
         XCTAssertEqual(received.map(\.message), schedule.entries.map(\.message))
         let stamps = received.compactMap { event -> Int64? in
             if case .realTime(let nanoseconds) = event.timestamp { return Int64(nanoseconds) }
