@@ -6,7 +6,7 @@ import XCTest
 
 /// A song played to a port arrives complete, in order, and on time by the receiver's own kernel clock.
 final class SequencerSongPlayerTests: XCTestCase {
-    func testSongArrivesInOrderWithinOneMillisecondOfItsExactTimes() throws {
+    func testSongArrivesInOrderAtItsExactTimes() throws {
         try requireSequencer()
         let listener = try SequencerClient(name: "seqplay song listener")
         let clock = try SequencerQueue(client: listener, name: "listener clock")
