@@ -157,7 +157,7 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         }
         if !pendingStateDelivered {
             pendingStateDelivered = true
-            for state in pendingStateMessages { receiver.receive(state.message) }
+            for index in pendingStateMessages.indices { receiver.receive(pendingStateMessages[index].message) }
         }
         while cursor < schedule.count && schedule[cursor].sampleTime < sampleTime {
             deliver(schedule[cursor], to: receiver)

@@ -190,6 +190,7 @@ struct RenderCommand: ParsableCommand {
     private func fail(_ error: RenderError) -> Never {
         switch error {
         case .soundFont: fail(error.description, .badSoundFont)
+        case .playback(.tooLong): fail("\(song): \(error)", .badMIDIFile)
         case .playback, .noSuchTrack, .noSuchChannel, .unsupportedSampleRate, .invalidTail:
             fail(error.description, .validationFailure)
         case .audioFile(let fileError):
