@@ -44,7 +44,7 @@ let package = Package(
         // Thin Swift wrappers over the C libraries.
         .target(name: "FluidSynth", dependencies: ["CFluidSynth", "MIDICore", logging, atomics]),
         .target(name: "AudioFiles", dependencies: ["CSndFile"]),
-        .target(name: "ALSA", dependencies: ["CALSA"]),
+        .target(name: "ALSA", dependencies: ["CALSA", "MIDICore"]),
 
         // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output.
         .target(name: "AudioGraph", dependencies: [atomics]),
@@ -64,9 +64,13 @@ let package = Package(
         // A song to audio: sequence → player → sampler → mixer → audio file.
         .target(name: "Rendering", dependencies: ["MIDIFile", "Player", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles"]),
 
+        // Plays a sequence to ALSA sequencer ports on a kernel queue, timed by the exact tempo map.
+        .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile"]),
+
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
-            "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth",
+            "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA", "SequencerPlayback",
+            "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput",
             .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
         ]),
 
@@ -91,6 +95,8 @@ let package = Package(
         .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSA", "AudioGraph", "AllocationCounter"]),
         .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore"]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile"]),
+        // Run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm); skip elsewhere.
+        .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "AllocationCounter"]),
 
         // Benchmarks (run by the scripts in Benchmarks/) and the network interop probe (Scripts/test-network-interop).
         .executableTarget(name: "network-midi-probe", dependencies: ["NetworkMIDI", "MIDICore"]),

@@ -12,3 +12,5 @@ static void seqplay_alsa_discard_error(const char *file, int line, const char *f
 static inline int seqplay_alsa_silence_library_errors(void) {
     return snd_lib_error_set_handler(seqplay_alsa_discard_error);
 }
+
+#include "seq_shim.h"

@@ -101,9 +101,21 @@ struct RenderCommand: ParsableCommand {
     @Flag(help: "Refuse a MIDI file that needs repair instead of repairing it.")
     var strict = false
 
+    @Option(help: ArgumentHelp("Play the song in real time to the network MIDI session at this address (e.g. `seqplay serve --network` or a Mac's session).", valueName: "host:port"))
+    var networkConnect: String?
+
+    @Flag(help: "With --network-connect: do not also play to the sound card.")
+    var noAudio = false
+
+    @OptionGroup(title: "Network MIDI (with --network-connect)")
+    var networkOptions: NetworkArguments
+
     func validate() throws {
         if let loop, loop < 1 { throw ValidationError("--loop needs a count of 1 or more (1 plays once).") }
         if (loopFrom != nil || loopTo != nil) && loop == nil { throw ValidationError("--loop-from/--loop-to need --loop COUNT.") }
+        if networkConnect != nil && output != nil {
+            throw ValidationError("--network-connect plays in real time; it cannot be combined with -o.")
+        }
         if let tail, !(tail >= 0) { throw ValidationError("--tail needs 0 seconds or more.") }
         if !(gain >= 0 && gain <= 10) { throw ValidationError("--gain must be between 0 and 10.") }
         for channel in muteChannel + soloChannel where !(1...16).contains(channel) {
@@ -113,7 +125,10 @@ struct RenderCommand: ParsableCommand {
 
     func run() throws {
         let sequence = try readSong()
-        let fontPaths = try soundFontPaths()
+        if let networkConnect {
+            playToNetwork(sequence, at: networkConnect)
+        }
+        let fontPaths = SoundFontLocator.paths(given: soundFonts)
         guard let output else {
             fail("playback to the sound card is not available yet; render to a file instead, e.g. -o song.wav", .inputOutput)
         }
@@ -140,7 +155,7 @@ struct RenderCommand: ParsableCommand {
         progress.finish(frames: frames)
     }
 
-    private func readSong() throws -> MusicSequence {
+    func readSong() throws -> MusicSequence {
         guard FileManager.default.isReadableFile(atPath: song) else {
             fail("\(song): no such file, or it cannot be read", .inputOutput)
         }
@@ -157,16 +172,7 @@ struct RenderCommand: ParsableCommand {
         }
     }
 
-    private func soundFontPaths() throws -> [String] {
-        if !soundFonts.isEmpty { return soundFonts }
-        let locator = SoundFontLocator()
-        guard let found = locator.locate() else {
-            fail("no SoundFont given and none found (looked at \(locator.searchDescription)); use --sf2 FILE", .badSoundFont)
-        }
-        return [found.path]
-    }
-
-    private func renderOptions(for sequence: MusicSequence) -> RenderOptions {
+    func renderOptions(for sequence: MusicSequence) -> RenderOptions {
         var options = RenderOptions()
         options.sampleRate = sampleRate
         options.gain = gain
@@ -187,7 +193,7 @@ struct RenderCommand: ParsableCommand {
     }
 
     /// Reports `error` with the exit status its kind has.
-    private func fail(_ error: RenderError) -> Never {
+    func fail(_ error: RenderError) -> Never {
         switch error {
         case .soundFont: fail(error.description, .badSoundFont)
         case .playback, .noSuchTrack, .noSuchChannel, .unsupportedSampleRate, .invalidTail:
@@ -204,11 +210,10 @@ struct RenderCommand: ParsableCommand {
     }
 
     private func fail(_ message: String, _ status: ExitCode) -> Never {
-        warn(message)
-        Seqplay.exit(withError: status)
+        CommandLineOutput.fail(message, status)
     }
 
     private func warn(_ message: String) {
-        FileHandle.standardError.write(Data("seqplay: \(message)\n".utf8))
+        CommandLineOutput.note(message)
     }
 }

@@ -1,0 +1,45 @@
+import ALSA
+import ArgumentParser
+import Foundation
+
+/// What the sequencer commands (`ports`, `connect`, `monitor`, `loopback`) share: opening the
+/// client and turning sequencer errors into a message on stderr and an exit status.
+enum SequencerCommandSupport {
+    /// Opens the sequencer as client "seqplay" (or `name`); exits with status 6 when there is none.
+    static func openClient(name: String = "seqplay") throws -> SequencerClient {
+        do {
+            return try SequencerClient(name: name)
+        } catch {
+            throw exit(for: error)
+        }
+    }
+
+    /// Prints `error` on stderr and returns the exit status that goes with it.
+    static func exit(for error: SequencerError) -> ExitCode {
+        FileHandle.standardError.write(Data("seqplay: \(error)\n".utf8))
+        if case .notAvailable = error { return .sequencerNotAvailable }
+        return .generic
+    }
+
+    /// Runs `body`, turning a `SequencerError` into a message and an exit status.
+    static func run<T>(_ body: () throws(SequencerError) -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw exit(for: error)
+        }
+    }
+
+    /// Writes a line to stdout unbuffered, so a pipe or file sees each line as it happens.
+    static func printLine(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    /// Pretty-printed, key-sorted JSON, as every seqplay command writes it.
+    static func json<T: Encodable>(_ value: T, pretty: Bool = true) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                                          : [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}
