@@ -94,7 +94,7 @@ let package = Package(
         ]),
         .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSA", "AudioGraph", "AllocationCounter"]),
         .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore"]),
-        .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile"]),
+        .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles"]),
         // Run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm); skip elsewhere.
         .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "AllocationCounter"]),
 

@@ -19,6 +19,8 @@ protocol LiveMIDIInput: AnyObject {
 /// scheduled time (sender's timestamp through the clock-sync offset, plus the playout latency).
 final class NetworkLiveInput: LiveMIDIInput {
     let session: NetworkMIDISession
+    /// Peer names already looked up, so events still queued after their peer left keep its name.
+    private var knownNames: [UInt32: String] = [:]
 
     init(configuration: NetworkMIDISession.Configuration, feeding queue: LiveMIDIQueue) throws(NetworkMIDIError) {
         session = try NetworkMIDISession(configuration: configuration, deliveringTo: QueueingReceiver(queue: queue))
@@ -27,7 +29,10 @@ final class NetworkLiveInput: LiveMIDIInput {
     var location: String { "network session at \(session.controlAddress)" }
 
     func sourceName(_ source: UInt32) -> String {
-        session.peers.first { $0.ssrc == source }?.name ?? String(format: "%08X", source)
+        if let name = knownNames[source] { return name }
+        guard let peer = session.peers.first(where: { $0.ssrc == source }) else { return String(format: "%08X", source) }
+        knownNames[source] = peer.name
+        return peer.name
     }
 
     func stop() { session.stop() }

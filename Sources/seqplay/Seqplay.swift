@@ -6,7 +6,7 @@ struct Seqplay: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "seqplay",
         abstract: "Play and render MIDI files through a SoundFont sampler.",
-        subcommands: [RenderCommand.self, InfoCommand.self, PortsCommand.self, ConnectCommand.self, MonitorCommand.self,
+        subcommands: [RenderCommand.self, InfoCommand.self, ServeCommand.self, PortsCommand.self, ConnectCommand.self, MonitorCommand.self,
                       LoopbackCommand.self, SendCommand.self],
         defaultSubcommand: RenderCommand.self
     )
