@@ -19,6 +19,7 @@ struct RenderCommand: ParsableCommand {
           seqplay song.mid -o - | sox -t wav - -d     (stream WAV to a player)
           seqplay song.mid -o solo.wav --solo 2 --transpose -2 --rate 0.8
           seqplay song.mid -o verse.wav --start 17:1 --end 33:1 --loop 2
+          seqplay song.mid --network-connect 127.0.0.1:5004   (play to `seqplay serve --network`)
 
         Positions (--start, --end, --loop-from, --loop-to) are seconds
         (42, 12.5s) or bar:beat[:tick] (17:1, 9:3:240). Track numbers are
@@ -31,7 +32,9 @@ struct RenderCommand: ParsableCommand {
 
         Exit status: 0 done, 1 other failure, 3 bad MIDI file, 4 bad
         SoundFont, 5 a file cannot be read or written (or no sound card),
-        64 bad command line.
+        7 the network peer did not answer and clock-sync within 15 s,
+        8 the network address cannot be used, 64 bad command line,
+        130 interrupted (Ctrl-C) while playing to the network.
         """
     )
 

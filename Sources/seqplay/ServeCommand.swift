@@ -69,7 +69,8 @@ struct ServeCommand: ParsableCommand {
                 CommandLineOutput.fail("\(error); record to a file instead with -o FILE", .inputOutput)
             }
         }
-        let host = try SamplerHost(soundFontPaths: fontPaths, sampleRate: realtimeOutput.sampleRate, gain: gain)
+        let host = try SamplerHost(soundFontPaths: fontPaths, sampleRate: realtimeOutput.sampleRate, gain: gain,
+                                   delay: 2 * Double(realtimeOutput.periodFrames) / Double(realtimeOutput.sampleRate))
         let recorder = output.map { RecorderTap(path: $0) }
         if let recorder { host.engine.mainMixerNode.installTap(recorder, at: .output(bus: 0)) }
         do {
@@ -113,14 +114,15 @@ final class SamplerHost {
     let sampler: SamplerNode
     let engine = AudioEngine()
 
-    init(soundFontPaths: [String], sampleRate: Int, gain: Float) throws {
+    /// `delay`: seconds from an event's time to its sound (see `LiveMIDISchedule`).
+    init(soundFontPaths: [String], sampleRate: Int, gain: Float, delay: Double) throws {
         do {
             sampler = try SamplerNode(settings: SynthesizerSettings(sampleRate: Double(sampleRate), gain: gain))
             for path in soundFontPaths { try sampler.loadSoundFont(at: path) }
         } catch let error as SoundFontError {
             CommandLineOutput.fail("\(error)", .badSoundFont)
         }
-        sampler.eventSource = LiveMIDISchedule(queue: queue, sampleRate: sampleRate)
+        sampler.eventSource = LiveMIDISchedule(queue: queue, sampleRate: sampleRate, delay: delay)
         engine.attach(sampler)
         engine.connect(sampler, to: engine.mainMixerNode)
     }
