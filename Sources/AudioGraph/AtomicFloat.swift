@@ -1,12 +1,13 @@
 import Atomics
 
-/// A Float that one thread may set while the render thread reads it, without locks.
-struct AtomicFloat: Sendable {
+/// A Float that one thread may set while the render thread reads it, without locks (a parameter of a
+/// node: volume, pan, an effect's mix). Copies share the same storage.
+public struct AtomicFloat: Sendable {
     private let bits: ManagedAtomic<UInt32>
 
-    init(_ value: Float) { bits = ManagedAtomic(value.bitPattern) }
+    public init(_ value: Float) { bits = ManagedAtomic(value.bitPattern) }
 
-    var value: Float {
+    public var value: Float {
         get { Float(bitPattern: bits.load(ordering: .relaxed)) }
         nonmutating set { bits.store(newValue.bitPattern, ordering: .relaxed) }
     }

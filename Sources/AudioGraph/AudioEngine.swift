@@ -165,6 +165,10 @@ public final class AudioEngine: @unchecked Sendable {
     }
 
     /// Stops the engine and releases what prepare made (taps are unprepared).
+    ///
+    /// Threading: call it only once no thread is inside `renderBlock` any more — a real-time driver
+    /// (AudioOutput's render thread) is stopped and joined first. The render plan is released here,
+    /// and `renderBlock` reads it without synchronisation, which is what keeps rendering lock-free.
     public func stop() {
         isRunning = false
         plan?.unprepareTaps()

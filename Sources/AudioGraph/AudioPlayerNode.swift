@@ -48,6 +48,7 @@ public final class AudioPlayerNode: AudioNode, @unchecked Sendable {
     public func scheduleBuffer(_ buffer: AudioBuffer, at sampleTime: Int64? = nil, loops: Int = 0) throws(AudioPlayerError) {
         try checkSource(named: "the buffer", sampleRate: buffer.format.sampleRate, channelCount: buffer.channelCount)
         guard buffer.frameLength > 0 else { throw .empty(source: "the buffer") }
+        guard sampleTime ?? 0 >= 0 else { throw .negativeStartTime(sampleTime ?? 0) }
         precondition(loops >= 0, "loops must not be negative")
         reclaimCancelledSlots()
         guard let slot = slots.first(where: { $0.state.load(ordering: .acquiring) == Slot.free }) else {
@@ -169,6 +170,8 @@ public enum AudioPlayerError: Error, Equatable, CustomStringConvertible {
     case empty(source: String)
     /// `capacity` sources are already scheduled and unfinished.
     case full(capacity: Int)
+    /// A start time before the engine's sample time 0.
+    case negativeStartTime(Int64)
 
     public var description: String {
         switch self {
@@ -182,6 +185,8 @@ public enum AudioPlayerError: Error, Equatable, CustomStringConvertible {
                 + "make a player with \(channels) channels and put a ConverterNode(channelCount: \(playerChannels)) after it"
         case .empty(let source):
             return "\(source) has no audio frames"
+        case .negativeStartTime(let time):
+            return "start time \(time) is before sample 0: schedule at a sample time of 0 or more, or nil for the next render cycle"
         case .full(let capacity):
             return "the player already holds \(capacity) unfinished sources; stop it or make it with a larger capacity"
         }

@@ -1,15 +1,5 @@
 import Atomics
-
-/// A Float that any thread may set and the render thread reads without locks (stored as its bit pattern).
-final class AtomicFloat: Sendable {
-    private let bits: ManagedAtomic<UInt32>
-
-    init(_ value: Float) { bits = ManagedAtomic(value.bitPattern) }
-
-    var value: Float { Float(bitPattern: bits.load(ordering: .relaxed)) }
-
-    func store(_ value: Float) { bits.store(value.bitPattern, ordering: .relaxed) }
-}
+import AudioGraph
 
 /// A counter bumped after every parameter change, so the render thread recomputes derived values
 /// (filter coefficients, delay lengths) only when something changed.
@@ -43,7 +33,7 @@ final class FloatParameter: Sendable {
     var value: Float {
         get { storage.value }
         set {
-            storage.store(newValue.isNaN ? range.lowerBound : min(max(newValue, range.lowerBound), range.upperBound))
+            storage.value = newValue.isNaN ? range.lowerBound : min(max(newValue, range.lowerBound), range.upperBound)
             generation.bump()
         }
     }

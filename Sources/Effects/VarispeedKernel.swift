@@ -1,3 +1,4 @@
+import AudioGraph
 import CSampleRate
 
 /// Why a varispeed could not be made.
@@ -87,8 +88,7 @@ public final class VarispeedKernel: @unchecked Sendable {
     /// 0.25...4, default 1. May change while playing.
     public var rate: Float {
         get { rateValue.value }
-        set { rateValue.store(min(max(newValue.isNaN ? 1 : newValue, Self.rateRange.lowerBound),
-                                  Self.rateRange.upperBound)) }
+        set { rateValue.value = min(max(newValue.isNaN ? 1 : newValue, Self.rateRange.lowerBound), Self.rateRange.upperBound) }
     }
 
     /// Forgets buffered input and the end of input, so conversion starts afresh. Not while rendering.

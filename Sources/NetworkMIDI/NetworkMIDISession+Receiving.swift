@@ -246,7 +246,13 @@ extension NetworkMIDISession {
         }
     }
 
-    private func deliver(_ message: MIDIMessage, at time: UInt64, peer: PeerConnection, _ outbox: inout SessionOutbox) {
+    private func deliver(_ message: MIDIMessage, at stampedTime: UInt64, peer: PeerConnection, _ outbox: inout SessionOutbox) {
+        var time = stampedTime
+        let latest = NetworkClock.nowNanoseconds() &+ Self.maximumScheduleAhead
+        if time > latest {
+            time = latest
+            stats.messagesTooFarAhead += 1
+        }
         peer.latestScheduledTime = max(peer.latestScheduledTime, time)
         outbox.deliveries.append((message, time, peer.ssrc))
     }

@@ -84,7 +84,13 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
         public var journalRepairMessages = 0
         /// Invitations answered with NO because of the connection policy or the peer limit.
         public var invitationsRefused = 0
+        /// Messages stamped further ahead than `NetworkMIDISession.maximumScheduleAhead`, played at
+        /// that limit instead (a peer cannot fill the playout buffer with events for next week).
+        public var messagesTooFarAhead = 0
     }
+
+    /// How far past now a received message may be scheduled: 10 seconds.
+    public static let maximumScheduleAhead: UInt64 = 10_000_000_000
 
     public let configuration: Configuration
     /// The control port actually bound (useful with port 0); the data port is the next one.
