@@ -69,7 +69,7 @@ let package = Package(
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "AudioGraph", "Effects", "AudioOutput", "ALSA",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
+            .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.

@@ -12,4 +12,6 @@ extension ExitCode {
     static let badSoundFont = ExitCode(4)
     /// A file cannot be read or written.
     static let inputOutput = ExitCode(5)
+    /// Ended by Ctrl-C (SIGINT) or SIGTERM/SIGHUP: 128 + SIGINT, as shells report it.
+    static let interrupted = ExitCode(130)
 }
