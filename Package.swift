@@ -89,7 +89,7 @@ let package = Package(
         // Renders in-process and runs the built seqplay binary.
         .testTarget(name: "RenderTests", dependencies: [
             "seqplay", "Rendering", "Player", "AudioFiles", "MIDIFile", "MIDICore", "RenderTestSupport", "AudioTestSupport",
-            "Effects", "AudioGraph", "AudioOutput", "AllocationCounter",
+            "Effects", "AudioGraph", "AudioOutput", "AllocationCounter", atomics,
         ]),
         .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSA", "AudioGraph", "AudioFiles", "AllocationCounter"]),
         .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore"]),

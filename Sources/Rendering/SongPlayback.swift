@@ -65,7 +65,8 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
     /// True once the song and its tail have played (the control thread then calls `stop(draining: true)`).
     public var isFinished: Bool { finished.load(ordering: .acquiring) }
 
-    /// True once the output has ended by itself: the device failed (see `stop` for how).
+    /// True once the render thread has ended: after `stop`, or by itself when the device failed
+    /// (`stop` then returns the failure).
     public var hasEnded: Bool { ended.load(ordering: .acquiring) }
 
     /// Where the song is, in seconds of player time.
