@@ -69,14 +69,16 @@ let package = Package(
         // Network MIDI sessions: RTP-MIDI (RFC 6295) with Apple's session protocol over UDP.
         .target(name: "NetworkMIDI", dependencies: ["MIDICore"]),
 
-        // A song to audio: sequence → player → sampler → mixer → audio file.
-        .target(name: "Rendering", dependencies: ["MIDIFile", "Player", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles"]),
+        // A song to audio: sequence → player → sampler → effects → mixer → audio file or sound card.
+        .target(name: "Rendering", dependencies: [
+            "MIDICore", "MIDIFile", "Player", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "Effects", "AudioOutput", atomics,
+        ]),
 
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA", "SequencerPlayback",
-            "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
+            "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "Effects",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
@@ -96,8 +98,9 @@ let package = Package(
         // Renders in-process and runs the built seqplay binary.
         .testTarget(name: "RenderTests", dependencies: [
             "seqplay", "Rendering", "Player", "AudioFiles", "MIDIFile", "MIDICore", "RenderTestSupport", "AudioTestSupport",
+            "Effects", "AudioGraph", "AudioOutput", "AllocationCounter", atomics,
         ]),
-        .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSA", "AudioGraph", "AllocationCounter"]),
+        .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSA", "AudioGraph", "AudioFiles", "AllocationCounter"]),
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.
         .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "AllocationCounter"]),
         .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore"]),

@@ -6,7 +6,7 @@ import Glibc
 #endif
 
 /// Plays an `AudioEngine` in real time. A dedicated render thread pulls one period at a time from
-/// the engine (`renderBlock`) and hands it to the output: `ALSAOutput` writes it to a sound device,
+/// the engine (`renderBlock`), or from a `RealtimeRenderSource` standing in front of it, and hands it to the output: `ALSAOutput` writes it to a sound device,
 /// `NullOutput` paces it by a clock. The common part of both; not made directly.
 ///
 /// Control it (start, pause, resume, stop, wait) from one thread; read `sampleTime`, `xrunCount` and
@@ -46,12 +46,14 @@ public class RealtimeOutput: @unchecked Sendable {
     /// or until `stop` when nil. A stopped engine is put in manual rendering at the output's format
     /// with room for a period and started; a running engine must already render that format.
     /// `onEnd` runs once on the render thread after it has left real-time scheduling.
-    public func start(engine: AudioEngine, frameCount: Int64? = nil,
+    /// Each period is pulled from `source` when given (something that renders `engine` its own way,
+    /// e.g. through a varispeed or with commands to pick up between blocks), else from `engine`.
+    public func start(engine: AudioEngine, source: (any RealtimeRenderSource)? = nil, frameCount: Int64? = nil,
                       onEnd: (@Sendable (PlaybackEnd) -> Void)? = nil) throws(AudioOutputError) {
         guard thread == nil else { throw .alreadyStarted }
         try prepare(engine)
         shared.reset()
-        let loop = RenderLoop(engine: engine, sink: sink, shared: shared, frameLimit: frameCount, onEnd: onEnd)
+        let loop = RenderLoop(source: source ?? engine, sink: sink, shared: shared, frameLimit: frameCount, onEnd: onEnd)
         let (thread, scheduling) = try RenderThread.start { loop.run() }
         self.loop = loop
         self.thread = thread
@@ -122,9 +124,18 @@ final class RenderLoopState: Sendable {
     }
 }
 
+/// What the render thread pulls each period from: `renderBlock(frameCount:)` returns that many
+/// frames in the output's format (valid until the next call), or nil for silence. Called on the
+/// render thread only: must not allocate, lock, log or do I/O.
+public protocol RealtimeRenderSource: AnyObject {
+    func renderBlock(frameCount: Int) -> AudioBuffer?
+}
+
+extension AudioEngine: RealtimeRenderSource {}
+
 /// The body of the render thread: render a period, deliver it, repeat until stopped, done or failed.
 final class RenderLoop: @unchecked Sendable {
-    private let engine: AudioEngine
+    private let source: any RealtimeRenderSource
     private let sink: any PeriodSink
     private let shared: RenderLoopState
     private let frameLimit: Int64?
@@ -132,9 +143,9 @@ final class RenderLoop: @unchecked Sendable {
     /// How playback ended; written by the render thread before it exits, read after joining it.
     private(set) var end: PlaybackEnd?
 
-    init(engine: AudioEngine, sink: any PeriodSink, shared: RenderLoopState, frameLimit: Int64?,
+    init(source: any RealtimeRenderSource, sink: any PeriodSink, shared: RenderLoopState, frameLimit: Int64?,
          onEnd: (@Sendable (PlaybackEnd) -> Void)?) {
-        self.engine = engine
+        self.source = source
         self.sink = sink
         self.shared = shared
         self.frameLimit = frameLimit
@@ -172,7 +183,7 @@ final class RenderLoop: @unchecked Sendable {
                 if played >= frameLimit { return nil }
                 frames = Int(min(Int64(period), frameLimit - played))
             }
-            let block = shared.paused.load(ordering: .relaxed) ? nil : engine.renderBlock(frameCount: frames)
+            let block = shared.paused.load(ordering: .relaxed) ? nil : source.renderBlock(frameCount: frames)
             do {
                 try sink.deliver(block, frameCount: frames)
             } catch {

@@ -1,4 +1,6 @@
 import AudioFiles
+import AudioGraph
+import Effects
 import FluidSynth
 import Player
 
@@ -17,6 +19,10 @@ public enum RenderError: Error, CustomStringConvertible {
     case unsupportedSampleRate(Int)
     /// A tail length that is negative or not a number.
     case invalidTail(Double)
+    /// The channel map does not fit: a route other than `main`, or channels the output lacks.
+    case channelMap(ChannelMapError)
+    /// The varispeed of the effect chain could not be set up.
+    case varispeed(VarispeedError)
     /// The audio graph refused to start (its reason).
     case engine(String)
     /// The output file could not be written.
@@ -33,6 +39,8 @@ public enum RenderError: Error, CustomStringConvertible {
         case .unsupportedSampleRate(let rate):
             return "sample rate \(rate) Hz is not supported: use \(SongRenderer.supportedSampleRates.lowerBound)...\(SongRenderer.supportedSampleRates.upperBound) Hz"
         case .invalidTail(let seconds): return "tail of \(seconds) s: needs a length of 0 seconds or more"
+        case .channelMap(let error): return error.description
+        case .varispeed(let error): return "varispeed: \(error)"
         case .engine(let reason): return "cannot start the audio graph: \(reason)"
         case .audioFile(let error): return error.description
         }

@@ -1,7 +1,10 @@
+import AudioGraph
+import Effects
 import Player
 
-/// Everything that shapes an offline render of a song: the synthesizer's settings, how the player
-/// plays the sequence, which tracks and channels sound, and how long the audio runs on after the end.
+/// Everything that shapes a render of a song, offline or in real time: the synthesizer's settings, how
+/// the player plays the sequence, which tracks and channels sound, the effects after the sampler,
+/// where the mix goes, and how long the audio runs on after the end.
 public struct RenderOptions: Sendable {
     /// How long rendering goes on after the last event of the song.
     public enum Tail: Hashable, Sendable {
@@ -35,8 +38,16 @@ public struct RenderOptions: Sendable {
     public var mutedChannels: Set<Int> = []
     /// Channel indexes to play alone.
     public var soloedChannels: Set<Int> = []
-    /// Frames rendered per engine cycle.
+    /// Frames rendered per engine cycle (the most, in real time: the output's period).
     public var blockFrames = 512
+    /// Effects after the sampler, in order (`--fx`); a trailing varispeed plays the whole output
+    /// faster or slower. Nil: none.
+    public var effects: EffectChainSpec?
+    /// Channels of the rendered output. 2 unless a channel map spreads the stereo mix over more.
+    public var outputChannelCount = 2
+    /// Where the stereo mix (the route called `main`) goes among the `outputChannelCount` channels;
+    /// nil: straight out, channels 1 and 2.
+    public var channelMap: ChannelMap?
 
     public init() {}
 }

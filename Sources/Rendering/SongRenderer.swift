@@ -1,13 +1,17 @@
 import AudioFiles
 import AudioGraph
+import Effects
 import FluidSynth
+import MIDICore
 import MIDIFile
 import Player
 import Sampler
 
-/// Renders a MIDI sequence through SoundFonts to audio, offline: the graph
-/// sequence → `MusicPlayer` → `SamplerNode` → main mixer → output, pulled block by block, with the
-/// tail after the song's end cut where the output falls silent (or at a fixed length).
+/// Renders a MIDI sequence through SoundFonts to audio: the graph
+/// sequence → `MusicPlayer` → `SamplerNode` → effect chain → mixer → (channel map) → output, then the
+/// chain's varispeed if it has one, pulled block by block, with the tail after the song's end cut
+/// where the output falls silent (or at a fixed length). Offline rendering (`render(to:)`) and
+/// real-time playback (`SongPlayback`) both use it, so both hear the same graph.
 ///
 /// ```swift
 /// let renderer = try SongRenderer(sequence: song, soundFontPaths: ["piano.sf2"], options: RenderOptions())
@@ -16,8 +20,8 @@ import Sampler
 /// ```
 ///
 /// `render(to:progress:)` is the whole job; `renderNextBlock()` is the step it repeats, for callers
-/// that consume the audio themselves. Rendering a block neither allocates, locks nor does I/O.
-/// One renderer renders once, from one thread.
+/// that consume the audio themselves, and `renderBlock(frameCount:)` the fixed-size step of a
+/// real-time output. Rendering a block neither allocates, locks nor does I/O. One thread renders.
 public final class SongRenderer {
     /// Sample rates FluidSynth renders at.
     public static let supportedSampleRates = 8_000...96_000
@@ -27,20 +31,26 @@ public final class SongRenderer {
     public let player: MusicPlayer
     public let sampler: SamplerNode
     public let engine: AudioEngine
+    /// Meters the stereo mix after the effects (before the varispeed and the channel map).
+    public let levelMeter = LevelMeterTap()
     /// Frames of the song itself (start to end, loops included), before the tail.
     public let songFrames: Int64
     /// The most frames the render can produce: the song plus the longest tail.
     public let maximumFrames: Int64
-    /// Frames rendered so far.
+    /// Frames rendered so far (a seek moves it to the frame of the new position).
     public private(set) var renderedFrames: Int64 = 0
     /// True once the song and its tail have been rendered.
     public private(set) var isFinished = false
 
     private let tailFrames: Int64
     private let stopsAtSilence: Bool
+    private let eventSource: SeekableEventSource
+    private let varispeed: VarispeedRenderer?
+    /// Player samples per output frame: the varispeed's rate, 1 without one.
+    private let speed: Double
 
     /// Builds and starts the graph: loads `soundFontPaths` in order (later fonts take priority),
-    /// schedules `sequence` with `options.playback`, applies mutes and solos.
+    /// schedules `sequence` with `options.playback`, applies mutes and solos, inserts the effects.
     public init(sequence: MusicSequence, soundFontPaths: [String], options: RenderOptions) throws(RenderError) {
         guard Self.supportedSampleRates.contains(options.sampleRate) else { throw .unsupportedSampleRate(options.sampleRate) }
         let tailSeconds: Double
@@ -64,21 +74,39 @@ public final class SongRenderer {
         } catch {
             throw .soundFont(error)
         }
-        sampler.eventSource = player
+        eventSource = SeekableEventSource(player: player)
+        sampler.eventSource = eventSource
 
         engine = AudioEngine()
-        engine.attach(sampler)
-        engine.connect(sampler, to: engine.mainMixerNode)
+        let format = AudioFormat(sampleRate: Double(options.sampleRate), channelCount: options.outputChannelCount)
         do throws(AudioEngineError) {
-            try engine.enableManualRenderingMode(format: AudioFormat(sampleRate: Double(options.sampleRate), channelCount: 2),
-                                                 maximumFrameCount: options.blockFrames)
+            try engine.enableManualRenderingMode(format: format, maximumFrameCount: options.blockFrames)
+        } catch {
+            throw .engine(error.description)
+        }
+        let mix = try Self.connectGraph(of: engine, sampler: sampler, options: options)
+        mix.installTap(levelMeter, at: .output(bus: 0))
+        do throws(AudioEngineError) {
             try engine.start()
         } catch {
             throw .engine(error.description)
         }
+        if let rate = options.effects?.varispeedRate {
+            do throws(VarispeedError) {
+                let varispeed = try VarispeedRenderer(engine: engine)
+                varispeed.rate = rate
+                self.varispeed = varispeed
+            } catch {
+                throw .varispeed(error)
+            }
+            speed = Double(rate)
+        } else {
+            varispeed = nil
+            speed = 1
+        }
 
         self.options = options
-        songFrames = isEmpty ? 0 : player.durationInSamples
+        songFrames = isEmpty ? 0 : Int64((Double(player.durationInSamples) / speed).rounded(.up))
         tailFrames = Int64((tailSeconds * Double(options.sampleRate)).rounded())
         maximumFrames = songFrames + tailFrames
         if case .untilSilent = options.tail { stopsAtSilence = true } else { stopsAtSilence = false }
@@ -102,6 +130,30 @@ public final class SongRenderer {
         return player
     }
 
+    /// Connects sampler → effects → the stereo mix, and the mix to the output (through a router when
+    /// `options.channelMap` spreads it over more channels). Returns the mix. The engine's output
+    /// format must be set already.
+    private static func connectGraph(of engine: AudioEngine, sampler: SamplerNode,
+                                     options: RenderOptions) throws(RenderError) -> MixerNode {
+        let effects = options.effects?.makeNodes() ?? []
+        for node in [sampler] + effects { engine.attach(node) }
+        guard let map = options.channelMap else {
+            engine.connect([sampler] + effects + [engine.mainMixerNode])
+            return engine.mainMixerNode
+        }
+        guard map.requiredChannelCount <= options.outputChannelCount else {
+            throw .channelMap(.deviceTooSmall(route: map.routes.last!.name, deviceChannelCount: options.outputChannelCount))
+        }
+        let mix = MixerNode(name: "main", format: AudioFormat(sampleRate: Double(options.sampleRate), channelCount: 2))
+        do throws(ChannelMapError) {
+            try engine.connectRoutes(["main": mix], map: map)
+        } catch {
+            throw .channelMap(error)
+        }
+        engine.connect([sampler] + effects + [mix])
+        return mix
+    }
+
     private static func applyMutesAndSolos(_ options: RenderOptions, to player: MusicPlayer) throws(RenderError) {
         for track in options.mutedTracks.union(options.soloedTracks) where !(0..<player.trackCount).contains(track) {
             throw .noSuchTrack(track, trackCount: player.trackCount)
@@ -115,6 +167,26 @@ public final class SongRenderer {
         for channel in options.soloedChannels { player.setChannel(channel, soloed: true) }
     }
 
+    // MARK: Position
+
+    /// Where the player is, in its samples (0 = the start of playback, `player.durationInSamples` =
+    /// the end). Readable from another thread while rendering (a snapshot).
+    public var playerPosition: Int64 { engine.sampleTime + eventSource.offset }
+
+    /// Moves playback to player sample `sampleTime` (clamped to the song): notes sounding end, the
+    /// controllers and programs of that point are sent, and rendering carries on from there. Not
+    /// real-time safe, and not while a block renders: call it between blocks from the rendering
+    /// thread, or while that thread is held off (`SongPlayback` does this).
+    public func seek(toSample sampleTime: Int64) {
+        let target = min(max(0, sampleTime), player.durationInSamples)
+        player.seek(toSample: target)
+        eventSource.offset = target - engine.sampleTime
+        renderedFrames = Int64((Double(target) / speed).rounded())
+        isFinished = false
+    }
+
+    // MARK: Rendering
+
     /// Renders the next block (at most `options.blockFrames` frames, never past the song's end
     /// or the tail's) and returns it, valid until the next call; nil once finished. In the tail, a
     /// block whose peak is below `RenderOptions.silenceThreshold` ends the render (when the tail
@@ -122,25 +194,49 @@ public final class SongRenderer {
     public func renderNextBlock() -> AudioBuffer? {
         guard !isFinished else { return nil }
         let remaining = renderedFrames < songFrames ? songFrames - renderedFrames : maximumFrames - renderedFrames
-        guard remaining > 0, let block = engine.renderBlock(frameCount: Int(min(Int64(options.blockFrames), remaining))) else {
+        guard remaining > 0, let block = pull(frameCount: Int(min(Int64(options.blockFrames), remaining))) else {
             isFinished = true
             return nil
         }
+        advance(over: block)
+        return block
+    }
+
+    /// Renders exactly `frameCount` frames (1...`options.blockFrames`), as a real-time output needs
+    /// each period: like `renderNextBlock`, but the last block of the song or tail is not cut short,
+    /// and rendering goes on (the sound dying away) after `isFinished` turns true. Real-time safe.
+    public func renderBlock(frameCount: Int) -> AudioBuffer? {
+        guard let block = pull(frameCount: frameCount) else { return nil }
+        if !isFinished { advance(over: block) }
+        return block
+    }
+
+    private func pull(frameCount: Int) -> AudioBuffer? {
+        varispeed?.renderBlock(frameCount: frameCount) ?? engine.renderBlock(frameCount: frameCount)
+    }
+
+    /// Counts `block` as rendered and decides whether the render is finished.
+    private func advance(over block: AudioBuffer) {
         let inTail = renderedFrames >= songFrames
         renderedFrames += Int64(block.frameLength)
         if renderedFrames >= maximumFrames || (inTail && stopsAtSilence && Self.peak(of: block) < RenderOptions.silenceThreshold) {
             isFinished = true
         }
-        return block
     }
 
-    /// Renders the whole song and tail into `writer` and finishes the file; on any failure the
-    /// writer is cancelled, so no partial file is left under its name. `progress` is called after
-    /// every block with the frames rendered so far. Returns the frames written.
+    /// Renders the whole song and tail into `writer` and finishes the file; on any failure, or when
+    /// `isCancelled` turns true between blocks, the writer is cancelled, so no partial file is left
+    /// under its name. `progress` is called after every block with the frames rendered so far.
+    /// Returns the frames written, or nil when cancelled.
     @discardableResult
-    public func render(to writer: AudioFileWriter, progress: ((Int64) -> Void)? = nil) throws(RenderError) -> Int64 {
+    public func render(to writer: AudioFileWriter, isCancelled: () -> Bool = { false },
+                       progress: ((Int64) -> Void)? = nil) throws(RenderError) -> Int64? {
         do throws(AudioFileError) {
             while let block = renderNextBlock() {
+                if isCancelled() {
+                    writer.cancel()
+                    return nil
+                }
                 try writer.write(left: block[0].baseAddress!, right: block[1].baseAddress!, frameCount: block.frameLength)
                 progress?(renderedFrames)
             }
@@ -159,5 +255,19 @@ public final class SongRenderer {
             for i in 0..<block.frameLength { peak = max(peak, abs(samples[i])) }
         }
         return peak
+    }
+}
+
+/// The player as the sampler's event source, shifted by `offset` samples: the engine's sample time
+/// runs on through a seek, the player's position jumps, and the offset bridges the two.
+final class SeekableEventSource: ScheduledMIDISource, @unchecked Sendable {
+    let player: MusicPlayer
+    /// Player sample time minus engine sample time. Changed only between blocks (see `seek`).
+    var offset: Int64 = 0
+
+    init(player: MusicPlayer) { self.player = player }
+
+    func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
+        player.deliverEvents(before: sampleTime + offset, to: receiver)
     }
 }

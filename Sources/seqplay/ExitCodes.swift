@@ -18,6 +18,6 @@ extension ExitCode {
     static let networkPeerNotConnected = ExitCode(7)
     /// The network session cannot be opened (address in use, not a local address, cannot resolve).
     static let networkUnavailable = ExitCode(8)
-    /// Interrupted by Ctrl-C while playing in real time (128 + SIGINT, as shells report it).
+    /// Ended by Ctrl-C (SIGINT) or SIGTERM/SIGHUP: 128 + SIGINT, as shells report it.
     static let interrupted = ExitCode(130)
 }

@@ -2,15 +2,17 @@ import Atomics
 import Dispatch
 import Foundation
 
-/// Waits for the end of a long-running command: Ctrl-C (SIGINT), SIGTERM, a time limit, or `finish()`
-/// called by the work itself. While it exists, those signals no longer kill the process, so the
-/// command can close its files and say goodbye to its peers first.
+/// Ends a long-running command through its normal path: Ctrl-C (SIGINT), SIGTERM or SIGHUP, a time
+/// limit, or `finish()` called by the work itself. While it exists, those signals no longer kill the
+/// process, so the command can restore the terminal, send notes off, drain the device, close its
+/// files (or remove a half-written one) and say goodbye to its peers first. Wait for it, or poll
+/// `isRequested` from a loop.
 final class Interruption: @unchecked Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let received = ManagedAtomic<Int32>(0)
     private var sources: [DispatchSourceSignal] = []
 
-    init(signals: [Int32] = [SIGINT, SIGTERM]) {
+    init(signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]) {
         for number in signals {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -28,6 +30,9 @@ final class Interruption: @unchecked Sendable {
         let number = received.load(ordering: .acquiring)
         return number == 0 ? nil : number
     }
+
+    /// Whether a signal has arrived.
+    var isRequested: Bool { signalReceived != nil }
 
     /// Ends the wait without a signal.
     func finish() { wake.signal() }

@@ -25,7 +25,8 @@ extension RenderCommand {
             CommandLineOutput.fail("no answer from \(target) within \(Int(Self.networkConnectTimeout)) s "
                 + "(is `seqplay serve --network` or another RTP-MIDI session listening there?)", .networkPeerNotConnected)
         }
-        let options = renderOptions(for: sequence)
+        let options: RenderOptions
+        do { options = try renderOptions(for: sequence) } catch { CommandLineOutput.fail("\(error)", .validationFailure) }
         let player: MusicPlayer
         do { player = try SongRenderer.makePlayer(for: sequence, options: options) } catch { fail(error) }
         let audio = noAudio ? nil : openSoundCard(sequence, options: options)

@@ -1,18 +1,27 @@
+import ALSA
 import ArgumentParser
 import AudioFiles
+import AudioGraph
+import AudioOutput
+import Effects
 import Foundation
 import MIDIFile
 import Player
 import Rendering
 
-/// `seqplay SONG.mid -o SONG.wav`: renders a MIDI file through a SoundFont to an audio file (the
-/// default command). Parses the flags, finds the SoundFont, and reports; `SongRenderer` does the work.
+/// `seqplay SONG.mid`: plays a MIDI file through a SoundFont to the sound card, or with `-o SONG.wav`
+/// renders it to an audio file (the default command). Parses the flags, finds the SoundFont, and
+/// reports; `SongRenderer` (and `SongPlayback` through `RealtimePlayback`) do the work.
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
-        abstract: "Render a MIDI file through a SoundFont to an audio file (the default command).",
+        abstract: "Play a MIDI file through a SoundFont, or render it to an audio file (the default command).",
         discussion: """
         Examples:
+          seqplay song.mid --sf2 piano.sf2        (play to the sound card)
+          seqplay song.mid --device hw:1,0 --period 128 --periods 3 -v
+          seqplay song.mid --fx 'eq:lowshelf,120,+3;reverb:large-hall,wet=30;limiter'
+          seqplay song.mid --device hw:0,0 --channel-map main:3-4
           seqplay song.mid -o song.wav            (default SoundFont)
           seqplay song.mid --sf2 piano.sf2 -o song.flac
           seqplay song.mid -o song.wav --bit-depth 24 --sample-rate 48000
@@ -26,15 +35,21 @@ struct RenderCommand: ParsableCommand {
         the ones `seqplay info` lists (from 0); channels are 1 to 16
         (drums are usually on 10).
 
+        While playing on a terminal: space pauses and resumes, left/right
+        arrows seek 5 s back/forward, q quits; Ctrl-C ends with all notes
+        off and the device drained. --fx applies the same effect chain
+        to playback and to -o rendering (seqplay help render lists the
+        effects in the --fx help).
+
         Without --sf2 the SoundFont is $SEQPLAY_SOUNDFONT, else Debian's
         /usr/share/sounds/sf2/default-GM.sf2, else the seqplay-gm.sf2 that
         ships with seqplay.
 
         Exit status: 0 done, 1 other failure, 3 bad MIDI file, 4 bad
-        SoundFont, 5 a file cannot be read or written (or no sound card),
-        7 the network peer did not answer and clock-sync within 15 s,
-        8 the network address cannot be used, 64 bad command line,
-        130 interrupted (Ctrl-C) while playing to the network.
+        SoundFont, 5 a file cannot be read or written (or no sound card,
+        or the device failed), 7 the network peer did not answer and
+        clock-sync within 15 s, 8 the network address cannot be used,
+        64 bad command line, 130 interrupted (Ctrl-C).
         """
     )
 
@@ -113,6 +128,24 @@ struct RenderCommand: ParsableCommand {
     @OptionGroup(title: "Network MIDI (with --network-connect)")
     var networkOptions: NetworkArguments
 
+    @Option(help: ArgumentHelp("Effects after the sampler, in order, e.g. 'eq:lowshelf,120,+3;reverb:large-hall,wet=30;limiter'. Effects: eq:TYPE,FREQ,GAIN,BW reverb:PRESET,WET delay:TIME,FEEDBACK,CUTOFF,WET distortion:MODE,PREGAIN,WET compressor:THRESHOLD,RATIO,ATTACK,RELEASE,MAKEUP,KNEE limiter:CEILING,ATTACK,RELEASE,PREGAIN varispeed:RATE (last).", valueName: "chain"))
+    var fx: String?
+
+    @Option(help: ArgumentHelp("Sound device to play to (ALSA name: default, hw:1,0, plughw:1,0, ...).", valueName: "name"))
+    var device = "default"
+
+    @Option(help: ArgumentHelp("Frames per period of the sound device (latency: period x periods).", valueName: "frames"))
+    var period = 256
+
+    @Option(help: ArgumentHelp("Periods in the sound device's buffer.", valueName: "count"))
+    var periods = 3
+
+    @Option(help: ArgumentHelp("Playback: send the stereo mix to these device channels, e.g. main:3-4 (channels from 1).", valueName: "map"))
+    var channelMap: String?
+
+    @Flag(name: [.short, .long], help: "Say which device format and render-thread priority playback got, and the xrun count.")
+    var verbose = false
+
     func validate() throws {
         if let loop, loop < 1 { throw ValidationError("--loop needs a count of 1 or more (1 plays once).") }
         if (loopFrom != nil || loopTo != nil) && loop == nil { throw ValidationError("--loop-from/--loop-to need --loop COUNT.") }
@@ -124,6 +157,28 @@ struct RenderCommand: ParsableCommand {
         for channel in muteChannel + soloChannel where !(1...16).contains(channel) {
             throw ValidationError("MIDI channels are 1 to 16, not \(channel).")
         }
+        if !(16...8192).contains(period) { throw ValidationError("--period must be 16 to 8192 frames.") }
+        if !(2...64).contains(periods) { throw ValidationError("--periods must be 2 to 64.") }
+        _ = try effectChain()
+        _ = try parsedChannelMap()
+    }
+
+    private func effectChain() throws -> EffectChainSpec? {
+        guard let fx else { return nil }
+        do {
+            return try EffectChainSpec(parsing: fx)
+        } catch {
+            throw ValidationError("--fx: \(error)")
+        }
+    }
+
+    private func parsedChannelMap() throws -> ChannelMap? {
+        guard let channelMap else { return nil }
+        do {
+            return try ChannelMap(parsing: channelMap)
+        } catch {
+            throw ValidationError("--channel-map: \(error)")
+        }
     }
 
     func run() throws {
@@ -132,13 +187,15 @@ struct RenderCommand: ParsableCommand {
             playToNetwork(sequence, at: networkConnect)
         }
         let fontPaths = SoundFontLocator.paths(given: soundFonts)
+        let interruption = Interruption()
         guard let output else {
-            fail("playback to the sound card is not available yet; render to a file instead, e.g. -o song.wav", .inputOutput)
+            try play(sequence, fontPaths: fontPaths, interruption: interruption)
+            return
         }
         let renderer: SongRenderer
         do {
             renderer = try SongRenderer(sequence: sequence, soundFontPaths: fontPaths, options: renderOptions(for: sequence))
-        } catch {
+        } catch let error as RenderError {
             fail(error)
         }
         let writer: AudioFileWriter
@@ -149,13 +206,56 @@ struct RenderCommand: ParsableCommand {
             fail(.audioFile(error))
         }
         let progress = ProgressBar(expectedFrames: renderer.maximumFrames, sampleRate: sampleRate)
-        let frames: Int64
+        let frames: Int64?
         do {
-            frames = try renderer.render(to: writer) { progress.update(frames: $0) }
+            frames = try renderer.render(to: writer, isCancelled: { interruption.isRequested }) { progress.update(frames: $0) }
         } catch {
             fail(error)
         }
+        guard let frames else { fail("interrupted; \(output) was not written", .interrupted) }
         progress.finish(frames: frames)
+    }
+
+    /// Plays to the sound device (`--device`), the graph built as for `-o` on the device's format.
+    private func play(_ sequence: MusicSequence, fontPaths: [String], interruption: Interruption) throws {
+        let playback = RealtimePlayback(device: device, periodFrames: period, periodCount: periods, verbose: verbose)
+        var options = try renderOptions(for: sequence)
+        if let map = try parsedChannelMap() {
+            options.channelMap = map
+            options.outputChannelCount = max(2, map.requiredChannelCount)
+        }
+        let output: RealtimeOutput
+        do {
+            output = try playback.openOutput(options: options)
+        } catch {
+            if case .device(.noSoundCard(let reason)) = error {
+                fail("no sound card to play to (\(reason)); render to a file instead: -o song.wav", .inputOutput)
+            }
+            fail("cannot play to \(device): \(error)", .inputOutput)
+        }
+        options.sampleRate = output.sampleRate
+        options.blockFrames = output.periodFrames
+        let songPlayback: SongPlayback
+        do {
+            songPlayback = try SongPlayback(renderer: SongRenderer(sequence: sequence, soundFontPaths: fontPaths, options: options),
+                                            output: output)
+        } catch let error as RenderError {
+            fail(error)
+        } catch {
+            fail("\(error)", .generic)
+        }
+        let statusLine = StatusLine(tempoMap: songPlayback.renderer.player.tempoMap, settings: options.playback)
+        let outcome: RealtimePlayback.Outcome
+        do {
+            outcome = try playback.run(songPlayback, statusLine: statusLine, interruption: interruption)
+        } catch {
+            fail("cannot play to \(device): \(error)", .inputOutput)
+        }
+        switch outcome {
+        case .finished, .quit: return
+        case .interrupted: Seqplay.exit(withError: ExitCode.interrupted)
+        case .deviceFailed(let error): fail("playback to \(device) ended: \(error)", .inputOutput)
+        }
     }
 
     func readSong() throws -> MusicSequence {
@@ -175,8 +275,9 @@ struct RenderCommand: ParsableCommand {
         }
     }
 
-    func renderOptions(for sequence: MusicSequence) -> RenderOptions {
+    func renderOptions(for sequence: MusicSequence) throws -> RenderOptions {
         var options = RenderOptions()
+        options.effects = try effectChain()
         options.sampleRate = sampleRate
         options.gain = gain
         options.reverbEnabled = !noReverb
@@ -209,7 +310,8 @@ struct RenderCommand: ParsableCommand {
             default:
                 fail(error.description, .inputOutput)
             }
-        case .synthesizer, .engine: fail(error.description, .generic)
+        case .channelMap: fail(error.description, .validationFailure)
+        case .synthesizer, .engine, .varispeed: fail(error.description, .generic)
         }
     }
 

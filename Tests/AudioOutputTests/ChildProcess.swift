@@ -8,12 +8,19 @@ import Glibc
 final class ChildProcess {
     private let pid: pid_t
 
-    /// Starts `path` with `arguments` (argv[1...]), inheriting stdout and stderr.
-    init(_ path: String, _ arguments: [String]) throws {
+    /// Starts `path` with `arguments` (argv[1...]), inheriting stdout, and stderr unless
+    /// `standardErrorPath` names a file to write it to instead.
+    init(_ path: String, _ arguments: [String], standardErrorPath: String? = nil) throws {
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        if let standardErrorPath {
+            posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, standardErrorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, path, nil, nil, argv, environ)
+        let result = posix_spawn(&pid, path, &actions, nil, argv, environ)
         guard result == 0 else { throw SpawnError(path: path, code: result) }
         self.pid = pid
     }

@@ -5,29 +5,6 @@ import XCTest
 /// Runs the built `seqplay` binary: a render that works, and each kind of bad input with its
 /// message and exit status, leaving no file behind.
 final class CommandLineTests: RenderTestCase {
-    private struct Run {
-        var status: Int32
-        var standardOutput: Data
-        var standardError: String
-    }
-
-    private func seqplay(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
-        let process = Process()
-        process.executableURL = Bundle.main.bundleURL.appendingPathComponent("seqplay")
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let outData = output.fileHandleForReading.readDataToEndOfFile()  // stderr stays far below a pipe's buffer
-        let errData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, standardOutput: outData, standardError: String(decoding: errData, as: UTF8.self))
-    }
-
-    private var song: String { Self.packageRoot.appendingPathComponent("Songs/beethoven-ode-to-joy.mid").path }
-
     /// The names in `directory` (hidden temporary files included).
     private func contents(of directory: URL) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory.path)
@@ -131,9 +108,11 @@ final class CommandLineTests: RenderTestCase {
         }
     }
 
-    func testWithoutOutputExplainsThatPlaybackIsNotAvailable() throws {
+    func testWithoutASoundCardPlaybackSuggestsRenderingToAFile() throws {
+        try XCTSkipIf(FileManager.default.fileExists(atPath: "/dev/snd"), "this machine has sound")
         let run = try seqplay([song, "--sf2", Self.clickFont])
         XCTAssertEqual(run.status, 5)
+        XCTAssertTrue(run.standardError.contains("no sound card"), run.standardError)
         XCTAssertTrue(run.standardError.contains("-o song.wav"), run.standardError)
     }
 

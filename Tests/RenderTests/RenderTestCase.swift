@@ -12,6 +12,32 @@ class RenderTestCase: XCTestCase {
     static let clickFont = packageRoot.appendingPathComponent("SoundFonts/click.sf2").path
     static let generalMIDIFont = packageRoot.appendingPathComponent("SoundFonts/seqplay-gm.sf2").path
 
+    /// A shipped song (1:15.7).
+    var song: String { Self.packageRoot.appendingPathComponent("Songs/beethoven-ode-to-joy.mid").path }
+
+    /// How a run of the built `seqplay` binary ended.
+    struct SeqplayRun {
+        var status: Int32
+        var standardOutput: Data
+        var standardError: String
+    }
+
+    /// Runs the built `seqplay` with `arguments` (not on a terminal) and waits for it.
+    func seqplay(_ arguments: [String], environment: [String: String] = [:]) throws -> SeqplayRun {
+        let process = Process()
+        process.executableURL = Bundle.main.bundleURL.appendingPathComponent("seqplay")
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let outData = output.fileHandleForReading.readDataToEndOfFile()  // stderr stays far below a pipe's buffer
+        let errData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return SeqplayRun(status: process.terminationStatus, standardOutput: outData, standardError: String(decoding: errData, as: UTF8.self))
+    }
+
     /// A new empty directory, removed after the test.
     func temporaryDirectory() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seqplay-render-\(UUID().uuidString)")

@@ -1,0 +1,144 @@
+import Atomics
+import AudioGraph
+import AudioOutput
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Plays a `SongRenderer` in real time through a `RealtimeOutput` (a sound card, or `NullOutput`):
+/// the output's render thread pulls each period from the renderer, so the `MusicPlayer` drives the
+/// sampler from inside the render callback with the same block-exact timing as an offline render,
+/// whatever the period size.
+///
+/// ```swift
+/// var options = RenderOptions()
+/// options.sampleRate = output.sampleRate
+/// options.blockFrames = output.periodFrames
+/// let playback = try SongPlayback(renderer: SongRenderer(sequence: song, soundFontPaths: fonts, options: options),
+///                                 output: output)
+/// try playback.start()
+/// while !playback.isFinished && !playback.hasEnded { sleep(1) }
+/// playback.stop(draining: true)
+/// ```
+///
+/// Control (start, pause, resume, seek, stop) comes from one thread, the control thread. Pause and
+/// seek use a lock-free handoff: the control thread raises a hold request (a ticket number); the render
+/// thread, before its next block, sees it, acknowledges the ticket and plays silence instead of touching
+/// the renderer. Once acknowledged, the control thread owns the renderer: a seek (which allocates the
+/// chased controller state) runs there, never on the render thread, and the hold is lowered again.
+public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
+    public let renderer: SongRenderer
+    public let output: RealtimeOutput
+
+    /// 0: render. Otherwise the ticket of the hold the control thread asks for.
+    private let holdRequest = ManagedAtomic<Int>(0)
+    /// The last hold ticket the render thread acknowledged (it renders nothing while held).
+    private let acknowledgedHold = ManagedAtomic<Int>(0)
+    private let finished = ManagedAtomic<Bool>(false)
+    private let ended = ManagedAtomic<Bool>(false)
+    private var lastTicket = 0
+    /// Whether the user paused (control thread only).
+    public private(set) var isPaused = false
+
+    /// Playback of `renderer` on `output`. The renderer must render the output's sample rate and
+    /// channel count, in blocks of at least a period.
+    public init(renderer: SongRenderer, output: RealtimeOutput) throws(AudioOutputError) {
+        let format = renderer.engine.outputFormat
+        guard Int(format.sampleRate) == output.sampleRate, format.channelCount == output.channelCount else {
+            throw .formatMismatch(engine: format, outputSampleRate: output.sampleRate, outputChannelCount: output.channelCount)
+        }
+        guard renderer.options.blockFrames >= output.periodFrames else {
+            throw .periodTooLong(periodFrames: output.periodFrames, engineMaximumFrameCount: renderer.options.blockFrames)
+        }
+        self.renderer = renderer
+        self.output = output
+    }
+
+    /// Starts the render thread. Playback then runs until `stop`, or by itself forever: the song's
+    /// end is signalled by `isFinished`, after which the output keeps playing the dying sound.
+    public func start() throws(AudioOutputError) {
+        try output.start(engine: renderer.engine, source: self) { [ended] _ in
+            ended.store(true, ordering: .releasing)
+        }
+    }
+
+    /// True once the song and its tail have played (the control thread then calls `stop(draining: true)`).
+    public var isFinished: Bool { finished.load(ordering: .acquiring) }
+
+    /// True once the render thread has ended: after `stop`, or by itself when the device failed
+    /// (`stop` then returns the failure).
+    public var hasEnded: Bool { ended.load(ordering: .acquiring) }
+
+    /// Where the song is, in seconds of player time.
+    public var positionSeconds: Double { Double(renderer.playerPosition) / Double(renderer.player.sampleRate) }
+
+    /// The song's length in seconds of player time (loops included).
+    public var durationSeconds: Double { renderer.player.durationInSeconds }
+
+    /// Stops the render thread (see `RealtimeOutput.stop`) and returns how playback ended.
+    @discardableResult
+    public func stop(draining: Bool) -> PlaybackEnd { output.stop(draining: draining) }
+
+    /// Pauses: silence from the next period on, the song stays where it is.
+    public func pause() {
+        isPaused = true
+        holdRequest.store(nextTicket(), ordering: .releasing)
+    }
+
+    /// Plays on from where the song was paused.
+    public func resume() {
+        isPaused = false
+        holdRequest.store(0, ordering: .releasing)
+    }
+
+    /// Moves by `seconds` (negative: back), clamped to the song. Returns false when the render thread
+    /// did not let go of the renderer within a second (the output has stopped).
+    @discardableResult
+    public func seek(bySeconds seconds: Double) -> Bool {
+        withRendererHeld {
+            let sampleRate = Double(renderer.player.sampleRate)
+            renderer.seek(toSample: renderer.playerPosition + Int64((seconds * sampleRate).rounded()))
+            finished.store(false, ordering: .releasing)
+        }
+    }
+
+    /// Ends every sounding note (Ctrl-C: before draining the device). Same hold as `seek`.
+    @discardableResult
+    public func allNotesOff() -> Bool {
+        withRendererHeld { renderer.sampler.allNotesOff() }
+    }
+
+    /// Holds the render thread off the renderer, runs `body`, then lets it render again (unless paused).
+    private func withRendererHeld(_ body: () -> Void) -> Bool {
+        let ticket = nextTicket()
+        holdRequest.store(ticket, ordering: .releasing)
+        defer { holdRequest.store(isPaused ? ticket : 0, ordering: .releasing) }
+        for _ in 0..<2_000 {
+            if acknowledgedHold.load(ordering: .acquiring) == ticket {
+                body()
+                return true
+            }
+            if hasEnded { break }
+            usleep(500)
+        }
+        return false
+    }
+
+    private func nextTicket() -> Int {
+        lastTicket += 1
+        return lastTicket
+    }
+
+    /// The render thread's entry point, once per period: silence while held, else the renderer's next
+    /// `frameCount` frames. No allocation, locks or I/O.
+    public func renderBlock(frameCount: Int) -> AudioBuffer? {
+        let hold = holdRequest.load(ordering: .acquiring)
+        if hold != 0 {
+            acknowledgedHold.store(hold, ordering: .releasing)
+            return nil
+        }
+        let block = renderer.renderBlock(frameCount: frameCount)
+        if renderer.isFinished { finished.store(true, ordering: .releasing) }
+        return block
+    }
+}

@@ -1,0 +1,52 @@
+import AudioGraph
+import MIDIFile
+import Player
+
+/// The one-line playback display: position / duration, bar:beat, tempo, voices, xruns and a level meter.
+struct StatusLine {
+    let tempoMap: TempoMap
+    /// Song seconds where playback starts (`--start`), and song seconds per player second (`--rate`).
+    let startSeconds: Double
+    let rate: Double
+
+    init(tempoMap: TempoMap, settings: PlaybackSettings) {
+        self.tempoMap = tempoMap
+        startSeconds = settings.start.map { tempoMap.seconds(atTick: $0.tick(in: tempoMap)) } ?? 0
+        rate = settings.rate
+    }
+
+    /// The line for this moment. Bar and tempo are those of the song position, counted straight from
+    /// `--start` (a `--loop` repeat shows the bars played on as if there were no loop).
+    func text(paused: Bool, position: Double, duration: Double, voices: Int, xruns: Int, level: LevelMeterTap.Level) -> String {
+        let tick = tempoMap.tick(atSeconds: startSeconds + position * rate)
+        let place = tempoMap.barBeatTick(atTick: tick)
+        let tempo = (tempoMap.tempoChanges.last { $0.tick <= tick }?.beatsPerMinute ?? 120) * rate
+        let tempoText = tempo.isFinite ? "\(Int(tempo.rounded()))" : "-"
+        return "\(paused ? "||" : "> ") \(Self.clock(position)) / \(Self.clock(duration))  bar \(place.bar):\(place.beat)"
+            + "  \(tempoText) bpm  voices \(voices)  xruns \(xruns)  \(Self.meter(level))"
+    }
+
+    /// `m:ss.s`.
+    static func clock(_ seconds: Double) -> String {
+        let tenths = Int((max(0, seconds) * 10).rounded(.down))
+        let secondsPart = tenths % 600
+        return "\(tenths / 600):\(secondsPart < 100 ? "0" : "")\(secondsPart / 10).\(secondsPart % 10)"
+    }
+
+    /// A 20-cell bar over −60…0 dBFS of the peak, the held peak marked, and the RMS in dB.
+    static func meter(_ level: LevelMeterTap.Level, cells: Int = 20) -> String {
+        func cell(_ decibels: Float) -> Int {
+            guard decibels.isFinite else { return 0 }
+            return Int(((decibels + 60) / 60 * Float(cells)).rounded()).clamped(to: 0...cells)
+        }
+        let lit = cell(level.peak), held = cell(level.heldPeak)
+        var bar = (0..<cells).map { $0 < lit ? "#" : "-" }
+        if held > 0 && held > lit { bar[held - 1] = "|" }
+        let rms = level.rms.isFinite ? "\(Int(level.rms.rounded())) dB" : "-inf dB"
+        return "[" + bar.joined() + "] " + rms
+    }
+}
+
+extension Comparable {
+    func clamped(to range: ClosedRange<Self>) -> Self { min(max(self, range.lowerBound), range.upperBound) }
+}
