@@ -27,12 +27,13 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
 
-        var expected: [String: MusicSequence] = [:]
+        var expected: [String: MusicSequence] = [:], names: [String: String] = [:]
         for (index, file) in files.enumerated() {
             let sequence = try MIDIFileReader.read(contentsOf: file.path).sequence
             let path = folder.appendingPathComponent("\(index).mid").path
             try MIDIFileWriter.write(sequence, to: path, runningStatus: index % 2 == 0)
             expected[path] = Self.asWritten(sequence)
+            names[path] = Corpus.relativePath(file, in: "wellformed")
         }
         let script = Corpus.packageRoot.appendingPathComponent("Tests/Tools/mido-dump.py").path
         let outcome = try ChildProcess.run(python, [script] + expected.keys.sorted(), timeLimit: 600)
@@ -43,12 +44,12 @@ import Testing
         for (path, sequence) in expected {
             let mido = decoded[path]!
             if let error = mido["error"] {
-                midoCannotRead.append("\(path): \(error)")
+                midoCannotRead.append("\(names[path]!): \(error)")
                 continue
             }
             let tracks = (mido["tracks"] as! [[[Any]]]).map { $0.map { $0.map { "\($0)" } } }
             let ours = sequence.tracks.map { $0.events.map(ReferenceNotation.describe) }
-            if tracks == ours && mido["format"] as? Int == sequence.format { identical += 1 } else { different.append(path) }
+            if tracks == ours && mido["format"] as? Int == sequence.format { identical += 1 } else { different.append(names[path]!) }
         }
         print("mido reads \(identical) of \(files.count) written files identically; cannot read \(midoCannotRead.count): \(midoCannotRead)")
         #expect(different.isEmpty, "\(different)")
