@@ -5,10 +5,9 @@ import Testing
 /// read → write → read over the well-formed corpus, with and without running status; and the written
 /// files read by an independent reader, mido (when a Python with mido 1.3.3 is at hand).
 @Suite struct RoundTripTests {
-    @Test(arguments: [true, false])
+    @Test(.enabled(if: Corpus.root != nil, "needs the corpus"), arguments: [true, false])
     func writtenFilesReadBackToTheSameEvents(runningStatus: Bool) throws {
         let files = Corpus.files(in: "wellformed")
-        guard !files.isEmpty else { return }
         for file in files {
             let original = try MIDIFileReader.read(contentsOf: file.path)
             let written = try MIDIFileWriter.write(original.sequence, runningStatus: runningStatus)
@@ -20,9 +19,10 @@ import Testing
         print("round trip (running status \(runningStatus)): \(files.count) well-formed files read back identical")
     }
 
-    @Test func writtenFilesDecodeTheSameInMido() throws {
+    @Test(.enabled(if: Corpus.root != nil, "needs the corpus"))
+    func writtenFilesDecodeTheSameInMido() throws {
         let files = Corpus.files(in: "wellformed")
-        guard !files.isEmpty, let python = try Self.pythonWithMido() else { return }
+        guard let python = try Self.pythonWithMido() else { return }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("roundtrip-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
