@@ -44,6 +44,9 @@ struct SMFParser {
             previousStatus = decoder.runningStatus
         }
 
+        if position < end {
+            try log.repaired(.trailingBytes(count: end - position), track: nil, offset: position)
+        }
         if tracks.count != declaredTracks {
             try log.repaired(.trackCountMismatch(declared: declaredTracks, found: tracks.count), track: nil, offset: start + 10)
         }
