@@ -11,6 +11,7 @@ import Testing
     func agreesWithLibSMFWhereLibSMFIsRight() throws {
         let files = Corpus.files(in: "wellformed")
         guard let dump = try buildSMFDump() else { return }
+        defer { try? FileManager.default.removeItem(at: URL(fileURLWithPath: dump).deletingLastPathComponent()) }
         var agreements = 0, refused: [String] = [], crashed: [String] = []
         var knownWrong: [String] = [], unexplained: [String] = []
         for file in files {
