@@ -1,11 +1,24 @@
 // libFuzzer target for the SMF reader, built by Scripts/fuzz-smf.sh. For any input the reader must
 // return or throw (never crash, hang or touch memory it should not), in both modes; and a sequence it
 // returns must survive write → read unchanged whenever the writer accepts it (with End of Track placed
-// as the writer places it).
+// as the writer places it). Hangs are caught by CPU time, which other work on the machine does not
+// inflate as it does libFuzzer's wall-clock -timeout.
+#if canImport(Glibc)
+import Glibc
+#endif
 import MIDIFile
+
+/// CPU seconds one input may take, for all its reads and the write (linear reading takes well under
+/// a second for the largest inputs the script allows, even under AddressSanitizer).
+let cpuSecondsPerInput = 2.0
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSMFReader(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let cpuStart = clock()
+    defer {
+        let seconds = Double(clock() - cpuStart) / Double(CLOCKS_PER_SEC)
+        if seconds > cpuSecondsPerInput { fatalError("one input took \(seconds) s of CPU: reading is not linear") }
+    }
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     _ = try? MIDIFileReader.read(bytes: bytes, name: "fuzz.mid", mode: .strict)
     guard let read = try? MIDIFileReader.read(bytes: bytes, name: "fuzz.mid", mode: .lenient),
@@ -17,4 +30,3 @@ public func fuzzSMFReader(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     return 0
 }
-

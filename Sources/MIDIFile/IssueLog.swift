@@ -21,4 +21,9 @@ struct IssueLog {
         if strict { throw issue }
         warnings.append(issue)
     }
+
+    /// Adds the warnings of a log kept for a tentative reading that the reader keeps.
+    mutating func append(_ other: IssueLog) {
+        warnings += other.warnings
+    }
 }

@@ -65,6 +65,8 @@ extension MIDIFileIssue {
         case chunkLengthOvershoots(declared: UInt32, actual: Int)
         /// Bytes between End of Track and the end of its chunk; they are ignored.
         case bytesAfterEndOfTrack(count: Int)
+        /// Bytes after the last chunk too few to be a chunk; they are ignored.
+        case trailingBytes(count: Int)
         /// A header track count different from the number of track chunks found.
         case trackCountMismatch(declared: Int, found: Int)
         /// Format 0 with more than one track chunk.
@@ -101,6 +103,7 @@ extension MIDIFileIssue {
             case .chunkLengthOvershoots(let d, let a):
                 return "track chunk length \(d) runs into the next track (\(a) bytes used)"
             case .bytesAfterEndOfTrack(let n): return "\(n) bytes after End of Track ignored"
+            case .trailingBytes(let n): return "\(n) bytes after the last chunk ignored"
             case .trackCountMismatch(let d, let f): return "header declares \(d) tracks, file has \(f)"
             case .formatZeroWithTracks(let n): return "format 0 file with \(n) tracks"
             case .runningStatusAtTrackStart: return "track starts with running status; previous track's status used"

@@ -44,6 +44,9 @@ struct SMFParser {
             previousStatus = decoder.runningStatus
         }
 
+        if position < end {
+            try log.repaired(.trailingBytes(count: end - position), track: nil, offset: position)
+        }
         if tracks.count != declaredTracks {
             try log.repaired(.trackCountMismatch(declared: declaredTracks, found: tracks.count), track: nil, offset: start + 10)
         }
@@ -65,11 +68,11 @@ struct SMFParser {
             // header (so no byte is read on over twice and the read stays linear), and keep that
             // reading only if it ends at an End of Track.
             var onward = decoder
-            var onwardLog = log
+            var onwardLog = IssueLog(file: log.file, strict: log.strict)
             let onwardLimit = nextTrackHeader(from: bodyEnd, fileEnd: fileEnd)
             if case .endOfTrack(let end)? = try? onward.decode(until: onwardLimit, log: &onwardLog) {
                 decoder = onward
-                log = onwardLog
+                log.append(onwardLog)
                 try log.repaired(.chunkLengthUndershoots(declared: declaredLength, actual: end - bodyStart),
                                  track: track, offset: chunkStart + 4)
                 return end

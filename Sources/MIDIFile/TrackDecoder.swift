@@ -44,9 +44,9 @@ struct TrackDecoder {
         self.statusFromPreviousTrack = previousStatus != 0
     }
 
-    /// Reserves room for the events that `byteCount` bytes of track data can hold at most usual
-    /// densities (an event takes 3 bytes or more, but for running status): bounded by the bytes
-    /// present, never by a declared length.
+    /// Reserves room for the events `byteCount` bytes of track data usually hold (about 3 bytes an
+    /// event), so a large track does not regrow its array; `byteCount` counts bytes present in the
+    /// file, never a declared length.
     mutating func reserveCapacity(forBytes byteCount: Int) {
         events.reserveCapacity(byteCount / 3)
     }

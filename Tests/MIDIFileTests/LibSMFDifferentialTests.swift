@@ -7,9 +7,11 @@ import Testing
 /// libsmf is known wrong (meta events of 128+ bytes, running status after a meta event, tracks lost
 /// after a non-MTrk chunk, format 0 relabelled).
 @Suite struct LibSMFDifferentialTests {
-    @Test func agreesWithLibSMFWhereLibSMFIsRight() throws {
+    @Test(.enabled(if: Corpus.root != nil, "needs the corpus"))
+    func agreesWithLibSMFWhereLibSMFIsRight() throws {
         let files = Corpus.files(in: "wellformed")
-        guard !files.isEmpty, let dump = try buildSMFDump() else { return }
+        guard let dump = try buildSMFDump() else { return }
+        defer { try? FileManager.default.removeItem(at: URL(fileURLWithPath: dump).deletingLastPathComponent()) }
         var agreements = 0, refused: [String] = [], crashed: [String] = []
         var knownWrong: [String] = [], unexplained: [String] = []
         for file in files {

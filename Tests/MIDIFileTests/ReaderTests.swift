@@ -116,9 +116,10 @@ import Testing
         }
     }
 
-    @Test func unknownChunksAreSkipped() throws {
+    @Test func unknownChunksAreSkippedAndTrailingBytesWarned() throws {
         let bytes = SMFBytes.header(tracks: 1) + SMFBytes.chunk("XFIH", [1, 2, 3]) + SMFBytes.track(SMFBytes.note + SMFBytes.endOfTrack)
         #expect(try read(bytes, mode: .strict).sequence.tracks.map(\.events.count) == [3])
+        #expect(try reasons(read(bytes + [0x2A])) == [.trailingBytes(count: 1)])
     }
 
     @Test func hostileLengthsAndQuantitiesFailCleanly() {
