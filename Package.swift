@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "SeqplayKit", targets: [
             "MIDICore", "MIDIFile", "Player", "FluidSynth", "Sampler", "AudioGraph", "Effects",
             "AudioFiles", "AudioGraphFiles", "Rendering", "NetworkMIDI", "ALSA", "AudioOutput", "SequencerPlayback",
+            "SequencerRecording", "LiveSampler",
         ]),
     ],
     dependencies: [
@@ -66,6 +67,12 @@ let package = Package(
         // Plays a sequence to ALSA sequencer ports on a kernel queue, timed by the exact tempo map.
         .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile"]),
 
+        // Records what arrives at a sequencer port into a MIDI file (kernel timestamps, pauses cut out).
+        .target(name: "SequencerRecording", dependencies: ["ALSA", "MIDICore", "MIDIFile"]),
+
+        // A sampler host for MIDI arriving at sequencer ports: input thread → lock-free queue → SamplerNode.
+        .target(name: "LiveSampler", dependencies: ["ALSA", "MIDICore", "Sampler", atomics]),
+
         // Network MIDI sessions: RTP-MIDI (RFC 6295) with Apple's session protocol over UDP.
         .target(name: "NetworkMIDI", dependencies: ["MIDICore"]),
 
@@ -75,7 +82,7 @@ let package = Package(
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA", "SequencerPlayback",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
+            "SequencerRecording", "LiveSampler", "Sampler", "AudioGraph", "AudioOutput", atomics, .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
@@ -97,6 +104,7 @@ let package = Package(
             "seqplay", "Rendering", "Player", "AudioFiles", "MIDIFile", "MIDICore", "RenderTestSupport", "AudioTestSupport",
         ]),
         .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSA", "AudioGraph", "AllocationCounter"]),
+        .testTarget(name: "SequencerRecordingTests", dependencies: ["SequencerRecording", "MIDICore", "MIDIFile"]),
         .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "AllocationCounter"]),
         .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore"]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile"]),

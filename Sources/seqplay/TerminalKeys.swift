@@ -1,0 +1,47 @@
+import Atomics
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Keys pressed on standard input, read without waiting: on a terminal each key counts as pressed
+/// (raw mode, no echo; the terminal is restored by `restore()`); from a pipe each byte is a key.
+/// Also turns SIGINT and SIGTERM into a stop request, so a command can finish its work and exit.
+final class TerminalKeys {
+    private var savedTerminal: termios?
+    private var inputEnded = false
+
+    init() {
+        var settings = termios()
+        if isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &settings) == 0 {
+            savedTerminal = settings
+            settings.c_lflag &= ~tcflag_t(ICANON | ECHO)
+            tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+        }
+        let requestStop: @convention(c) (Int32) -> Void = { _ in TerminalKeys.stopRequested.store(true, ordering: .relaxed) }
+        signal(SIGINT, requestStop)
+        signal(SIGTERM, requestStop)
+    }
+
+    /// Set by SIGINT or SIGTERM.
+    static let stopRequested = ManagedAtomic(false)
+
+    /// The next key pressed, if one is waiting (never waits).
+    func nextKey() -> Character? {
+        guard !inputEnded else { return nil }
+        var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        guard poll(&descriptor, 1, 0) > 0 else { return nil }
+        var byte: UInt8 = 0
+        guard read(STDIN_FILENO, &byte, 1) == 1 else {
+            inputEnded = true
+            return nil
+        }
+        return Character(Unicode.Scalar(byte))
+    }
+
+    /// Puts the terminal back as it was.
+    func restore() {
+        if var savedTerminal {
+            tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal)
+        }
+    }
+}
