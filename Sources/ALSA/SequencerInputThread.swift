@@ -20,14 +20,14 @@ public final class SequencerInputThread {
 
     /// Starts reading `client`'s input, calling `handler` for every MIDI message.
     public convenience init(client: SequencerClient, handler: @escaping (SequencerEvent) -> Void) throws(SequencerError) {
-        try self.init(client: client, inputHandler: { input in
+        try self.init(reading: client, inputHandler: { input in
             if case .midi(let event) = input { handler(event) }
         })
     }
 
     /// Starts reading `client`'s input, calling `inputHandler` for every MIDI message and every
     /// system announcement (see `SequencerClient.listenToAnnouncements`).
-    public init(client: SequencerClient, inputHandler: @escaping (SequencerInput) -> Void) throws(SequencerError) {
+    public init(reading client: SequencerClient, inputHandler: @escaping (SequencerInput) -> Void) throws(SequencerError) {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else {
             throw .callFailed(call: "pipe", reason: String(cString: strerror(errno)))

@@ -85,7 +85,7 @@ public final class LiveSamplerHost: ScheduledMIDISource, @unchecked Sendable {
     /// Starts reading the ports.
     public func start() throws(SequencerError) {
         guard input == nil else { return }
-        input = try SequencerInputThread(client: client) { [unowned self] in self.handle($0) }
+        input = try SequencerInputThread(reading: client) { [unowned self] in self.handle($0) }
     }
 
     /// Stops reading the ports.
