@@ -82,7 +82,8 @@ let package = Package(
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA", "SequencerPlayback",
-            "SequencerRecording", "LiveSampler", "Sampler", "AudioGraph", "AudioOutput", atomics, .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
+            "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "SequencerRecording", "LiveSampler",
+            atomics, .product(name: "ArgumentParser", package: "swift-argument-parser"), logging,
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
@@ -106,9 +107,10 @@ let package = Package(
         .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSA", "AudioGraph", "AllocationCounter"]),
         .testTarget(name: "LiveSamplerTests", dependencies: ["LiveSampler", "MIDICore"]),
         .testTarget(name: "SequencerRecordingTests", dependencies: ["SequencerRecording", "MIDICore", "MIDIFile"]),
+        // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.
         .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "AllocationCounter"]),
         .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore"]),
-        .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile"]),
+        .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles"]),
 
         // Benchmarks (run by the scripts in Benchmarks/) and the network interop probe (Scripts/test-network-interop).
         .executableTarget(name: "network-midi-probe", dependencies: ["NetworkMIDI", "MIDICore"]),

@@ -142,6 +142,13 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
 
     // MARK: Delivery (render thread)
 
+    /// The sample time of the next scheduled event not yet delivered, nil when none is left. Read it
+    /// from the delivering thread, between `deliverEvents` calls (a real-time sequencer uses it to
+    /// stamp each message with its exact time).
+    public var nextEventSampleTime: Int64? {
+        cursor < schedule.count ? schedule[cursor].sampleTime : nil
+    }
+
     public func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
         let generation = audibilityGeneration.load(ordering: .acquiring)
         if generation != seenGeneration {
@@ -157,7 +164,7 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         }
         if !pendingStateDelivered {
             pendingStateDelivered = true
-            for state in pendingStateMessages { receiver.receive(state.message) }
+            for index in pendingStateMessages.indices { receiver.receive(pendingStateMessages[index].message) }
         }
         while cursor < schedule.count && schedule[cursor].sampleTime < sampleTime {
             deliver(schedule[cursor], to: receiver)

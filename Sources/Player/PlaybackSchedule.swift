@@ -96,15 +96,30 @@ struct PlaybackSchedule {
     }
 
     /// The stretches played in order: start to loop end, the loop again `count - 1` times, then on to the end.
+    /// Refuses playbacks longer than `PlaybackSettings.maximumDuration` before building them, so a
+    /// few hostile bytes (or a huge loop count) cannot make the schedule exhaust memory or time.
     private static func passes(map: TempoMap, settings: PlaybackSettings) throws(PlaybackSettingsError) -> [Pass] {
         let start = settings.start?.tick(in: map) ?? 0
         let end = settings.end?.tick(in: map) ?? map.endTick
         guard start <= end else { throw .startAfterEnd(startTick: start, endTick: end) }
         guard start < end else { return [] }
-        guard let loop = settings.loop else { return [Pass(from: start, to: end)] }
+        func seconds(_ from: Int64, _ to: Int64) -> Double {
+            (map.seconds(atTick: to) - map.seconds(atTick: from)) / settings.rate
+        }
+        func checkDuration(_ total: Double) throws(PlaybackSettingsError) {
+            guard total <= PlaybackSettings.maximumDuration else { throw .tooLong(seconds: total) }
+        }
+        guard let loop = settings.loop else {
+            try checkDuration(seconds(start, end))
+            return [Pass(from: start, to: end)]
+        }
         let from = loop.from.tick(in: map), to = loop.to.tick(in: map)
         guard from < to, loop.count >= 1 else { throw .invalidLoop(fromTick: from, toTick: to, count: loop.count) }
-        guard start < to, to <= end else { return [Pass(from: start, to: end)] }
+        guard start < to, to <= end else {
+            try checkDuration(seconds(start, end))
+            return [Pass(from: start, to: end)]
+        }
+        try checkDuration(seconds(start, end) + Double(loop.count - 1) * seconds(from, to))
         var passes = [Pass(from: start, to: to)]
         passes += Array(repeating: Pass(from: from, to: to), count: loop.count - 1)
         if to < end { passes.append(Pass(from: to, to: end)) }

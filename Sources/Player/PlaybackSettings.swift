@@ -32,6 +32,9 @@ public struct LoopRegion: Hashable, Sendable {
 
 /// How a `MusicPlayer` turns a sequence into its schedule, fixed when the player is made.
 public struct PlaybackSettings: Hashable, Sendable {
+    /// The longest playback a player schedules, loops included: 24 hours.
+    public static let maximumDuration: Double = 24 * 3600
+
     /// Semitones added to every note, except on channel 10 (drums, channel index 9). Notes pushed
     /// outside 0...127 are dropped.
     public var transpose: Int = 0
@@ -65,6 +68,9 @@ public enum PlaybackSettingsError: Error, Hashable, Sendable, CustomStringConver
     case invalidLoop(fromTick: Int64, toTick: Int64, count: Int)
     /// A start position after the end position (at the end gives an empty playback).
     case startAfterEnd(startTick: Int64, endTick: Int64)
+    /// A playback longer than `PlaybackSettings.maximumDuration` (a hostile or broken file, usually:
+    /// a few bytes can declare centuries).
+    case tooLong(seconds: Double)
 
     public var description: String {
         switch self {
@@ -73,6 +79,10 @@ public enum PlaybackSettingsError: Error, Hashable, Sendable, CustomStringConver
         case .invalidLoop(let from, let to, let count):
             return "loop from tick \(from) to tick \(to), \(count) times: needs from < to and a count of at least 1"
         case .startAfterEnd(let start, let end): return "start (tick \(start)) is after end (tick \(end))"
+        case .tooLong(let seconds):
+            let hours = seconds / 3600
+            return "the playback would last \(hours < 1e9 ? "\(Int(hours.rounded(.up)))" : "over a billion") hours; "
+                + "seqplay plays at most \(Int(PlaybackSettings.maximumDuration / 3600)) (choose a part with --start/--end)"
         }
     }
 }

@@ -49,17 +49,8 @@ public final class SongRenderer {
         }
         guard tailSeconds >= 0, tailSeconds.isFinite else { throw .invalidTail(tailSeconds) }
 
-        // A song of length zero (only set-up events at tick 0) has no region for the player to
-        // play: give it one tick, so its tick-0 events are sent, and render only the tail.
         let isEmpty = TempoMap(sequence: sequence.concatenatingPatterns()).endTick == 0
-        var playback = options.playback
-        if isEmpty && playback.start == nil && playback.end == nil && playback.loop == nil { playback.end = .tick(1) }
-        do throws(PlaybackSettingsError) {
-            player = try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, settings: playback)
-        } catch {
-            throw .playback(error)
-        }
-        try Self.applyMutesAndSolos(options, to: player)
+        player = try Self.makePlayer(for: sequence, options: options)
 
         let settings = SynthesizerSettings(sampleRate: Double(options.sampleRate), gain: options.gain,
                                            reverbEnabled: options.reverbEnabled, chorusEnabled: options.chorusEnabled)
@@ -91,6 +82,24 @@ public final class SongRenderer {
         tailFrames = Int64((tailSeconds * Double(options.sampleRate)).rounded())
         maximumFrames = songFrames + tailFrames
         if case .untilSilent = options.tail { stopsAtSilence = true } else { stopsAtSilence = false }
+    }
+
+    /// The player for `sequence` as `options` ask (playback settings, mutes, solos): what a renderer
+    /// plays, and what a real-time sequencer plays to other destinations.
+    public static func makePlayer(for sequence: MusicSequence, options: RenderOptions) throws(RenderError) -> MusicPlayer {
+        // A song of length zero (only set-up events at tick 0) has no region for the player to
+        // play: give it one tick, so its tick-0 events are sent, and render only the tail.
+        let isEmpty = TempoMap(sequence: sequence.concatenatingPatterns()).endTick == 0
+        var playback = options.playback
+        if isEmpty && playback.start == nil && playback.end == nil && playback.loop == nil { playback.end = .tick(1) }
+        let player: MusicPlayer
+        do throws(PlaybackSettingsError) {
+            player = try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, settings: playback)
+        } catch {
+            throw .playback(error)
+        }
+        try applyMutesAndSolos(options, to: player)
+        return player
     }
 
     private static func applyMutesAndSolos(_ options: RenderOptions, to player: MusicPlayer) throws(RenderError) {

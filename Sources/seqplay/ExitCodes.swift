@@ -14,4 +14,10 @@ extension ExitCode {
     static let inputOutput = ExitCode(5)
     /// The machine has no ALSA sequencer (/dev/snd/seq), so MIDI ports cannot be used; file rendering still works.
     static let sequencerNotAvailable = ExitCode(6)
+    /// `--network-connect`: the peer did not connect and complete a clock sync in time.
+    static let networkPeerNotConnected = ExitCode(7)
+    /// The network session cannot be opened (address in use, not a local address, cannot resolve).
+    static let networkUnavailable = ExitCode(8)
+    /// Interrupted by Ctrl-C while playing in real time (128 + SIGINT, as shells report it).
+    static let interrupted = ExitCode(130)
 }

@@ -91,11 +91,7 @@ final class LiveHostSession {
     private static func makeSampler(_ options: LiveHostOptions) throws -> SamplerNode {
         let settings = SynthesizerSettings(sampleRate: Double(options.sampleRate), gain: options.gain,
                                            reverbEnabled: !options.noReverb, chorusEnabled: !options.noChorus)
-        let locator = SoundFontLocator()
-        guard let fonts = options.soundFonts.isEmpty ? locator.locate().map({ [$0.path] }) : options.soundFonts else {
-            FileHandle.standardError.write(Data("seqplay: no SoundFont given and none found (looked at \(locator.searchDescription)); use --sf2 FILE\n".utf8))
-            throw ExitCode.badSoundFont
-        }
+        let fonts = SoundFontLocator.paths(given: options.soundFonts)
         do {
             let sampler = try SamplerNode(settings: settings)
             for font in fonts { try sampler.loadSoundFont(at: font) }
@@ -126,12 +122,13 @@ final class LiveHostSession {
             throw ExitCode.inputOutput
         }
         try SequencerCommandSupport.run { () throws(SequencerError) in try host.start() }
+        let interruption = Interruption()
         let keys = TerminalKeys()
         defer { keys.restore() }
         status("Playing. q: quit.")
         let started = Date()
         var lastCalibration = started
-        while !TerminalKeys.stopRequested.load(ordering: .relaxed), keys.nextKey() != "q" {
+        while interruption.signalReceived == nil, keys.nextKey() != "q" {
             if let duration, Date().timeIntervalSince(started) >= duration { break }
             usleep(20_000)
             onAppeared(host.portsAppeared())

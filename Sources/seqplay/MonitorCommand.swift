@@ -5,11 +5,18 @@ import MIDICore
 
 /// `seqplay monitor [PORT…]`: prints every MIDI event arriving from the given ports (or from whoever
 /// connects to seqplay's port) with the kernel's timestamp, as `aseqdump` does, plus note names.
+/// `seqplay monitor --network` does the same for network MIDI peers (see NetworkMonitor.swift).
 struct MonitorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "monitor",
-        abstract: "Print MIDI events arriving from ALSA sequencer ports, with timestamps and note names."
+        abstract: "Print MIDI events arriving from ALSA sequencer ports or network MIDI peers, with timestamps and note names."
     )
+
+    @Flag(help: "Listen for network MIDI peers (RTP-MIDI/AppleMIDI) instead of ALSA ports.")
+    var network = false
+
+    @OptionGroup(title: "Network MIDI (with --network)")
+    var networkOptions: NetworkArguments
 
     @Argument(help: "Ports to listen to (14:0, 'Midi Through:0', a client name). None: wait for connections.")
     var ports: [String] = []
@@ -23,7 +30,12 @@ struct MonitorCommand: ParsableCommand {
     @Option(help: "Stop after this many seconds.")
     var duration: Double?
 
+    func validate() throws {
+        if network && !ports.isEmpty { throw ValidationError("--network listens for peers; it takes no ALSA ports.") }
+    }
+
     func run() throws {
+        if network { return monitorNetwork() }
         let client = try SequencerCommandSupport.openClient(name: "seqplay monitor")
         let input = try SequencerCommandSupport.run { () throws(SequencerError) in
             let clock = try SequencerQueue(client: client, name: "seqplay monitor clock")
@@ -78,14 +90,18 @@ struct EventDescription: Encodable {
     }
 
     init(_ received: SequencerEvent) {
+        var time: Double?
         if case .realTime(let nanoseconds) = received.timestamp {
             time = Double(nanoseconds) / 1e9
-        } else {
-            time = nil
         }
-        source = "\(received.source)"
-        bytes = received.message.bytes.map { String(format: "%02X", $0) }.joined(separator: " ")
-        let message = received.message
+        self.init(received.message, time: time, source: "\(received.source)")
+    }
+
+    /// `message` from `source`, at `time` seconds since the monitor started.
+    init(_ message: MIDIMessage, time: Double?, source: String) {
+        self.time = time
+        self.source = source
+        bytes = message.bytes.map { String(format: "%02X", $0) }.joined(separator: " ")
         channel = message.channel.map(Int.init)
         var note: UInt8?, velocity: UInt8?, controller: UInt8?, value: Int?
         switch message {

@@ -55,13 +55,15 @@ struct RecordCommand: ParsableCommand {
             return try SequencerTakeRecording(client: client, sources: addresses, path: file, take: take)
         }
         try save(recording)
+        let interruption = Interruption()
         let keys = TerminalKeys()
         defer { keys.restore() }
         status("Recording at \(recording.port.address) into \(file). Space: pause/resume, q: stop.")
         var recorded: TimeInterval = 0
         var lastSave = Date()
         var lastTick = Date()
-        while !TerminalKeys.stopRequested.load(ordering: .relaxed) {
+        var stopping = false
+        while !stopping && interruption.signalReceived == nil {
             if let duration, recorded >= duration { break }
             try SequencerCommandSupport.run { () throws(SequencerError) in
                 try recording.readEvents(timeoutMilliseconds: 20)
@@ -77,7 +79,7 @@ struct RecordCommand: ParsableCommand {
                 }
                 status(paused ? "Recording" : "Paused")
             case "q", "\n":
-                TerminalKeys.stopRequested.store(true, ordering: .relaxed)
+                stopping = true
             default:
                 break
             }

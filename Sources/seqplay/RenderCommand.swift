@@ -19,6 +19,7 @@ struct RenderCommand: ParsableCommand {
           seqplay song.mid -o - | sox -t wav - -d     (stream WAV to a player)
           seqplay song.mid -o solo.wav --solo 2 --transpose -2 --rate 0.8
           seqplay song.mid -o verse.wav --start 17:1 --end 33:1 --loop 2
+          seqplay song.mid --network-connect 127.0.0.1:5004   (play to `seqplay serve --network`)
 
         Positions (--start, --end, --loop-from, --loop-to) are seconds
         (42, 12.5s) or bar:beat[:tick] (17:1, 9:3:240). Track numbers are
@@ -31,7 +32,9 @@ struct RenderCommand: ParsableCommand {
 
         Exit status: 0 done, 1 other failure, 3 bad MIDI file, 4 bad
         SoundFont, 5 a file cannot be read or written (or no sound card),
-        64 bad command line.
+        7 the network peer did not answer and clock-sync within 15 s,
+        8 the network address cannot be used, 64 bad command line,
+        130 interrupted (Ctrl-C) while playing to the network.
         """
     )
 
@@ -101,9 +104,21 @@ struct RenderCommand: ParsableCommand {
     @Flag(help: "Refuse a MIDI file that needs repair instead of repairing it.")
     var strict = false
 
+    @Option(help: ArgumentHelp("Play the song in real time to the network MIDI session at this address (e.g. `seqplay serve --network` or a Mac's session).", valueName: "host:port"))
+    var networkConnect: String?
+
+    @Flag(help: "With --network-connect: do not also play to the sound card.")
+    var noAudio = false
+
+    @OptionGroup(title: "Network MIDI (with --network-connect)")
+    var networkOptions: NetworkArguments
+
     func validate() throws {
         if let loop, loop < 1 { throw ValidationError("--loop needs a count of 1 or more (1 plays once).") }
         if (loopFrom != nil || loopTo != nil) && loop == nil { throw ValidationError("--loop-from/--loop-to need --loop COUNT.") }
+        if networkConnect != nil && output != nil {
+            throw ValidationError("--network-connect plays in real time; it cannot be combined with -o.")
+        }
         if let tail, !(tail >= 0) { throw ValidationError("--tail needs 0 seconds or more.") }
         if !(gain >= 0 && gain <= 10) { throw ValidationError("--gain must be between 0 and 10.") }
         for channel in muteChannel + soloChannel where !(1...16).contains(channel) {
@@ -113,7 +128,10 @@ struct RenderCommand: ParsableCommand {
 
     func run() throws {
         let sequence = try readSong()
-        let fontPaths = try soundFontPaths()
+        if let networkConnect {
+            playToNetwork(sequence, at: networkConnect)
+        }
+        let fontPaths = SoundFontLocator.paths(given: soundFonts)
         guard let output else {
             fail("playback to the sound card is not available yet; render to a file instead, e.g. -o song.wav", .inputOutput)
         }
@@ -140,7 +158,7 @@ struct RenderCommand: ParsableCommand {
         progress.finish(frames: frames)
     }
 
-    private func readSong() throws -> MusicSequence {
+    func readSong() throws -> MusicSequence {
         guard FileManager.default.isReadableFile(atPath: song) else {
             fail("\(song): no such file, or it cannot be read", .inputOutput)
         }
@@ -157,16 +175,7 @@ struct RenderCommand: ParsableCommand {
         }
     }
 
-    private func soundFontPaths() throws -> [String] {
-        if !soundFonts.isEmpty { return soundFonts }
-        let locator = SoundFontLocator()
-        guard let found = locator.locate() else {
-            fail("no SoundFont given and none found (looked at \(locator.searchDescription)); use --sf2 FILE", .badSoundFont)
-        }
-        return [found.path]
-    }
-
-    private func renderOptions(for sequence: MusicSequence) -> RenderOptions {
+    func renderOptions(for sequence: MusicSequence) -> RenderOptions {
         var options = RenderOptions()
         options.sampleRate = sampleRate
         options.gain = gain
@@ -187,9 +196,10 @@ struct RenderCommand: ParsableCommand {
     }
 
     /// Reports `error` with the exit status its kind has.
-    private func fail(_ error: RenderError) -> Never {
+    func fail(_ error: RenderError) -> Never {
         switch error {
         case .soundFont: fail(error.description, .badSoundFont)
+        case .playback(.tooLong): fail("\(song): \(error)", .badMIDIFile)
         case .playback, .noSuchTrack, .noSuchChannel, .unsupportedSampleRate, .invalidTail:
             fail(error.description, .validationFailure)
         case .audioFile(let fileError):
@@ -204,11 +214,10 @@ struct RenderCommand: ParsableCommand {
     }
 
     private func fail(_ message: String, _ status: ExitCode) -> Never {
-        warn(message)
-        Seqplay.exit(withError: status)
+        CommandLineOutput.fail(message, status)
     }
 
     private func warn(_ message: String) {
-        FileHandle.standardError.write(Data("seqplay: \(message)\n".utf8))
+        CommandLineOutput.note(message)
     }
 }

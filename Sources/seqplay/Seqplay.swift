@@ -7,7 +7,7 @@ struct Seqplay: ParsableCommand {
         commandName: "seqplay",
         abstract: "Play and render MIDI files through a SoundFont sampler.",
         subcommands: [
-            RenderCommand.self, InfoCommand.self,
+            RenderCommand.self, InfoCommand.self, ServeCommand.self,
             PortsCommand.self, ConnectCommand.self, MonitorCommand.self, LoopbackCommand.self, SendCommand.self,
             RecordCommand.self, LiveCommand.self,
         ],

@@ -22,6 +22,17 @@ struct SoundFontLocator {
     var executablePath: String = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
     var fileExists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }
 
+    /// The fonts to load: `given` (the `--sf2` files) if any, else the located font; reports and
+    /// exits with `ExitCode.badSoundFont` when there is none.
+    static func paths(given: [String]) -> [String] {
+        if !given.isEmpty { return given }
+        let locator = SoundFontLocator()
+        guard let found = locator.locate() else {
+            CommandLineOutput.fail("no SoundFont given and none found (looked at \(locator.searchDescription)); use --sf2 FILE", .badSoundFont)
+        }
+        return [found.path]
+    }
+
     /// The first font of the search order, or nil when none is present. A `$SEQPLAY_SOUNDFONT`
     /// that names a missing file is still returned, so loading it reports the mistake.
     func locate() -> Found? {

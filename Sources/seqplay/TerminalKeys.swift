@@ -1,11 +1,9 @@
-import Atomics
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Keys pressed on standard input, read without waiting: on a terminal each key counts as pressed
 /// (raw mode, no echo; the terminal is restored by `restore()`); from a pipe each byte is a key.
-/// Also turns SIGINT and SIGTERM into a stop request, so a command can finish its work and exit.
 final class TerminalKeys {
     private var savedTerminal: termios?
     private var inputEnded = false
@@ -17,13 +15,7 @@ final class TerminalKeys {
             settings.c_lflag &= ~tcflag_t(ICANON | ECHO)
             tcsetattr(STDIN_FILENO, TCSANOW, &settings)
         }
-        let requestStop: @convention(c) (Int32) -> Void = { _ in TerminalKeys.stopRequested.store(true, ordering: .relaxed) }
-        signal(SIGINT, requestStop)
-        signal(SIGTERM, requestStop)
     }
-
-    /// Set by SIGINT or SIGTERM.
-    static let stopRequested = ManagedAtomic(false)
 
     /// The next key pressed, if one is waiting (never waits).
     func nextKey() -> Character? {

@@ -24,6 +24,23 @@ final class MusicPlayerBehaviourTests: XCTestCase {
         XCTAssertEqual(held.filter { $0.value > 0 }.count, 0, "hanging notes: \(held.filter { $0.value > 0 })", file: file, line: line)
     }
 
+    /// A few bytes can declare centuries (slow tempo, huge deltas) and a loop count can be huge: such
+    /// playbacks are refused before anything is built, not scheduled until memory runs out.
+    func testPlaybacksLongerThanADayAreRefused() throws {
+        let slow = [TimedEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 0xFF_FFFF))), on(0, 0, 60),
+                    off(0x0FFF_FFFF, 0, 60), endOfTrack(0x0FFF_FFFF)]
+        XCTAssertThrowsError(try MusicPlayer(sequence: sequence([slow]), sampleRate: 48_000)) { error in
+            guard case PlaybackSettingsError.tooLong(let seconds) = error else { return XCTFail("\(error)") }
+            XCTAssertGreaterThan(seconds, 24 * 3600)
+        }
+        let song = sequence([[on(0, 0, 60), off(480, 0, 60), endOfTrack(960)]])  // one second
+        var settings = PlaybackSettings()
+        settings.loop = LoopRegion(from: .tick(0), to: .tick(960), count: 1_000_000_000)
+        XCTAssertThrowsError(try MusicPlayer(sequence: song, sampleRate: 48_000, settings: settings))
+        settings.loop = LoopRegion(from: .tick(0), to: .tick(960), count: 80_000)  // 22 hours: allowed
+        XCTAssertEqual(try MusicPlayer(sequence: song, sampleRate: 48_000, settings: settings).durationInSeconds, 80_000, accuracy: 0.001)
+    }
+
     func testEventsArriveAtTheirSampleTimesAndMetasAreNotSent() throws {
         let player = try MusicPlayer(sequence: sequence([[
             TimedEvent(tick: 0, .meta(.text(.trackName, Array("Piano".utf8)))), on(0, 0, 60), off(480, 0, 60), on(720, 0, 62), off(960, 0, 62), endOfTrack(960),

@@ -1,0 +1,112 @@
+import Atomics
+import Foundation
+import MIDICore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a `RealtimeSequencer` sends the song: messages stamped with the monotonic time
+/// (CLOCK_MONOTONIC nanoseconds) at which they should sound, e.g. a network MIDI session whose
+/// peers play them out at that time.
+public protocol TimedMIDIDestination: AnyObject {
+    /// Sends `messages`, all due at monotonic time `time` (nanoseconds; it may be in the future).
+    func send(_ messages: [MIDIMessage], at time: UInt64)
+}
+
+/// Plays a `MusicPlayer` in real time to a `TimedMIDIDestination` from its own thread, for
+/// destinations that are not an audio render path (sending to the network is not real-time safe, so
+/// it must not run on the render thread).
+///
+/// Every millisecond (absolute deadlines on CLOCK_MONOTONIC) the thread asks the player for the events
+/// due within `lookahead` and sends each group of simultaneous events stamped with its exact time:
+/// player sample `s` sounds at monotonic time `startTime + s / sampleRate`. The lookahead lets the
+/// destination receive events before they are due, so thread jitter below it never shows in the timing.
+///
+/// Control it (start, stop, wait) from one thread.
+public final class RealtimeSequencer: @unchecked Sendable {
+    public let player: MusicPlayer
+    public let destination: any TimedMIDIDestination
+    /// How far ahead of their time events are sent (seconds).
+    public let lookahead: Double
+    /// Monotonic time (ns) of the player's sample 0; set by `start`.
+    public private(set) var startTime: UInt64 = 0
+
+    private static let tickNanoseconds: UInt64 = 1_000_000
+    private let stopRequested = ManagedAtomic(false)
+    private let finished = DispatchSemaphore(value: 0)
+    private var thread: Thread?
+
+    public init(player: MusicPlayer, destination: any TimedMIDIDestination, lookahead: Double = 0.02) {
+        self.player = player
+        self.destination = destination
+        self.lookahead = lookahead
+    }
+
+    /// The monotonic clock now, in nanoseconds.
+    public static func monotonicNanoseconds() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+    }
+
+    /// The monotonic time (ns) at which player sample `sampleTime` sounds.
+    public func monotonicTime(ofSample sampleTime: Int64) -> UInt64 {
+        startTime + UInt64(max(0, sampleTime)) * 1_000_000_000 / UInt64(player.sampleRate)
+    }
+
+    /// Starts playing so that the player's sample 0 sounds at monotonic time `startTime` (default:
+    /// one lookahead from now, so the first events are not late).
+    public func start(at startTime: UInt64? = nil) {
+        precondition(thread == nil, "a RealtimeSequencer plays once")
+        self.startTime = startTime ?? Self.monotonicNanoseconds() + UInt64(lookahead * 1e9)
+        let thread = Thread { [self] in
+            run()
+            finished.signal()
+        }
+        thread.name = "RealtimeSequencer"
+        thread.qualityOfService = .userInteractive
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Stops sending after the events in progress and waits for the thread to end.
+    public func stop() {
+        stopRequested.store(true, ordering: .releasing)
+        waitUntilFinished()
+    }
+
+    /// Waits until every event has been sent (or `stop()` was called).
+    public func waitUntilFinished() {
+        guard thread != nil else { return }
+        finished.wait()
+        finished.signal()
+    }
+
+    private func run() {
+        let collector = MessageCollector()
+        let lookaheadSamples = Int64(lookahead * Double(player.sampleRate))
+        var deadline = Self.monotonicNanoseconds()
+        while !stopRequested.load(ordering: .acquiring) {
+            let elapsedNanoseconds = Int64(bitPattern: Self.monotonicNanoseconds() &- startTime)
+            let horizon = elapsedNanoseconds * Int64(player.sampleRate) / 1_000_000_000 + lookaheadSamples
+            while let next = player.nextEventSampleTime, next < horizon {
+                collector.messages.removeAll(keepingCapacity: true)
+                player.deliverEvents(before: next + 1, to: collector)
+                destination.send(collector.messages, at: monotonicTime(ofSample: next))
+            }
+            if player.nextEventSampleTime == nil && horizon >= player.durationInSamples { return }
+            deadline += Self.tickNanoseconds
+            var wake = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+            while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, nil) == EINTR {}
+        }
+    }
+}
+
+/// Gathers the messages one `deliverEvents` call hands out.
+private final class MessageCollector: MIDIReceiver {
+    var messages: [MIDIMessage] = []
+
+    init() { messages.reserveCapacity(64) }
+
+    func receive(_ message: MIDIMessage) { messages.append(message) }
+}

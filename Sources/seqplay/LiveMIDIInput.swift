@@ -1,0 +1,55 @@
+import MIDICore
+import NetworkMIDI
+import Player
+
+/// A source of live MIDI for `seqplay serve` and `seqplay monitor`: it pushes every message it
+/// receives, stamped with the monotonic time it should sound at, into a `LiveMIDIQueue` that the
+/// sampler (or the monitor) drains. The network session is one; an ALSA sequencer input port can be
+/// another, feeding the same queue.
+protocol LiveMIDIInput: AnyObject {
+    /// Where the input listens, for the user ("network session at 127.0.0.1:5004").
+    var location: String { get }
+    /// A readable name for source number `source` of the events it queued (a peer's name).
+    func sourceName(_ source: UInt32) -> String
+    /// Stops receiving and says goodbye to whoever is connected.
+    func stop()
+}
+
+/// A network MIDI session as a live input: messages from every peer go into the queue at their
+/// scheduled time (sender's timestamp through the clock-sync offset, plus the playout latency).
+final class NetworkLiveInput: LiveMIDIInput {
+    let session: NetworkMIDISession
+    /// Peer names already looked up, so events still queued after their peer left keep its name.
+    private var knownNames: [UInt32: String] = [:]
+
+    init(configuration: NetworkMIDISession.Configuration, feeding queue: LiveMIDIQueue) throws(NetworkMIDIError) {
+        session = try NetworkMIDISession(configuration: configuration, deliveringTo: QueueingReceiver(queue: queue))
+    }
+
+    var location: String { "network session at \(session.controlAddress)" }
+
+    func sourceName(_ source: UInt32) -> String {
+        if let name = knownNames[source] { return name }
+        guard let peer = session.peers.first(where: { $0.ssrc == source }) else { return String(format: "%08X", source) }
+        knownNames[source] = peer.name
+        return peer.name
+    }
+
+    func stop() { session.stop() }
+}
+
+/// Receives from a network session (on its network or playout thread) into a `LiveMIDIQueue`.
+private final class QueueingReceiver: NetworkMIDITimedReceiver, @unchecked Sendable {
+    let queue: LiveMIDIQueue
+
+    init(queue: LiveMIDIQueue) { self.queue = queue }
+
+    func receive(_ message: MIDIMessage, scheduledAt time: UInt64, fromPeer ssrc: UInt32) {
+        queue.push(LiveMIDIEvent(message: message, time: time, source: ssrc))
+    }
+
+    /// Messages without a time (a session's own note releases) sound at once.
+    func receive(_ message: MIDIMessage) {
+        queue.push(LiveMIDIEvent(message: message, time: NetworkClock.nowNanoseconds(), source: 0))
+    }
+}

@@ -1,0 +1,129 @@
+import ArgumentParser
+import AudioFiles
+import AudioGraph
+import AudioGraphFiles
+import AudioOutput
+import FluidSynth
+import Foundation
+import NetworkMIDI
+import Player
+import Sampler
+
+/// `seqplay serve --network`: a sampler host. Live MIDI inputs (a network MIDI session) fill a
+/// lock-free queue that a SamplerNode drains on the real-time render thread, which plays to the sound
+/// card, or with `-o FILE` runs on a clock and records what it plays to the file.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Play MIDI arriving live (from network MIDI peers) through a SoundFont.",
+        discussion: """
+        Examples:
+          seqplay serve --network                       (listen on 127.0.0.1:5004, play to the sound card)
+          seqplay serve --network -o heard.wav --duration 30
+          seqplay serve --network --listen 0.0.0.0:5004 --network-allow anyone
+
+        Runs until Ctrl-C, SIGTERM or --duration; the recording is then completed.
+        A peer that leaves (BY or no clock sync) has its notes released.
+
+        Exit status: 0 done, 4 bad SoundFont, 5 no sound card (use -o) or a
+        file cannot be written, 8 the network address cannot be used, 64 bad command line.
+        """
+    )
+
+    @Flag(help: "Play what network MIDI peers (RTP-MIDI/AppleMIDI) send.")
+    var network = false
+
+    @OptionGroup var networkOptions: NetworkArguments
+
+    @Option(name: .customLong("sf2"), help: ArgumentHelp("A SoundFont (.sf2/.sf3) to play with; repeat to layer fonts.", valueName: "file"))
+    var soundFonts: [String] = []
+
+    @Option(name: [.short, .long], help: ArgumentHelp("Record what is played to this file instead of the sound card.", valueName: "file"))
+    var output: String?
+
+    @Option(name: [.customShort("r"), .long], help: ArgumentHelp("Sample rate in Hz when recording to a file.", valueName: "Hz"))
+    var sampleRate = 44_100
+
+    @Option(name: [.short, .long], help: ArgumentHelp("Master volume of the synthesizer.", valueName: "gain"))
+    var gain: Float = 0.2
+
+    @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
+    var duration: Double?
+
+    func validate() throws {
+        if !network { throw ValidationError("serve needs an input: --network.") }
+        if let duration, !(duration > 0) { throw ValidationError("--duration needs a positive number of seconds.") }
+        if !(gain >= 0 && gain <= 10) { throw ValidationError("--gain must be between 0 and 10.") }
+    }
+
+    func run() throws {
+        let fontPaths = SoundFontLocator.paths(given: soundFonts)
+        let interruption = Interruption()
+        let realtimeOutput: RealtimeOutput
+        if output != nil {
+            realtimeOutput = NullOutput(sampleRate: sampleRate)
+        } else {
+            do {
+                realtimeOutput = try ALSAOutput()
+            } catch {
+                CommandLineOutput.fail("\(error); record to a file instead with -o FILE", .inputOutput)
+            }
+        }
+        let host = try SamplerHost(soundFontPaths: fontPaths, sampleRate: realtimeOutput.sampleRate, gain: gain,
+                                   delay: 2 * Double(realtimeOutput.periodFrames) / Double(realtimeOutput.sampleRate))
+        let recorder = output.map { RecorderTap(path: $0) }
+        if let recorder { host.engine.mainMixerNode.installTap(recorder, at: .output(bus: 0)) }
+        do {
+            try realtimeOutput.start(engine: host.engine)
+            try recorder?.start()
+        } catch {
+            realtimeOutput.stop()
+            CommandLineOutput.fail("\(error)", .inputOutput)
+        }
+        let input: LiveMIDIInput
+        do {
+            input = try NetworkLiveInput(configuration: networkOptions.configuration(name: "seqplay serve"), feeding: host.queue)
+        } catch {
+            realtimeOutput.stop()
+            _ = try? recorder?.stop()
+            CommandLineOutput.fail("\(error)", .networkUnavailable)
+        }
+        CommandLineOutput.note("serving on \(input.location)\(output.map { ", recording to \($0)" } ?? ""). Press Ctrl+C to end.")
+        interruption.wait(timeout: duration)
+        input.stop()
+        realtimeOutput.stop()
+        if let recorder {
+            do {
+                let summary = try recorder.stop()
+                CommandLineOutput.note("wrote \(summary.framesWritten) frames to \(recorder.path)"
+                    + (summary.droppedFrames > 0 ? " (\(summary.droppedFrames) dropped: the disk fell behind)" : ""))
+            } catch {
+                CommandLineOutput.fail("\(error)", .inputOutput)
+            }
+        }
+        if host.queue.droppedCount > 0 {
+            CommandLineOutput.note("\(host.queue.droppedCount) MIDI events were dropped (the input queue was full)")
+        }
+    }
+}
+
+/// The sound-making part of `serve`: the live MIDI queue, a SamplerNode that drains it at the
+/// matching sample times, and the engine it plays in.
+final class SamplerHost {
+    let queue = LiveMIDIQueue()
+    let sampler: SamplerNode
+    let engine = AudioEngine()
+
+    /// `delay`: seconds from an event's time to its sound (see `LiveMIDISchedule`).
+    init(soundFontPaths: [String], sampleRate: Int, gain: Float, delay: Double) throws {
+        do {
+            sampler = try SamplerNode(settings: SynthesizerSettings(sampleRate: Double(sampleRate), gain: gain))
+            for path in soundFontPaths { try sampler.loadSoundFont(at: path) }
+        } catch let error as SoundFontError {
+            CommandLineOutput.fail("\(error)", .badSoundFont)
+        }
+        sampler.eventSource = LiveMIDISchedule(queue: queue, sampleRate: sampleRate, delay: delay)
+        engine.attach(sampler)
+        engine.connect(sampler, to: engine.mainMixerNode)
+    }
+}
