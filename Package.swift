@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "SeqplayKit", targets: [
             "MIDICore", "MIDIFile", "Player", "FluidSynth", "Sampler", "AudioGraph", "Effects",
             "AudioFiles", "AudioGraphFiles", "Rendering", "NetworkMIDI", "ALSA", "AudioOutput", "SequencerPlayback",
+            "SequencerRecording", "LiveSampler",
         ]),
     ],
     dependencies: [
@@ -66,6 +67,12 @@ let package = Package(
         // Plays a sequence to ALSA sequencer ports on a kernel queue, timed by the exact tempo map.
         .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile"]),
 
+        // Records what arrives at a sequencer port into a MIDI file (kernel timestamps, pauses cut out).
+        .target(name: "SequencerRecording", dependencies: ["ALSA", "MIDICore", "MIDIFile"]),
+
+        // A sampler host for MIDI arriving at sequencer ports: input thread → lock-free queue → SamplerNode.
+        .target(name: "LiveSampler", dependencies: ["ALSA", "MIDICore", "Sampler", atomics]),
+
         // Network MIDI sessions: RTP-MIDI (RFC 6295) with Apple's session protocol over UDP.
         .target(name: "NetworkMIDI", dependencies: ["MIDICore"]),
 
@@ -77,7 +84,7 @@ let package = Package(
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA", "SequencerPlayback",
-            "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "Effects",
+            "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "Effects", "SequencerRecording", "LiveSampler",
             .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
         ]),
 
@@ -101,6 +108,8 @@ let package = Package(
             "Effects", "AudioGraph", "AudioOutput", "AllocationCounter", atomics,
         ]),
         .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSA", "AudioGraph", "AudioFiles", "AllocationCounter"]),
+        .testTarget(name: "LiveSamplerTests", dependencies: ["LiveSampler", "MIDICore"]),
+        .testTarget(name: "SequencerRecordingTests", dependencies: ["SequencerRecording", "MIDICore", "MIDIFile"]),
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.
         .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "AllocationCounter"]),
         .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore"]),

@@ -204,8 +204,20 @@ public final class SequencerClient {
 
     /// The next MIDI message that arrived at one of this client's ports, waiting up to `timeout`
     /// milliseconds (`nil`: as long as it takes; 0: only what is already there). Returns `nil` when
-    /// nothing arrived in time. Non-MIDI events (announcements, queue control) are skipped.
+    /// nothing arrived in time. Announcements and other non-MIDI events are skipped.
     public func nextEvent(timeoutMilliseconds timeout: Int? = nil) throws(SequencerError) -> SequencerEvent? {
+        while true {
+            switch try nextInput(timeoutMilliseconds: timeout) {
+            case .midi(let event): return event
+            case .announcement: continue
+            case nil: return nil
+            }
+        }
+    }
+
+    /// The next MIDI message or system announcement that arrived at one of this client's ports,
+    /// waiting up to `timeout` milliseconds as `nextEvent` does. Other non-MIDI events are skipped.
+    public func nextInput(timeoutMilliseconds timeout: Int? = nil) throws(SequencerError) -> SequencerInput? {
         while true {
             if snd_seq_event_input_pending(handle, 0) == 0 {
                 let ready = pollDescriptors.withUnsafeMutableBufferPointer { buffer in
@@ -222,8 +234,16 @@ public final class SequencerClient {
             if result == -EAGAIN || result == -EINTR { continue }
             if result == -ENOSPC { continue }  // the kernel dropped events on overflow; keep reading
             try checkSequencerCall(result, "snd_seq_event_input")
-            if let received, let event = inputDecoder.decode(received) { return event }
+            guard let received else { continue }
+            if let announcement = SequencerAnnouncement(received) { return .announcement(announcement) }
+            if let event = inputDecoder.decode(received) { return .midi(event) }
         }
+    }
+
+    /// Connects the system announce port to `port`, so client, port and connection changes arrive
+    /// there as `SequencerInput.announcement`s (the port needs `.write`).
+    public func listenToAnnouncements(at port: SequencerPort) throws(SequencerError) {
+        try connect(from: .systemAnnounce, to: port.address)
     }
 
     /// The file descriptors to poll for input, for `SequencerInputThread`.

@@ -12,14 +12,22 @@ import Glibc
 /// While it runs, nothing else may read from the client. It keeps itself alive until `stop()`.
 public final class SequencerInputThread {
     private let client: SequencerClient
-    private let handler: (SequencerEvent) -> Void
+    private let handler: (SequencerInput) -> Void
     /// A pipe whose write end `stop()` writes to, waking the thread out of poll.
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private var thread: pthread_t?
 
     /// Starts reading `client`'s input, calling `handler` for every MIDI message.
-    public init(client: SequencerClient, handler: @escaping (SequencerEvent) -> Void) throws(SequencerError) {
+    public convenience init(client: SequencerClient, handler: @escaping (SequencerEvent) -> Void) throws(SequencerError) {
+        try self.init(reading: client, inputHandler: { input in
+            if case .midi(let event) = input { handler(event) }
+        })
+    }
+
+    /// Starts reading `client`'s input, calling `inputHandler` for every MIDI message and every
+    /// system announcement (see `SequencerClient.listenToAnnouncements`).
+    public init(reading client: SequencerClient, inputHandler: @escaping (SequencerInput) -> Void) throws(SequencerError) {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else {
             throw .callFailed(call: "pipe", reason: String(cString: strerror(errno)))
@@ -27,7 +35,7 @@ public final class SequencerInputThread {
         wakeRead = ends[0]
         wakeWrite = ends[1]
         self.client = client
-        self.handler = handler
+        self.handler = inputHandler
         let context = Unmanaged.passRetained(self).toOpaque()
         var created = pthread_t()
         let result = pthread_create(&created, nil, { context in
@@ -73,9 +81,9 @@ public final class SequencerInputThread {
                 let ready = poll(descriptors.baseAddress, nfds_t(descriptors.count), -1)
                 if ready < 0 && errno != EINTR { return }
                 if descriptors[wakeIndex].revents != 0 { return }
-                // Read what has arrived; `nextEvent` with timeout 0 returns nil once the client is drained.
-                while let event = try? client.nextEvent(timeoutMilliseconds: 0) {
-                    handler(event)
+                // Read what has arrived; `nextInput` with timeout 0 returns nil once the client is drained.
+                while let input = try? client.nextInput(timeoutMilliseconds: 0) {
+                    handler(input)
                 }
             }
         }

@@ -1,0 +1,41 @@
+import ALSA
+import MIDICore
+import XCTest
+
+/// The system announce port tells a listening client about ports appearing, connections made and
+/// removed, and clients leaving: what hot-plug and note release on disconnect rely on.
+final class SequencerAnnouncementTests: XCTestCase {
+    /// Announcements arriving at `client` until `count` or 3 s without one.
+    private func announcements(_ count: Int, at client: SequencerClient) throws -> [SequencerAnnouncement] {
+        var found: [SequencerAnnouncement] = []
+        while found.count < count, let input = try client.nextInput(timeoutMilliseconds: 3000) {
+            if case .announcement(let announcement) = input { found.append(announcement) }
+        }
+        return found
+    }
+
+    func testPortStartConnectionsAndClientExitAreAnnounced() throws {
+        try requireSequencer()
+        let listener = try SequencerClient(name: "announcement listener")
+        let inbox = try listener.createPort(name: "in", capabilities: .input)
+        let announcePort = try listener.createPort(name: "announcements", capabilities: [.write, .noExport])
+        try listener.listenToAnnouncements(at: announcePort)
+
+        var keyboard: SequencerClient? = try SequencerClient(name: "announcement keyboard")
+        let keys = try keyboard!.createPort(name: "keys", capabilities: .output)
+        try keyboard!.connect(from: keys.address, to: inbox.address)
+        try keyboard!.send(.noteOn(channel: 0, note: 60, velocity: 90), from: keys)
+        try keyboard!.disconnect(from: keys.address, to: inbox.address)
+        let keyboardID = keyboard!.clientID
+        keyboard = nil
+
+        let seen = try announcements(6, at: listener)
+        XCTAssertTrue(seen.contains(.clientStarted(client: keyboardID)), "\(seen)")
+        XCTAssertTrue(seen.contains(.portStarted(keys.address)), "\(seen)")
+        XCTAssertTrue(seen.contains(.subscribed(source: keys.address, destination: inbox.address)), "\(seen)")
+        XCTAssertTrue(seen.contains(.unsubscribed(source: keys.address, destination: inbox.address)), "\(seen)")
+        XCTAssertTrue(seen.contains(.clientExited(client: keyboardID)), "\(seen)")
+        // MIDI still arrives through nextEvent, which skips the announcements.
+        XCTAssertEqual(try listener.nextEvent(timeoutMilliseconds: 0)?.message, .noteOn(channel: 0, note: 60, velocity: 90))
+    }
+}
