@@ -14,4 +14,6 @@ extension ExitCode {
     static let inputOutput = ExitCode(5)
     /// The machine has no ALSA sequencer (/dev/snd/seq), so MIDI ports cannot be used; file rendering still works.
     static let sequencerNotAvailable = ExitCode(6)
+    /// Stopped by Ctrl-C (SIGINT), as shells report it: 128 + 2.
+    static let interrupted = ExitCode(130)
 }

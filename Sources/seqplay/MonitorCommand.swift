@@ -23,6 +23,12 @@ struct MonitorCommand: ParsableCommand {
     @Option(help: "Stop after this many seconds.")
     var duration: Double?
 
+    func validate() throws {
+        if let duration, !(duration >= 0) {
+            throw ValidationError("--duration must be a number of seconds, 0 or more")
+        }
+    }
+
     func run() throws {
         let client = try SequencerCommandSupport.openClient(name: "seqplay monitor")
         let input = try SequencerCommandSupport.run { () throws(SequencerError) in
@@ -41,7 +47,8 @@ struct MonitorCommand: ParsableCommand {
         let deadline = duration.map { Date().addingTimeInterval($0) }
         var received = 0
         while count.map({ received < $0 }) ?? true {
-            let timeout = deadline.map { max(0, Int($0.timeIntervalSinceNow * 1000)) }
+            // Milliseconds left, clamped so that any --duration (even infinite) converts without trapping.
+            let timeout = deadline.map { Int(min(max($0.timeIntervalSinceNow * 1000, 0), Double(Int32.max))) }
             if timeout == 0 { break }
             guard let event = try SequencerCommandSupport.run({ () throws(SequencerError) in
                 try client.nextEvent(timeoutMilliseconds: timeout)
