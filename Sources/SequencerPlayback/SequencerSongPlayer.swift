@@ -18,8 +18,9 @@ public final class SequencerSongPlayer: @unchecked Sendable {
     static let prerollEvents = 200
     /// Song time 0 is this far into the queue's clock. A queue that has not started stands at 0 and
     /// delivers events due at 0 the moment they are written, ahead of the rest; with the lead every
-    /// event waits for the queue, and the ones written after it starts have this much slack.
-    static let leadNanoseconds: UInt64 = 10_000_000
+    /// event waits for the queue. It also gives the events written after the queue starts (a burst of
+    /// setup messages at time 0 longer than the preroll) time to reach the kernel before they are due.
+    static let leadNanoseconds: UInt64 = 100_000_000
 
     public let schedule: SequencerSchedule
     private let client: SequencerClient
