@@ -50,7 +50,7 @@ let package = Package(
             .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=GOMP_parallel"]),
         ]),
         .target(name: "AudioFiles", dependencies: ["CSndFile"]),
-        .target(name: "ALSA", dependencies: ["CALSA", "MIDICore"]),
+        .target(name: "ALSA", dependencies: ["CALSA", "MIDICore", atomics]),
 
         // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output.
         .target(name: "AudioGraph", dependencies: [atomics]),
@@ -65,7 +65,7 @@ let package = Package(
         .target(name: "AudioOutput", dependencies: ["AudioGraph", "ALSA", atomics]),
 
         // Plays a sequence to ALSA sequencer ports on a kernel queue, timed by the exact tempo map.
-        .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile"]),
+        .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile", atomics]),
 
         // Records what arrives at a sequencer port into a MIDI file (kernel timestamps, pauses cut out).
         .target(name: "SequencerRecording", dependencies: ["ALSA", "MIDICore", "MIDIFile"]),

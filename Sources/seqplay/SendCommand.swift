@@ -34,11 +34,13 @@ struct SendCommand: ParsableCommand {
             throw ExitCode.badMIDIFile
         }
         let client = try SequencerCommandSupport.openClient()
-        let player = try SequencerCommandSupport.run { () throws(SequencerError) in
-            let destinations = try port.flatMap { $0.split(separator: ",").map(String.init) }
+        let destinations = try SequencerCommandSupport.run { () throws(SequencerError) in
+            try port.flatMap { $0.split(separator: ",").map(String.init) }
                 .map { (text) throws(SequencerError) in try client.resolve(text) }
-            let schedule = SequencerSchedule(sequence: sequence, destinations: destinations, midiClock: clock)
-            return try SequencerSongPlayer(schedule: schedule, client: client)
+        }
+        let schedule = try schedule(of: sequence, to: destinations)
+        let player = try SequencerCommandSupport.run { () throws(SequencerError) in
+            try SequencerSongPlayer(schedule: schedule, client: client)
         }
         signal(SIGINT, SIG_IGN)
         let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
@@ -46,6 +48,16 @@ struct SendCommand: ParsableCommand {
         interrupt.resume()
         let finished = try SequencerCommandSupport.run { () throws(SequencerError) in try player.play() }
         interrupt.cancel()
-        if !finished { throw ExitCode(130) }
+        if !finished { throw ExitCode.interrupted }
+    }
+
+    /// The schedule of `sequence`; a song the sequencer cannot play exits with status 3, naming the file.
+    private func schedule(of sequence: MusicSequence, to destinations: [PortAddress]) throws -> SequencerSchedule {
+        do {
+            return try SequencerSchedule(sequence: sequence, destinations: destinations, midiClock: clock)
+        } catch {
+            FileHandle.standardError.write(Data("seqplay: \(file): \(error)\n".utf8))
+            throw ExitCode.badMIDIFile
+        }
     }
 }
