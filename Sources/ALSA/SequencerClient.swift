@@ -204,8 +204,8 @@ public final class SequencerClient {
 
     /// The next MIDI message that arrived at one of this client's ports, waiting up to `timeout`
     /// milliseconds (`nil`: as long as it takes; 0 or less: only what is already there; at most
-    /// `Int32.max`, about 24 days, per call). Returns `nil` when
-    /// nothing arrived in time. Non-MIDI events (announcements, queue control) are skipped.
+    /// `Int32.max`, about 24 days, per call). Returns `nil` when nothing arrived in time.
+    /// Announcements and other non-MIDI events (queue control) are skipped.
     public func nextEvent(timeoutMilliseconds timeout: Int? = nil) throws(SequencerError) -> SequencerEvent? {
         while true {
             switch try nextInput(timeoutMilliseconds: timeout) {

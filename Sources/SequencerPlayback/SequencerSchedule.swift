@@ -7,7 +7,8 @@ import MIDIFile
 ///
 /// Routing follows aplaymidi: a track starts on the first destination and an SMF port meta event
 /// (0x21, value n) moves it to destination n modulo their count; `trackDestinations` overrides both.
-/// Format 2 patterns play one after another, as in `MusicPlayer`.
+/// Format 2 patterns play one after another, as in `MusicPlayer`. With `endTick` the song stops there:
+/// later events are left out and the notes still sounding get a Note Off at that moment.
 public struct SequencerSchedule: Sendable {
     /// One event to send.
     public struct Entry: Hashable, Sendable {
@@ -31,17 +32,20 @@ public struct SequencerSchedule: Sendable {
 
     /// Throws `SequencerScheduleError.songTooLong` for a song longer than `longestSongNanoseconds`.
     public init(sequence: MusicSequence, destinations: [PortAddress], trackDestinations: [Int: PortAddress] = [:],
-                midiClock: Bool = false) throws(SequencerScheduleError) {
+                midiClock: Bool = false, endTick: Int64? = nil) throws(SequencerScheduleError) {
         precondition(!destinations.isEmpty, "a schedule needs at least one destination")
         let playable = sequence.concatenatingPatterns()
         let tempoMap = TempoMap(sequence: playable)
-        let end = Self.nanoseconds(tempoMap.time(atTick: tempoMap.endTick))
+        let lastTick = min(tempoMap.endTick, max(0, endTick ?? .max))
+        let end = Self.nanoseconds(tempoMap.time(atTick: lastTick))
         guard end <= Self.longestSongNanoseconds else { throw .songTooLong(seconds: tempoMap.durationInSeconds) }
 
         var timed: [(tick: Int64, order: Int, entry: Entry)] = []
         for (trackIndex, track) in playable.tracks.enumerated() {
             var destination = trackDestinations[trackIndex] ?? destinations[0]
+            var sounding = SoundingNotes()
             for event in track.events {
+                if endTick != nil && event.tick >= lastTick { continue }
                 let message: MIDIMessage
                 switch event.event {
                 case .midi(let midi): message = midi
@@ -56,6 +60,10 @@ public struct SequencerSchedule: Sendable {
                 let entry = Entry(nanoseconds: Self.nanoseconds(tempoMap.time(atTick: event.tick)), message: message,
                                   destination: destination)
                 timed.append((event.tick, timed.count, entry))
+                sounding.note(message, to: destination)
+            }
+            for (note, destination) in sounding.held {
+                timed.append((lastTick, timed.count, Entry(nanoseconds: end, message: note, destination: destination)))
             }
         }
         timed.sort { ($0.tick, $0.order) < ($1.tick, $1.order) }
@@ -63,7 +71,7 @@ public struct SequencerSchedule: Sendable {
         endNanoseconds = max(end, entries.last?.nanoseconds ?? 0)
         self.destinations = Set(destinations + entries.map(\.destination) + trackDestinations.values).sorted()
         if midiClock, case .ticksPerQuarter(let ppq) = playable.division, ppq > 0 {
-            clock = MIDIClock(tempoMap: tempoMap, ticksPerQuarter: Int64(ppq))
+            clock = MIDIClock(tempoMap: tempoMap, ticksPerQuarter: Int64(ppq), endTick: lastTick)
         } else {
             clock = nil
         }
@@ -128,11 +136,12 @@ public struct SequencerSchedule: Sendable {
 struct MIDIClock: Sendable {
     let tempoMap: TempoMap
     let ticksPerQuarter: Int64
+    let endTick: Int64
 
     /// When clock number `index` (from 0) is due, or `nil` when it would fall after the song's end.
     func nanoseconds(ofClock index: Int) -> UInt64? {
         let (scaled, overflow) = Int64(index).multipliedReportingOverflow(by: ticksPerQuarter)
-        guard !overflow, scaled / 24 <= tempoMap.endTick else { return nil }
+        guard !overflow, scaled / 24 <= endTick else { return nil }
         return SequencerSchedule.nanoseconds(tempoMap.time(atTick: scaled / 24))
     }
 }
@@ -148,5 +157,37 @@ public enum SequencerScheduleError: Error, Equatable, CustomStringConvertible {
             let tenthsOfHours = Int(min(max(seconds, 0), 1e15) / 360)
             return "the song lasts \(tenthsOfHours / 10).\(tenthsOfHours % 10) hours; the sequencer plays songs up to 24 hours"
         }
+    }
+}
+
+/// The notes a track has sounding on each destination, to end them when the schedule stops early.
+private struct SoundingNotes {
+    private struct Key: Hashable {
+        let destination: PortAddress
+        let channel: UInt8
+        let note: UInt8
+    }
+    private var counts: [Key: Int] = [:]
+
+    /// Counts a Note On in, a Note Off (or Note On at velocity 0) out.
+    mutating func note(_ message: MIDIMessage, to destination: PortAddress) {
+        switch message {
+        case .noteOn(let channel, let note, let velocity) where velocity > 0:
+            counts[Key(destination: destination, channel: channel, note: note), default: 0] += 1
+        case .noteOn(let channel, let note, _), .noteOff(let channel, let note, _):
+            let key = Key(destination: destination, channel: channel, note: note)
+            if let count = counts[key] { counts[key] = count > 1 ? count - 1 : nil }
+        default:
+            break
+        }
+    }
+
+    /// A Note Off for every sounding note (once per Note On), in destination, channel, note order.
+    var held: [(message: MIDIMessage, destination: PortAddress)] {
+        counts.keys.sorted { ($0.destination, $0.channel, $0.note) < ($1.destination, $1.channel, $1.note) }
+            .flatMap { key in
+                Array(repeating: (MIDIMessage.noteOff(channel: key.channel, note: key.note, velocity: 0), key.destination),
+                      count: counts[key] ?? 0)
+            }
     }
 }

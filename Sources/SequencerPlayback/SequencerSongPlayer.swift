@@ -20,7 +20,7 @@ public final class SequencerSongPlayer: @unchecked Sendable {
     /// delivers events due at 0 the moment they are written, ahead of the rest; with the lead every
     /// event waits for the queue. It also gives the events written after the queue starts (a burst of
     /// setup messages at time 0 longer than the preroll) time to reach the kernel before they are due.
-    static let leadNanoseconds: UInt64 = 100_000_000
+    public static let leadNanoseconds: UInt64 = 100_000_000
 
     public let schedule: SequencerSchedule
     private let client: SequencerClient
@@ -44,19 +44,22 @@ public final class SequencerSongPlayer: @unchecked Sendable {
 
     /// Plays the schedule to the end, or until `stop()` (then silences every destination).
     /// Returns whether it played to the end. Call it from one thread at a time.
+    ///
+    /// `queueStarting` runs on this thread just before the kernel queue starts: song time 0 is then
+    /// `leadNanoseconds` away, which lets another player (a sampler) start in step with the ports.
     @discardableResult
-    public func play() throws(SequencerError) -> Bool {
+    public func play(queueStarting: () -> Void = {}) throws(SequencerError) -> Bool {
         var queueStarted = false
         for (index, entry) in schedule.events.enumerated() {
             if stopRequested.load(ordering: .relaxed) { break }
             if index == Self.prerollEvents {
-                try startQueue()
+                try startQueue(queueStarting)
                 queueStarted = true
             }
             try client.send(entry.message, from: port, to: .port(entry.destination),
                             at: .realTime(nanoseconds: entry.nanoseconds + Self.leadNanoseconds), on: queue)
         }
-        if !queueStarted { try startQueue() }
+        if !queueStarted { try startQueue(queueStarting) }
         try client.flush()
         let end = schedule.endNanoseconds + Self.leadNanoseconds
         while !stopRequested.load(ordering: .relaxed), try queue.position().nanoseconds < end {
@@ -74,8 +77,9 @@ public final class SequencerSongPlayer: @unchecked Sendable {
         stopRequested.store(true, ordering: .relaxed)
     }
 
-    private func startQueue() throws(SequencerError) {
+    private func startQueue(_ queueStarting: () -> Void) throws(SequencerError) {
         try client.flush()
+        queueStarting()
         // Continue, not start: on a queue that never ran it starts from zero and keeps the preroll.
         try queue.resume()
     }

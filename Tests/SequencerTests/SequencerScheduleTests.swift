@@ -31,6 +31,18 @@ final class SequencerScheduleTests: XCTestCase {
         XCTAssertEqual(schedule.entries.map(\.destination), [a, b, b, a])
     }
 
+    func testEndTickCutsTheSongAndEndsTheNotesStillSounding() throws {
+        // Tick 1200 is 1 s (960 ticks at 120 BPM) + 240 ticks at 160 BPM = 1.1875 s.
+        let schedule = try SequencerSchedule(sequence: song(), destinations: [a, b], midiClock: true, endTick: 1200)
+        XCTAssertEqual(schedule.endNanoseconds, 1_187_500_000)
+        XCTAssertEqual(schedule.entries.map(\.nanoseconds), [0, 500_000_000, 1_000_000_000, 1_187_500_000])
+        XCTAssertEqual(schedule.entries.last?.message, .noteOff(channel: 0, note: 60, velocity: 0))
+        XCTAssertEqual(schedule.entries.last?.destination, a)
+        let clocks = schedule.events.filter { $0.message == .timingClock && $0.destination == a }
+        XCTAssertEqual(clocks.count, 1200 / 20 + 1, "one clock every 20 ticks, from 0 to the end tick")
+        XCTAssertEqual(schedule.events.filter { $0.message == .stop }.map(\.nanoseconds), [1_187_500_000, 1_187_500_000])
+    }
+
     func testTrackDestinationsOverrideThePortMetaEvent() throws {
         let schedule = try SequencerSchedule(sequence: song(), destinations: [a, b], trackDestinations: [2: a, 1: b])
         XCTAssertEqual(schedule.entries.map(\.destination), [b, a, a, b])
