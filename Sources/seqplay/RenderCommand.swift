@@ -191,7 +191,7 @@ struct RenderCommand: ParsableCommand {
     }
 
     func run() throws {
-        let sequence = try readSong()
+        let sequence = readSong()
         if !ports.isEmpty {
             return try playToPorts(sequence)
         }
@@ -283,21 +283,13 @@ struct RenderCommand: ParsableCommand {
         }
     }
 
-    func readSong() throws -> MusicSequence {
-        guard FileManager.default.isReadableFile(atPath: song) else {
-            fail("\(song): no such file, or it cannot be read", .inputOutput)
+    func readSong() -> MusicSequence {
+        let result = CommandLineOutput.readMIDIFile(song, strict: strict)
+        if !result.warnings.isEmpty {
+            let count = result.warnings.count
+            warn("\(song): repaired \(count) problem\(count == 1 ? "" : "s") (see `seqplay info \(song)`; --strict refuses such files)")
         }
-        do {
-            let result = try MIDIFileReader.read(contentsOf: song, mode: strict ? .strict : .lenient)
-            if !result.warnings.isEmpty {
-                let count = result.warnings.count
-                warn("\(song): repaired \(count) problem\(count == 1 ? "" : "s") (see `seqplay info \(song)`; --strict refuses such files)")
-            }
-            return result.sequence
-        } catch {
-            if case .unreadable = error.reason { fail("\(error)", .inputOutput) }
-            fail("\(error)", .badMIDIFile)
-        }
+        return result.sequence
     }
 
     func renderOptions(for sequence: MusicSequence) throws -> RenderOptions {

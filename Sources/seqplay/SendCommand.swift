@@ -23,14 +23,7 @@ struct SendCommand: ParsableCommand {
     var clock = false
 
     func run() throws {
-        let sequence: MusicSequence
-        do {
-            sequence = try MIDIFileReader.read(contentsOf: file).sequence
-        } catch {
-            FileHandle.standardError.write(Data("seqplay: \(error)\n".utf8))
-            if case .unreadable = error.reason { throw ExitCode.inputOutput }
-            throw ExitCode.badMIDIFile
-        }
+        let sequence = CommandLineOutput.readMIDIFile(file).sequence
         try SongToPorts(sequence: sequence, file: file, ports: port, clock: clock).playUntilInterrupted()
     }
 }
