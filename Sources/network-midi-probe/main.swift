@@ -83,7 +83,6 @@ func runSend(_ options: Options) throws {
               + " latency \(peer.latency.map { "\($0 * 1000) ms" } ?? "unknown"), \(peer.clockSyncExchanges) clock syncs")
     }
     print("sent \(session.statistics.dataPacketsSent) data packets")
-    fflush(stdout)
     Thread.sleep(forTimeInterval: Double(stay))
 }
 
