@@ -20,7 +20,7 @@ let package = Package(
         .library(name: "SeqplayKit", targets: [
             "MIDICore", "MIDIFile", "Player", "FluidSynth", "Sampler", "AudioGraph", "Effects",
             "AudioFiles", "AudioGraphFiles", "Rendering", "NetworkMIDI", "ALSA", "AudioOutput", "SequencerPlayback",
-            "SequencerRecording", "LiveSampler",
+            "SequencerRecording", "LiveSampler", "NetworkBridge",
         ]),
     ],
     dependencies: [
@@ -75,6 +75,8 @@ let package = Package(
 
         // Network MIDI sessions: RTP-MIDI (RFC 6295) with Apple's session protocol over UDP.
         .target(name: "NetworkMIDI", dependencies: ["MIDICore"]),
+        // Each network MIDI peer as an ALSA sequencer port, so ALSA programs route to and from it.
+        .target(name: "NetworkBridge", dependencies: ["NetworkMIDI", "ALSA", "MIDICore"]),
 
         // A song to audio: sequence → player → sampler → effects → mixer → audio file or sound card.
         .target(name: "Rendering", dependencies: [
@@ -85,7 +87,7 @@ let package = Package(
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA", "SequencerPlayback",
             "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "Effects", "SequencerRecording", "LiveSampler",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
+            "NetworkBridge", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
