@@ -99,7 +99,7 @@ struct ServeCommand: ParsableCommand {
             CommandLineOutput.fail("\(error)", .networkUnavailable)
         }
         CommandLineOutput.note("serving on \(input.location)\(output.map { ", recording to \($0)" } ?? ""). Press Ctrl+C to end.")
-        interruption.wait(timeout: duration)
+        interruption.wait(timeout: duration, every: 0.25) { FluidSynthLog.forwardPendingMessages() }
         input.stop()
         realtimeOutput.stop()
         if let recorder {
