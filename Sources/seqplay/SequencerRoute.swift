@@ -17,8 +17,10 @@ enum SongRoute: String, ExpressibleByArgument, CaseIterable {
 
 /// `seqplay SONG.mid --route alsa`: plays the song on a kernel queue from seqplay's output port
 /// (client "seqplay", port "song") to a `LiveSamplerHost` input port (client "seqplay sampler"),
-/// plus any `--port`s. The host plays each event at its kernel timestamp plus `routeLookAheadSeconds`,
-/// through the same sampler graph (fonts, gain, reverb, --fx, channel map) as the direct route.
+/// which is its only destination: the events go to the port's subscribers, so any `--port`s and any
+/// program subscribing to it (aseqdump -p) get the same stream. The host plays each event at its
+/// kernel timestamp plus `routeLookAheadSeconds`, through the same sampler graph (fonts, gain,
+/// reverb, --fx, channel map) as the direct route.
 extension RenderCommand {
     /// How far behind its kernel timestamp the sampler plays an event: more than a period of the
     /// default device plus the input thread's wake-up, also under load.
@@ -37,7 +39,7 @@ extension RenderCommand {
         }
         let endTick = end.map { $0.position.tick(in: TempoMap(sequence: sequence.concatenatingPatterns())) }
         let song = try SongToPorts(sequence: sequence, file: self.song, ports: ["\(host.ports[0].address)"] + ports,
-                                   clock: clock, endTick: endTick)
+                                   clock: clock, endTick: endTick, tapped: true)
         if verbose {
             CommandLineOutput.note("route alsa: \(song.player.sourceAddress) → sampler \(host.ports[0].address), look-ahead \(Int(Self.routeLookAheadSeconds * 1000)) ms")
         }
