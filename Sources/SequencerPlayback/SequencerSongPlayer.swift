@@ -26,12 +26,18 @@ public final class SequencerSongPlayer: @unchecked Sendable {
     private let client: SequencerClient
     private let queue: SequencerQueue
     private let port: SequencerPort
+    /// Whether every event goes to the port's subscribers rather than to its destination alone.
+    private let sendsToSubscribers: Bool
     /// Set by `stop()` from another thread (a signal handler's queue); read by `play()`.
     private let stopRequested = ManagedAtomic(false)
 
-    public init(schedule: SequencerSchedule, client: SequencerClient) throws(SequencerError) {
+    /// With `sendsToSubscribers` (a schedule with one destination), every event goes to whoever is
+    /// subscribed to the player's port, so other programs (aseqdump, a recorder) can tap the stream.
+    public init(schedule: SequencerSchedule, client: SequencerClient, sendsToSubscribers: Bool = false) throws(SequencerError) {
+        precondition(!sendsToSubscribers || schedule.destinations.count == 1, "only a one-destination schedule can go to subscribers")
         self.schedule = schedule
         self.client = client
+        self.sendsToSubscribers = sendsToSubscribers
         queue = try SequencerQueue(client: client, name: "seqplay song")
         port = try client.createPort(name: "song", capabilities: .output)
         for destination in schedule.destinations {
@@ -56,7 +62,7 @@ public final class SequencerSongPlayer: @unchecked Sendable {
                 try startQueue(queueStarting)
                 queueStarted = true
             }
-            try client.send(entry.message, from: port, to: .port(entry.destination),
+            try client.send(entry.message, from: port, to: sendsToSubscribers ? .subscribers : .port(entry.destination),
                             at: .realTime(nanoseconds: entry.nanoseconds + Self.leadNanoseconds), on: queue)
         }
         if !queueStarted { try startQueue(queueStarting) }
@@ -87,10 +93,11 @@ public final class SequencerSongPlayer: @unchecked Sendable {
     /// Drops pending events and sends Sustain off and All Notes Off on all 16 channels of every destination.
     private func silence() throws(SequencerError) {
         try client.dropPendingOutput(on: queue)
-        for destination in schedule.destinations {
+        let destinations: [SequencerDestination] = sendsToSubscribers ? [.subscribers] : schedule.destinations.map { .port($0) }
+        for destination in destinations {
             for channel: UInt8 in 0..<16 {
-                try client.send(.controlChange(channel: channel, controller: 64, value: 0), from: port, to: .port(destination))
-                try client.send(.controlChange(channel: channel, controller: 123, value: 0), from: port, to: .port(destination))
+                try client.send(.controlChange(channel: channel, controller: 64, value: 0), from: port, to: destination)
+                try client.send(.controlChange(channel: channel, controller: 123, value: 0), from: port, to: destination)
             }
         }
     }

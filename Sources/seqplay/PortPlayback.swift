@@ -20,15 +20,17 @@ import SequencerPlayback
 extension RenderCommand {
     /// Refuses the flags the ports cannot follow: they get the file as it is, from the start.
     func validatePorts() throws {
-        if clock && ports.isEmpty { throw ValidationError("--clock needs --port.") }
-        guard !ports.isEmpty else { return }
-        if output != nil { throw ValidationError("--port plays in real time; it cannot be combined with -o.") }
-        if networkConnect != nil { throw ValidationError("--port and --network-connect cannot be combined.") }
+        if clock && ports.isEmpty && route == .direct { throw ValidationError("--clock needs --port.") }
+        guard !ports.isEmpty || route == .alsa else { return }
+        let flag = route == .alsa ? "--route alsa" : "--port"
+        if output != nil { throw ValidationError("\(flag) plays in real time; it cannot be combined with -o.") }
+        if networkConnect != nil { throw ValidationError("\(flag) and --network-connect cannot be combined.") }
+        if route == .alsa && noAudio { throw ValidationError("--route alsa plays the sampler; it cannot be combined with --no-audio.") }
         let unsupported = [(start != nil, "--start"), (loop != nil, "--loop"), (rate != 1, "--rate"), (transpose != 0, "--transpose"),
                            (!mute.isEmpty || !solo.isEmpty || !muteChannel.isEmpty || !soloChannel.isEmpty, "--mute/--solo")]
             .filter(\.0).map(\.1)
         if !unsupported.isEmpty {
-            throw ValidationError("--port plays the song as the file has it, from the start (--end applies); it cannot be combined with \(unsupported.joined(separator: ", ")).")
+            throw ValidationError("\(flag) plays the song as the file has it, from the start (--end applies); it cannot be combined with \(unsupported.joined(separator: ", ")).")
         }
     }
 

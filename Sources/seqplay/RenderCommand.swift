@@ -31,6 +31,7 @@ struct RenderCommand: ParsableCommand {
           seqplay song.mid --network-connect 127.0.0.1:5004   (play to `seqplay serve --network`)
           seqplay song.mid --port 14:0 --clock    (to a sequencer port with MIDI clock, and the sampler)
           seqplay song.mid --port 20:0,24:0 --no-audio   (only the ports, as `seqplay send`)
+          seqplay song.mid --route alsa           (to the sampler through the sequencer: aseqdump can watch)
 
         Positions (--start, --end, --loop-from, --loop-to) are seconds
         (42, 12.5s) or bar:beat[:tick] (17:1, 9:3:240). Track numbers are
@@ -49,9 +50,10 @@ struct RenderCommand: ParsableCommand {
 
         Exit status: 0 done, 1 other failure, 3 bad MIDI file, 4 bad
         SoundFont, 5 a file cannot be read or written (or no sound card,
-        or the device failed), 7 the network peer did not answer and
-        clock-sync within 15 s, 8 the network address cannot be used,
-        64 bad command line, 130 interrupted (Ctrl-C).
+        or the device failed), 6 no ALSA sequencer (--port, --route alsa),
+        7 the network peer did not answer and clock-sync within 15 s,
+        8 the network address cannot be used, 64 bad command line,
+        130 interrupted (Ctrl-C).
         """
     )
 
@@ -130,6 +132,9 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .customLong("port"), help: ArgumentHelp("Play the song to this ALSA sequencer port (14:0, 'Midi Through:0', a client name) on a kernel queue, the sampler in step with it unless --no-audio; repeat or separate with commas (SMF port meta events pick among them, as in aplaymidi).", valueName: "port"))
     var ports: [String] = []
 
+    @Option(help: ArgumentHelp("How the song reaches the sampler: direct (in process, block-exact) or alsa (through seqplay's sequencer output port to the sampler's input port, so other programs can watch it; exit 6 without a sequencer).", valueName: "direct|alsa"))
+    var route: SongRoute = .direct
+
     @Flag(help: "With --port: also send MIDI clock (24 per quarter note) with Song Position, Start and Stop.")
     var clock = false
 
@@ -192,6 +197,9 @@ struct RenderCommand: ParsableCommand {
 
     func run() throws {
         let sequence = readSong()
+        if route == .alsa {
+            return try playThroughSequencer(sequence)
+        }
         if !ports.isEmpty {
             return try playToPorts(sequence)
         }

@@ -11,8 +11,10 @@ import SequencerPlayback
 struct SongToPorts {
     let player: SequencerSongPlayer
 
-    /// `ports` as given on the command line: each may list several, separated by commas.
-    init(sequence: MusicSequence, file: String, ports: [String], clock: Bool, endTick: Int64? = nil) throws {
+    /// `ports` as given on the command line: each may list several, separated by commas. With
+    /// `tapped`, the song goes to the first port through the player port's subscribers: the other
+    /// ports, and any program that subscribes (aseqdump), get the same stream.
+    init(sequence: MusicSequence, file: String, ports: [String], clock: Bool, endTick: Int64? = nil, tapped: Bool = false) throws {
         let client = try SequencerCommandSupport.openClient()
         let destinations = try SequencerCommandSupport.run { () throws(SequencerError) in
             try ports.flatMap { $0.split(separator: ",").map(String.init) }
@@ -20,13 +22,18 @@ struct SongToPorts {
         }
         let schedule: SequencerSchedule
         do {
-            schedule = try SequencerSchedule(sequence: sequence, destinations: destinations, midiClock: clock, endTick: endTick)
+            schedule = try SequencerSchedule(sequence: sequence, destinations: tapped ? [destinations[0]] : destinations,
+                                             midiClock: clock, endTick: endTick)
         } catch {
             FileHandle.standardError.write(Data("seqplay: \(file): \(error)\n".utf8))
             throw ExitCode.badMIDIFile
         }
         player = try SequencerCommandSupport.run { () throws(SequencerError) in
-            try SequencerSongPlayer(schedule: schedule, client: client)
+            let player = try SequencerSongPlayer(schedule: schedule, client: client, sendsToSubscribers: tapped)
+            if tapped {
+                for listener in destinations.dropFirst() { try client.connect(from: player.sourceAddress, to: listener) }
+            }
+            return player
         }
     }
 
