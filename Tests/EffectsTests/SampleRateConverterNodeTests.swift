@@ -15,8 +15,7 @@ final class SampleRateConverterNodeTests: XCTestCase {
     private func makeEngines(innerBlockSize: Int = 64) throws -> (inner: AudioEngine, outer: AudioEngine,
                                                                  node: SampleRateConverterNode) {
         let inner = AudioEngine()
-        let tone = ToneGeneratorNode(frequency: 1000, amplitude: amplitude,
-                                     format: AudioFormat(sampleRate: 48_000, channelCount: 1))
+        let tone = ToneGeneratorNode(frequency: 1000, amplitude: amplitude, format: innerFormat)
         inner.attach(tone)
         inner.connect(tone, to: inner.mainMixerNode)
         try inner.enableManualRenderingMode(format: innerFormat, maximumFrameCount: innerBlockSize)
