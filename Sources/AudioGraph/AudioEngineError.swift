@@ -41,12 +41,14 @@ public enum AudioEngineError: Error, Equatable, CustomStringConvertible {
         case .formatMismatch(let connection, let source, let expected):
             let wanted = expected.map { " but \($0) is expected" } ?? " which the destination does not accept"
             let converter = "insert a ConverterNode between them to change the channel count or order"
-            let oneRate = "an engine runs at one sample rate"
+            let rateConverter = "render the source in an engine of its own at its rate and bring that engine in "
+                + "through a SampleRateConverterNode (module Effects)"
             let remedy = switch expected {
             case .some(let expected) where expected.sampleRate != source.sampleRate:
-                "\(oneRate): make the source produce \(expected.description.prefix { $0 != "," })"
+                "an engine runs at one sample rate: make the source produce "
+                    + "\(expected.description.prefix { $0 != "," }), or \(rateConverter)"
             case .some: converter
-            case .none: "\(converter) (\(oneRate), which a converter does not change)"
+            case .none: "\(converter); if the sample rates differ, \(rateConverter)"
             }
             return "format mismatch on \(connection): the source produces \(source)\(wanted); \(remedy)"
         case .preparationFailed(let node, let reason):

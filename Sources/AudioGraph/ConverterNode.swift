@@ -10,8 +10,10 @@
 ///
 /// Why no sample-rate conversion: every node of an engine renders the same number of frames in a
 /// cycle, so a node cannot take N frames at one rate and give N frames at another. An engine runs
-/// at one sample rate; change the rate of its whole output after it (as `VarispeedRenderer` in
-/// Effects pulls the engine at another rate), or convert files before scheduling them.
+/// at one sample rate. To mix in audio made at another rate, build that part as an engine of its
+/// own at its rate and attach a `SampleRateConverterNode` (module Effects) playing it: a source
+/// that pulls the inner engine through a resampler. To change the rate of a whole engine's output,
+/// pull it through a `VarispeedRenderer` (Effects).
 public final class ConverterNode: AudioNode, @unchecked Sendable {
     /// Output channel count.
     public let outputChannelCount: Int

@@ -117,6 +117,32 @@ public final class VarispeedKernel: @unchecked Sendable {
         return done
     }
 
+    /// Like `render(into:frameCount:)`, but always fills all `frameCount` frames: what the converter could not
+    /// produce (the input has ended) is silence. Returns the frames converted.
+    @discardableResult
+    public func renderPaddingWithSilence(into channels: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>,
+                                         frameCount: Int) -> Int {
+        let produced = render(into: channels, frameCount: frameCount)
+        if produced < frameCount {
+            for channel in 0..<channels.count {
+                (channels[channel] + produced).update(repeating: 0, count: frameCount - produced)
+            }
+        }
+        return produced
+    }
+
+    /// Makes `engine`'s output the input: each request renders one block of `engine` (which must be running and
+    /// have `maximumFrameCount` ≥ `inputBlockSize`); a stopped engine ends the input.
+    public func pullInput(from engine: AudioEngine) {
+        inputProvider = { [unowned engine] channels, maximumFrames in
+            guard let block = engine.renderBlock(frameCount: maximumFrames) else { return 0 }
+            for channel in 0..<min(channels.count, block.channelCount) {
+                channels[channel].update(from: block[channel].baseAddress!, count: block.frameLength)
+            }
+            return block.frameLength
+        }
+    }
+
     /// libsamplerate's input callback: fetches one block from the provider and interleaves it.
     private static let supplyInput: src_callback_t = { context, data in
         guard let context, let data else { return 0 }

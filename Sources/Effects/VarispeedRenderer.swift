@@ -24,13 +24,7 @@ public final class VarispeedRenderer: @unchecked Sendable {
         kernel = try VarispeedKernel(channelCount: format.channelCount, inputBlockSize: blockSize, quality: quality)
         output = AudioBuffer(format: format, frameCapacity: blockSize)
         outputChannels = .allocate(capacity: format.channelCount)
-        kernel.inputProvider = { [unowned engine] channels, maximumFrames in
-            guard let block = engine.renderBlock(frameCount: maximumFrames) else { return 0 }
-            for channel in 0..<min(channels.count, block.channelCount) {
-                channels[channel].update(from: block[channel].baseAddress!, count: block.frameLength)
-            }
-            return block.frameLength
-        }
+        kernel.pullInput(from: engine)
     }
 
     deinit { outputChannels.deallocate() }
@@ -50,12 +44,7 @@ public final class VarispeedRenderer: @unchecked Sendable {
         guard engine.isRunning, frameCount > 0, frameCount <= output.frameCapacity else { return nil }
         output.frameLength = frameCount
         for channel in 0..<format.channelCount { outputChannels[channel] = output[channel].baseAddress! }
-        let produced = kernel.render(into: outputChannels, frameCount: frameCount)
-        if produced < frameCount {
-            for channel in 0..<format.channelCount {
-                (outputChannels[channel] + produced).update(repeating: 0, count: frameCount - produced)
-            }
-        }
+        kernel.renderPaddingWithSilence(into: outputChannels, frameCount: frameCount)
         return output
     }
 

@@ -58,7 +58,8 @@ final class GraphValidationTests: XCTestCase {
         engine.connect(tone, to: engine.mainMixerNode, format: AudioFormat(sampleRate: 44_100, channelCount: 1))
         XCTAssertEqual(startError(engine)?.description, "format mismatch on 'tone' bus 0 → 'main mixer' bus 0: the source "
             + "produces 48000 Hz, 1 ch but 44100 Hz, 1 ch is expected; "
-            + "an engine runs at one sample rate: make the source produce 44100 Hz")
+            + "an engine runs at one sample rate: make the source produce 44100 Hz, or render the source in an "
+            + "engine of its own at its rate and bring that engine in through a SampleRateConverterNode (module Effects)")
     }
 
     func testAFormatTheDestinationCannotTakeSuggestsAConverter() throws {
@@ -69,6 +70,13 @@ final class GraphValidationTests: XCTestCase {
         XCTAssertEqual(error, .formatMismatch(connection: "'tone' bus 0 → 'main mixer' bus 0",
                                               sourceFormat: tone.format, expected: nil))
         XCTAssertTrue(error?.description.contains("insert a ConverterNode") == true)
+    }
+
+    func testARateTheMixerCannotTakeSuggestsASampleRateConverterNode() throws {
+        let tone = ToneGeneratorNode(name: "tone", format: AudioFormat(sampleRate: 48_000, channelCount: 2))
+        let engine = try makeOfflineEngine(attaching: [tone])
+        engine.connect(tone, to: engine.mainMixerNode)
+        XCTAssertTrue(startError(engine)?.description.contains("through a SampleRateConverterNode (module Effects)") == true)
     }
 
     func testTheOutputNodeTakesOnlyItsOwnFormat() throws {
