@@ -4,7 +4,7 @@ intervals: how far each interval between two onsets in the capture is from the i
 their kernel timestamps, in samples (the timing error the sampler added), and the spread of
 (onset sample - rate x timestamp) over all keys.
 Usage: onset_jitter.py CAPTURE.raw MONITOR.jsonl RATE LABEL
-  -> prints 'LABEL: N keys, N onsets, interval deviation D samples (...), spread S samples (...)'
+  -> prints 'LABEL: N keys, N onsets, interval deviation D samples (...), K/N-1 intervals within 64 samples, spread S samples (...)'
 and exits 0 when every key has an onset."""
 import array, json, sys
 
@@ -28,4 +28,5 @@ offsets = [o - t * rate for o, t in zip(onsets, stamps)]
 spread = max(offsets) - min(offsets)
 print(f"{label}: {len(stamps)} keys, {len(onsets)} onsets, interval deviation {max(deviations):.0f} samples "
       f"(max; mean {sum(deviations) / len(deviations):.1f}; {max(deviations) / rate * 1000:.2f} ms), "
+      f"{sum(d <= 64 for d in deviations)}/{len(deviations)} intervals within 64 samples, "
       f"spread {spread:.0f} samples ({spread / rate * 1000:.2f} ms) at {rate} Hz")
