@@ -20,7 +20,7 @@ let package = Package(
         .library(name: "SeqplayKit", targets: [
             "MIDICore", "MIDIFile", "Player", "FluidSynth", "Sampler", "AudioGraph", "Effects",
             "AudioFiles", "AudioGraphFiles", "Rendering", "NetworkMIDI", "ALSA", "AudioOutput", "SequencerPlayback",
-            "SequencerRecording", "LiveSampler",
+            "SequencerRecording", "LiveSampler", "NetworkBridge",
         ]),
     ],
     dependencies: [
@@ -50,7 +50,7 @@ let package = Package(
             .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=GOMP_parallel"]),
         ]),
         .target(name: "AudioFiles", dependencies: ["CSndFile"]),
-        .target(name: "ALSA", dependencies: ["CALSA", "MIDICore"]),
+        .target(name: "ALSA", dependencies: ["CALSA", "MIDICore", atomics]),
 
         // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output.
         .target(name: "AudioGraph", dependencies: [atomics]),
@@ -65,7 +65,7 @@ let package = Package(
         .target(name: "AudioOutput", dependencies: ["AudioGraph", "ALSA", atomics]),
 
         // Plays a sequence to ALSA sequencer ports on a kernel queue, timed by the exact tempo map.
-        .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile"]),
+        .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile", atomics]),
 
         // Records what arrives at a sequencer port into a MIDI file (kernel timestamps, pauses cut out).
         .target(name: "SequencerRecording", dependencies: ["ALSA", "MIDICore", "MIDIFile"]),
@@ -75,6 +75,8 @@ let package = Package(
 
         // Network MIDI sessions: RTP-MIDI (RFC 6295) with Apple's session protocol over UDP.
         .target(name: "NetworkMIDI", dependencies: ["MIDICore"]),
+        // Each network MIDI peer as an ALSA sequencer port, so ALSA programs route to and from it.
+        .target(name: "NetworkBridge", dependencies: ["NetworkMIDI", "ALSA", "MIDICore"]),
 
         // A song to audio: sequence → player → sampler → effects → mixer → audio file or sound card.
         .target(name: "Rendering", dependencies: [
@@ -85,7 +87,7 @@ let package = Package(
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA", "SequencerPlayback",
             "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "Effects", "SequencerRecording", "LiveSampler",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
+            "NetworkBridge", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.

@@ -1,10 +1,10 @@
 """Reads a format 0/1 Standard MIDI File into (seconds, bytes-hex) channel events, for the peer checks.
-Usage as a module: events(path) -> list of (seconds, "90 3C 64"); the file must be complete (MTrk
-lengths and an end-of-track), else ValueError."""
+Usage as a module: events(path) -> list of (seconds, "90 3C 64"), events(path, ticks=True) -> list of
+(seconds, "90 3C 64", tick); the file must be complete (MTrk lengths and an end-of-track), else ValueError."""
 import struct
 
 
-def events(path):
+def events(path, ticks=False):
     data = open(path, "rb").read()
     if data[:4] != b"MThd":
         raise ValueError("no MThd")
@@ -41,4 +41,4 @@ def events(path):
             if at > tick: break
             t += (at - last_tick) * us / division / 1e6; last_tick, us = at, value
         return t + (tick - last_tick) * us / division / 1e6
-    return [(seconds(t), b) for t, b in found]
+    return [(seconds(t), b, t) if ticks else (seconds(t), b) for t, b in found]

@@ -203,8 +203,9 @@ public final class SequencerClient {
     // MARK: Input
 
     /// The next MIDI message that arrived at one of this client's ports, waiting up to `timeout`
-    /// milliseconds (`nil`: as long as it takes; 0: only what is already there). Returns `nil` when
-    /// nothing arrived in time. Announcements and other non-MIDI events are skipped.
+    /// milliseconds (`nil`: as long as it takes; 0 or less: only what is already there; at most
+    /// `Int32.max`, about 24 days, per call). Returns `nil` when nothing arrived in time.
+    /// Announcements and other non-MIDI events (queue control) are skipped.
     public func nextEvent(timeoutMilliseconds timeout: Int? = nil) throws(SequencerError) -> SequencerEvent? {
         while true {
             switch try nextInput(timeoutMilliseconds: timeout) {
@@ -221,7 +222,7 @@ public final class SequencerClient {
         while true {
             if snd_seq_event_input_pending(handle, 0) == 0 {
                 let ready = pollDescriptors.withUnsafeMutableBufferPointer { buffer in
-                    poll(buffer.baseAddress, nfds_t(buffer.count), Int32(timeout ?? -1))
+                    poll(buffer.baseAddress, nfds_t(buffer.count), timeout.map { Int32(clamping: max(0, $0)) } ?? -1)
                 }
                 if ready == 0 { return nil }
                 if ready < 0 {

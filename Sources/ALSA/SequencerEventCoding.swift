@@ -26,9 +26,15 @@ enum SequencerEventEncoder {
             event.time.tick = tick
         case .realTime(let nanoseconds):
             event.flags |= UInt8(SND_SEQ_TIME_STAMP_REAL | SND_SEQ_TIME_MODE_ABS)
-            event.time.time = snd_seq_real_time(tv_sec: UInt32(nanoseconds / 1_000_000_000),
-                                                tv_nsec: UInt32(nanoseconds % 1_000_000_000))
+            event.time.time = realTime(nanoseconds)
         }
+    }
+
+    /// `nanoseconds` as the kernel's seconds and nanoseconds, saturating at its latest time (136 years).
+    static func realTime(_ nanoseconds: UInt64) -> snd_seq_real_time {
+        let seconds = nanoseconds / 1_000_000_000
+        guard seconds <= UInt64(UInt32.max) else { return snd_seq_real_time(tv_sec: .max, tv_nsec: 999_999_999) }
+        return snd_seq_real_time(tv_sec: UInt32(seconds), tv_nsec: UInt32(nanoseconds % 1_000_000_000))
     }
 
     /// Encodes `message` into `event` and calls `write` with it while any System Exclusive data it

@@ -1,3 +1,4 @@
+import Atomics
 import MIDICore
 
 /// A sequencer output port that any MIDI source (the player, a network session) can drive: every
@@ -9,8 +10,9 @@ public final class SequencerOutputPort: MIDIReceiver {
     public let client: SequencerClient
     public let port: SequencerPort
     public let destination: SequencerDestination
-    /// Messages the kernel refused so far (destination gone, pool full).
-    public private(set) var failedSendCount = 0
+    /// Messages the kernel refused so far (destination gone, pool full); read from any thread.
+    public var failedSendCount: Int { failedSends.load(ordering: .relaxed) }
+    private let failedSends = ManagedAtomic(0)
 
     /// Creates an output port named `name` on `client`, readable and subscribable by other clients.
     public init(client: SequencerClient, name: String, destination: SequencerDestination = .subscribers,
@@ -22,7 +24,7 @@ public final class SequencerOutputPort: MIDIReceiver {
 
     public func receive(_ message: MIDIMessage) {
         if client.sendImmediately(message, from: port.number, to: destination) < 0 {
-            failedSendCount += 1
+            failedSends.wrappingIncrement(ordering: .relaxed)
         }
     }
 }

@@ -21,6 +21,7 @@ public struct MIDIFileIssue: Error, Hashable, Sendable, CustomStringConvertible 
     }
 
     public var description: String {
+        if case .unreadable = reason { return "\(file): \(reason)" }
         let place = track.map { "track \($0), " } ?? ""
         return "\(file): \(place)byte 0x\(String(offset, radix: 16, uppercase: true)): \(reason)"
     }

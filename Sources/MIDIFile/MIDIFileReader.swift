@@ -1,7 +1,7 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Reads Standard MIDI Files (formats 0, 1 and 2, PPQN or SMPTE division, bare or in a RIFF RMID
@@ -22,11 +22,36 @@ public enum MIDIFileReader {
     public static func read(contentsOf path: String, mode: Mode = .lenient) throws(MIDIFileIssue) -> MIDIFileReadResult {
         let bytes: [UInt8]
         do {
-            bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+            bytes = try contents(of: path)
         } catch {
-            throw MIDIFileIssue(file: path, track: nil, offset: 0, reason: .unreadable(String(describing: error)))
+            throw MIDIFileIssue(file: path, track: nil, offset: 0, reason: .unreadable(error.reason))
         }
         return try read(bytes: bytes, name: path, mode: mode)
+    }
+
+    private struct ReadFailure: Error { var reason: String }
+
+    /// The whole file, or the system's reason it cannot be read ("No such file or directory",
+    /// "Is a directory", "Permission denied").
+    private static func contents(of path: String) throws(ReadFailure) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw ReadFailure(reason: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw ReadFailure(reason: String(cString: strerror(errno))) }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            throw ReadFailure(reason: status.st_mode & S_IFMT == S_IFDIR ? "Is a directory" : "not a regular file")
+        }
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
+        var filled = 0
+        while filled < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw ReadFailure(reason: String(cString: strerror(errno))) }
+            if count == 0 { break }  // the file shrank while being read
+            filled += count
+        }
+        return Array(bytes[..<filled])
     }
 
     /// Reads a file's bytes; `name` is the file name errors and warnings give.

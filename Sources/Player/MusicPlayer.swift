@@ -164,7 +164,7 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         }
         if !pendingStateDelivered {
             pendingStateDelivered = true
-            for index in pendingStateMessages.indices { receiver.receive(pendingStateMessages[index].message) }
+            for index in 0..<pendingStateMessages.count { receiver.receive(pendingStateMessages[index].message) }
         }
         while cursor < schedule.count && schedule[cursor].sampleTime < sampleTime {
             deliver(schedule[cursor], to: receiver)

@@ -239,6 +239,7 @@ public final class SongRenderer {
                 }
                 try writer.write(left: block[0].baseAddress!, right: block[1].baseAddress!, frameCount: block.frameLength)
                 progress?(renderedFrames)
+                FluidSynthLog.forwardPendingMessages()
             }
             try writer.finish()
         } catch {

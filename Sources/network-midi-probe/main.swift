@@ -1,9 +1,10 @@
 // network-midi-probe: a small driver for NetworkMIDI used by the interop test and the latency
 // benchmark (the seqplay CLI wires sessions into the player and sampler host).
 //
-//   network-midi-probe send --connect HOST:PORT [--listen ADDR:PORT] [--notes N] [--sync K]
+//   network-midi-probe send --connect HOST:PORT [--listen ADDR:PORT] [--notes N] [--sync K] [--stay S]
 //       invites HOST:PORT, waits for K clock-sync exchanges, sends a short phrase (notes,
-//       controllers, program, pitch bend, a SysEx), prints what it measured, then ends with BY.
+//       controllers, program, pitch bend, a SysEx), prints what it measured, stays S seconds
+//       (default 0) printing every message received, then ends with BY.
 //   network-midi-probe listen [--listen ADDR:PORT] [--seconds S] [--latency MS]
 //       accepts invitations and prints every message received, with its scheduled time.
 //   network-midi-probe bench [--events N]
@@ -56,7 +57,8 @@ func runSend(_ options: Options) throws {
     var configuration = NetworkMIDISession.Configuration()
     configuration.name = "seqplay probe"
     configuration.listenAddress = try options.address("listen", default: "127.0.0.1:0")
-    let session = try NetworkMIDISession(configuration: configuration, deliveringTo: nil)
+    let stay = try options.int("stay", default: 0)
+    let session = try NetworkMIDISession(configuration: configuration, deliveringTo: stay > 0 ? PrintingReceiver() : nil)
     defer { session.stop() }
     let target = try options.address("connect", default: "127.0.0.1:5004")
     let exchanges = try options.int("sync", default: 2)
@@ -81,6 +83,7 @@ func runSend(_ options: Options) throws {
               + " latency \(peer.latency.map { "\($0 * 1000) ms" } ?? "unknown"), \(peer.clockSyncExchanges) clock syncs")
     }
     print("sent \(session.statistics.dataPacketsSent) data packets")
+    Thread.sleep(forTimeInterval: Double(stay))
 }
 
 func runListen(_ options: Options) throws {

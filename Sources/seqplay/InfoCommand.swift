@@ -20,14 +20,7 @@ struct InfoCommand: ParsableCommand {
     var strict = false
 
     func run() throws {
-        let result: MIDIFileReadResult
-        do {
-            result = try MIDIFileReader.read(contentsOf: file, mode: strict ? .strict : .lenient)
-        } catch {
-            FileHandle.standardError.write(Data("seqplay: \(error)\n".utf8))
-            if case .unreadable = error.reason { throw ExitCode.inputOutput }
-            throw ExitCode.badMIDIFile
-        }
+        let result = CommandLineOutput.readMIDIFile(file, strict: strict)
         let report = SequenceReport(file: file, sequence: result.sequence, warnings: result.warnings.map(\.description))
         if json {
             let encoder = JSONEncoder()

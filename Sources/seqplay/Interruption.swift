@@ -37,6 +37,20 @@ final class Interruption: @unchecked Sendable {
     /// Ends the wait without a signal.
     func finish() { wake.signal() }
 
+    /// Waits as `wait(timeout:)` does, running `periodically` on this thread every `interval` seconds
+    /// meanwhile (forwarding FluidSynth's queued messages, say).
+    @discardableResult
+    func wait(timeout: Double? = nil, every interval: Double, _ periodically: () -> Void) -> Int32? {
+        let end = timeout.map { DispatchTime.now() + $0 }
+        while true {
+            let next = DispatchTime.now() + interval
+            if wake.wait(timeout: end.map { min($0, next) } ?? next) == .success { break }
+            periodically()
+            if let end, DispatchTime.now() >= end { break }
+        }
+        return signalReceived
+    }
+
     /// Waits for a signal, `finish()` or `timeout` seconds (nil: no limit). Returns the signal that
     /// ended the wait, or nil.
     @discardableResult

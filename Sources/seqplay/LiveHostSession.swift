@@ -131,6 +131,7 @@ final class LiveHostSession {
         while interruption.signalReceived == nil, keys.nextKey() != "q" {
             if let duration, Date().timeIntervalSince(started) >= duration { break }
             usleep(20_000)
+            FluidSynthLog.forwardPendingMessages()
             onAppeared(host.portsAppeared())
             if Date().timeIntervalSince(lastCalibration) >= 1 {
                 try? host.calibrate()

@@ -1,4 +1,5 @@
 import MIDICore
+import NetworkBridge
 import NetworkMIDI
 import Player
 
@@ -17,13 +18,47 @@ protocol LiveMIDIInput: AnyObject {
 
 /// A network MIDI session as a live input: messages from every peer go into the queue at their
 /// scheduled time (sender's timestamp through the clock-sync offset, plus the playout latency).
+/// With an `alsaBridge`, each peer also appears as an ALSA sequencer port while it is connected.
 final class NetworkLiveInput: LiveMIDIInput {
     let session: NetworkMIDISession
+    private let alsaBridge: NetworkALSABridge?
     /// Peer names already looked up, so events still queued after their peer left keep its name.
     private var knownNames: [UInt32: String] = [:]
 
-    init(configuration: NetworkMIDISession.Configuration, feeding queue: LiveMIDIQueue) throws(NetworkMIDIError) {
-        session = try NetworkMIDISession(configuration: configuration, deliveringTo: QueueingReceiver(queue: queue))
+    init(configuration: NetworkMIDISession.Configuration, feeding queue: LiveMIDIQueue,
+         alsaBridge: NetworkALSABridge? = nil) throws(NetworkMIDIError) {
+        self.alsaBridge = alsaBridge
+        var configuration = configuration
+        if let alsaBridge {
+            configuration.onPeerEvent = { [reportPeerEvent = configuration.onPeerEvent] event in
+                reportPeerEvent?(event)
+                Self.updatePorts(of: alsaBridge, for: event)
+            }
+        }
+        session = try NetworkMIDISession(configuration: configuration,
+                                         deliveringTo: QueueingReceiver(queue: queue, alsaBridge: alsaBridge))
+        do {
+            try alsaBridge?.start(sendingTo: session)
+        } catch {
+            CommandLineOutput.note("\(error); ALSA programs cannot send to network peers")
+        }
+    }
+
+    /// Adds or removes the ALSA port of the peer `event` is about, and says so.
+    private static func updatePorts(of bridge: NetworkALSABridge, for event: NetworkMIDIPeerEvent) {
+        switch event {
+        case .connected(let peer):
+            do {
+                let port = try bridge.addPort(for: peer)
+                CommandLineOutput.note("network peer '\(peer.name)' is ALSA port \(port.address)")
+            } catch {
+                CommandLineOutput.note("no ALSA port for network peer '\(peer.name)': \(error)")
+            }
+        case .ended(let peer, _):
+            if let port = bridge.removePort(for: peer) {
+                CommandLineOutput.note("ALSA port \(port.address) of network peer '\(peer.name)' removed")
+            }
+        }
     }
 
     var location: String { "network session at \(session.controlAddress)" }
@@ -35,17 +70,26 @@ final class NetworkLiveInput: LiveMIDIInput {
         return peer.name
     }
 
-    func stop() { session.stop() }
+    func stop() {
+        session.stop()
+        alsaBridge?.stop()
+    }
 }
 
-/// Receives from a network session (on its network or playout thread) into a `LiveMIDIQueue`.
+/// Receives from a network session (on its network or playout thread) into a `LiveMIDIQueue`, and
+/// passes each message on to the ALSA bridge, if there is one.
 private final class QueueingReceiver: NetworkMIDITimedReceiver, @unchecked Sendable {
     let queue: LiveMIDIQueue
+    let alsaBridge: NetworkALSABridge?
 
-    init(queue: LiveMIDIQueue) { self.queue = queue }
+    init(queue: LiveMIDIQueue, alsaBridge: NetworkALSABridge?) {
+        self.queue = queue
+        self.alsaBridge = alsaBridge
+    }
 
     func receive(_ message: MIDIMessage, scheduledAt time: UInt64, fromPeer ssrc: UInt32) {
         queue.push(LiveMIDIEvent(message: message, time: time, source: ssrc))
+        alsaBridge?.receive(message, scheduledAt: time, fromPeer: ssrc)
     }
 
     /// Messages without a time (a session's own note releases) sound at once.

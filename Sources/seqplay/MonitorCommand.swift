@@ -32,6 +32,9 @@ struct MonitorCommand: ParsableCommand {
 
     func validate() throws {
         if network && !ports.isEmpty { throw ValidationError("--network listens for peers; it takes no ALSA ports.") }
+        if let duration, !(duration >= 0) {
+            throw ValidationError("--duration must be a number of seconds, 0 or more")
+        }
     }
 
     func run() throws {
@@ -53,7 +56,8 @@ struct MonitorCommand: ParsableCommand {
         let deadline = duration.map { Date().addingTimeInterval($0) }
         var received = 0
         while count.map({ received < $0 }) ?? true {
-            let timeout = deadline.map { max(0, Int($0.timeIntervalSinceNow * 1000)) }
+            // Milliseconds left, clamped so that any --duration (even infinite) converts without trapping.
+            let timeout = deadline.map { Int(min(max($0.timeIntervalSinceNow * 1000, 0), Double(Int32.max))) }
             if timeout == 0 { break }
             guard let event = try SequencerCommandSupport.run({ () throws(SequencerError) in
                 try client.nextEvent(timeoutMilliseconds: timeout)

@@ -49,17 +49,3 @@ struct NetworkArguments: ParsableArguments {
 enum ConnectionPolicyArgument: String, ExpressibleByArgument, CaseIterable {
     case none, listed, anyone
 }
-
-/// Standard error messages shared by the network commands.
-enum CommandLineOutput {
-    /// Writes `seqplay: message` to standard error.
-    static func note(_ message: String) {
-        FileHandle.standardError.write(Data("seqplay: \(message)\n".utf8))
-    }
-
-    /// Reports `message` and exits with `status`.
-    static func fail(_ message: String, _ status: ExitCode) -> Never {
-        note(message)
-        Seqplay.exit(withError: status)
-    }
-}

@@ -29,6 +29,8 @@ struct RenderCommand: ParsableCommand {
           seqplay song.mid -o solo.wav --solo 2 --transpose -2 --rate 0.8
           seqplay song.mid -o verse.wav --start 17:1 --end 33:1 --loop 2
           seqplay song.mid --network-connect 127.0.0.1:5004   (play to `seqplay serve --network`)
+          seqplay song.mid --port 14:0 --clock    (to a sequencer port with MIDI clock, and the sampler)
+          seqplay song.mid --port 20:0,24:0 --no-audio   (only the ports, as `seqplay send`)
 
         Positions (--start, --end, --loop-from, --loop-to) are seconds
         (42, 12.5s) or bar:beat[:tick] (17:1, 9:3:240). Track numbers are
@@ -122,8 +124,14 @@ struct RenderCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Play the song in real time to the network MIDI session at this address (e.g. `seqplay serve --network` or a Mac's session).", valueName: "host:port"))
     var networkConnect: String?
 
-    @Flag(help: "With --network-connect: do not also play to the sound card.")
+    @Flag(help: "With --network-connect or --port: do not also play to the sound card.")
     var noAudio = false
+
+    @Option(name: .customLong("port"), help: ArgumentHelp("Play the song to this ALSA sequencer port (14:0, 'Midi Through:0', a client name) on a kernel queue, the sampler in step with it unless --no-audio; repeat or separate with commas (SMF port meta events pick among them, as in aplaymidi).", valueName: "port"))
+    var ports: [String] = []
+
+    @Flag(help: "With --port: also send MIDI clock (24 per quarter note) with Song Position, Start and Stop.")
+    var clock = false
 
     @OptionGroup(title: "Network MIDI (with --network-connect)")
     var networkOptions: NetworkArguments
@@ -152,6 +160,7 @@ struct RenderCommand: ParsableCommand {
         if networkConnect != nil && output != nil {
             throw ValidationError("--network-connect plays in real time; it cannot be combined with -o.")
         }
+        try validatePorts()
         if let tail, !(tail >= 0) { throw ValidationError("--tail needs 0 seconds or more.") }
         if !(gain >= 0 && gain <= 10) { throw ValidationError("--gain must be between 0 and 10.") }
         for channel in muteChannel + soloChannel where !(1...16).contains(channel) {
@@ -182,7 +191,10 @@ struct RenderCommand: ParsableCommand {
     }
 
     func run() throws {
-        let sequence = try readSong()
+        let sequence = readSong()
+        if !ports.isEmpty {
+            return try playToPorts(sequence)
+        }
         if let networkConnect {
             playToNetwork(sequence, at: networkConnect)
         }
@@ -218,33 +230,11 @@ struct RenderCommand: ParsableCommand {
 
     /// Plays to the sound device (`--device`), the graph built as for `-o` on the device's format.
     private func play(_ sequence: MusicSequence, fontPaths: [String], interruption: Interruption) throws {
-        let playback = RealtimePlayback(device: device, periodFrames: period, periodCount: periods, verbose: verbose)
-        var options = try renderOptions(for: sequence)
-        if let map = try parsedChannelMap() {
-            options.channelMap = map
-            options.outputChannelCount = max(2, map.requiredChannelCount)
-        }
-        let output: RealtimeOutput
-        do {
-            output = try playback.openOutput(options: options)
-        } catch {
-            if case .device(.noSoundCard(let reason)) = error {
-                fail("no sound card to play to (\(reason)); render to a file instead: -o song.wav", .inputOutput)
-            }
-            fail("cannot play to \(device): \(error)", .inputOutput)
-        }
-        options.sampleRate = output.sampleRate
-        options.blockFrames = output.periodFrames
-        let songPlayback: SongPlayback
-        do {
-            songPlayback = try SongPlayback(renderer: SongRenderer(sequence: sequence, soundFontPaths: fontPaths, options: options),
-                                            output: output)
-        } catch let error as RenderError {
-            fail(error)
-        } catch {
-            fail("\(error)", .generic)
-        }
-        let statusLine = StatusLine(tempoMap: songPlayback.renderer.player.tempoMap, settings: options.playback)
+        let playback = realtimePlayback
+        guard let songPlayback = try openSongPlayback(sequence, fontPaths: fontPaths, noSoundCard: { reason in
+            fail("no sound card to play to (\(reason)); render to a file instead: -o song.wav", .inputOutput)
+        }) else { return }
+        let statusLine = StatusLine(tempoMap: songPlayback.renderer.player.tempoMap, settings: songPlayback.renderer.options.playback)
         let outcome: RealtimePlayback.Outcome
         do {
             outcome = try playback.run(songPlayback, statusLine: statusLine, interruption: interruption)
@@ -258,21 +248,48 @@ struct RenderCommand: ParsableCommand {
         }
     }
 
-    func readSong() throws -> MusicSequence {
-        guard FileManager.default.isReadableFile(atPath: song) else {
-            fail("\(song): no such file, or it cannot be read", .inputOutput)
+    /// The sound device (`--device`) as the flags set it up.
+    private var realtimePlayback: RealtimePlayback {
+        RealtimePlayback(device: device, periodFrames: period, periodCount: periods, verbose: verbose)
+    }
+
+    /// The song's playback on the sound device (`--device`), the graph built as for `-o` on the device's
+    /// format; nil, after calling `noSoundCard` with the reason, when the machine has no sound card.
+    func openSongPlayback(_ sequence: MusicSequence, fontPaths: [String], noSoundCard: (String) -> Void) throws -> SongPlayback? {
+        var options = try renderOptions(for: sequence)
+        if let map = try parsedChannelMap() {
+            options.channelMap = map
+            options.outputChannelCount = max(2, map.requiredChannelCount)
         }
+        let output: RealtimeOutput
         do {
-            let result = try MIDIFileReader.read(contentsOf: song, mode: strict ? .strict : .lenient)
-            if !result.warnings.isEmpty {
-                let count = result.warnings.count
-                warn("\(song): repaired \(count) problem\(count == 1 ? "" : "s") (see `seqplay info \(song)`; --strict refuses such files)")
-            }
-            return result.sequence
+            output = try realtimePlayback.openOutput(options: options)
         } catch {
-            if case .unreadable = error.reason { fail("\(error)", .inputOutput) }
-            fail("\(error)", .badMIDIFile)
+            if case .device(.noSoundCard(let reason)) = error {
+                noSoundCard(reason)
+                return nil
+            }
+            fail("cannot play to \(device): \(error)", .inputOutput)
         }
+        options.sampleRate = output.sampleRate
+        options.blockFrames = output.periodFrames
+        do {
+            return try SongPlayback(renderer: SongRenderer(sequence: sequence, soundFontPaths: fontPaths, options: options),
+                                    output: output)
+        } catch let error as RenderError {
+            fail(error)
+        } catch {
+            fail("\(error)", .generic)
+        }
+    }
+
+    func readSong() -> MusicSequence {
+        let result = CommandLineOutput.readMIDIFile(song, strict: strict)
+        if !result.warnings.isEmpty {
+            let count = result.warnings.count
+            warn("\(song): repaired \(count) problem\(count == 1 ? "" : "s") (see `seqplay info \(song)`; --strict refuses such files)")
+        }
+        return result.sequence
     }
 
     func renderOptions(for sequence: MusicSequence) throws -> RenderOptions {

@@ -1,13 +1,11 @@
 import ALSA
 import ArgumentParser
-import Dispatch
 import Foundation
 import MIDIFile
-import SequencerPlayback
 
 /// `seqplay send SONG --port 14:0`: plays a MIDI file to ALSA sequencer ports (what aplaymidi does),
 /// timed by the exact tempo map on a kernel queue, optionally with MIDI clock. Ctrl-C stops it and
-/// sends All Notes Off to every port.
+/// sends All Notes Off to every port. The same as `seqplay SONG --port PORT --no-audio`.
 struct SendCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
@@ -25,27 +23,7 @@ struct SendCommand: ParsableCommand {
     var clock = false
 
     func run() throws {
-        let sequence: MusicSequence
-        do {
-            sequence = try MIDIFileReader.read(contentsOf: file).sequence
-        } catch {
-            FileHandle.standardError.write(Data("seqplay: \(error)\n".utf8))
-            if case .unreadable = error.reason { throw ExitCode.inputOutput }
-            throw ExitCode.badMIDIFile
-        }
-        let client = try SequencerCommandSupport.openClient()
-        let player = try SequencerCommandSupport.run { () throws(SequencerError) in
-            let destinations = try port.flatMap { $0.split(separator: ",").map(String.init) }
-                .map { (text) throws(SequencerError) in try client.resolve(text) }
-            let schedule = SequencerSchedule(sequence: sequence, destinations: destinations, midiClock: clock)
-            return try SequencerSongPlayer(schedule: schedule, client: client)
-        }
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        interrupt.setEventHandler { player.stop() }
-        interrupt.resume()
-        let finished = try SequencerCommandSupport.run { () throws(SequencerError) in try player.play() }
-        interrupt.cancel()
-        if !finished { throw ExitCode(130) }
+        let sequence = CommandLineOutput.readMIDIFile(file).sequence
+        try SongToPorts(sequence: sequence, file: file, ports: port, clock: clock).playUntilInterrupted()
     }
 }

@@ -5,6 +5,7 @@ import AudioGraphFiles
 import AudioOutput
 import FluidSynth
 import Foundation
+import NetworkBridge
 import NetworkMIDI
 import Player
 import Sampler
@@ -24,6 +25,11 @@ struct ServeCommand: ParsableCommand {
 
         Runs until Ctrl-C, SIGTERM or --duration; the recording is then completed.
         A peer that leaves (BY or no clock sync) has its notes released.
+
+        Where there is an ALSA sequencer, each connected peer is also a port of the
+        'seqplay serve' client (see aconnect -l), named after the peer: what the peer
+        sends comes out of it, and what ALSA programs send to it goes to the network
+        session, that is to every connected peer. --no-alsa-ports turns this off.
 
         Exit status: 0 done, 4 bad SoundFont, 5 no sound card (use -o) or a
         file cannot be written, 8 the network address cannot be used, 64 bad command line.
@@ -49,6 +55,9 @@ struct ServeCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
     var duration: Double?
+
+    @Flag(name: .customLong("no-alsa-ports"), help: "Do not show network peers as ALSA sequencer ports.")
+    var noALSAPorts = false
 
     func validate() throws {
         if !network { throw ValidationError("serve needs an input: --network.") }
@@ -82,14 +91,15 @@ struct ServeCommand: ParsableCommand {
         }
         let input: LiveMIDIInput
         do {
-            input = try NetworkLiveInput(configuration: networkOptions.configuration(name: "seqplay serve"), feeding: host.queue)
+            input = try NetworkLiveInput(configuration: networkOptions.configuration(name: "seqplay serve"), feeding: host.queue,
+                                         alsaBridge: noALSAPorts ? nil : Self.alsaBridge())
         } catch {
             realtimeOutput.stop()
             _ = try? recorder?.stop()
             CommandLineOutput.fail("\(error)", .networkUnavailable)
         }
         CommandLineOutput.note("serving on \(input.location)\(output.map { ", recording to \($0)" } ?? ""). Press Ctrl+C to end.")
-        interruption.wait(timeout: duration)
+        interruption.wait(timeout: duration, every: 0.25) { FluidSynthLog.forwardPendingMessages() }
         input.stop()
         realtimeOutput.stop()
         if let recorder {
@@ -103,6 +113,20 @@ struct ServeCommand: ParsableCommand {
         }
         if host.queue.droppedCount > 0 {
             CommandLineOutput.note("\(host.queue.droppedCount) MIDI events were dropped (the input queue was full)")
+        }
+    }
+}
+
+extension ServeCommand {
+    /// A bridge showing network peers as ALSA ports; `nil`, without a word, where there is no sequencer.
+    static func alsaBridge() -> NetworkALSABridge? {
+        do {
+            return try NetworkALSABridge(clientName: "seqplay serve")
+        } catch .notAvailable {
+            return nil
+        } catch {
+            CommandLineOutput.note("\(error); network peers get no ALSA ports")
+            return nil
         }
     }
 }

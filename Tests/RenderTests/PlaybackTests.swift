@@ -74,15 +74,11 @@ final class PlaybackTests: RenderTestCase {
         XCTAssertEqual(playback.stop(draining: true), .stopped)
     }
 
-    /// ≥ 10 s of steady-state real-time playback with every effect, the varispeed and a modify tap, with
-    /// pauses from the control thread meanwhile: no allocation on the render thread. (Seeks are left
-    /// out: the first blocks after one allocate, see the report of the playback branch.)
-    /// FluidSynth's own reverb and chorus are off: Debian's libfluidsynth runs them in an OpenMP region
-    /// whose team libgomp allocates.
+    /// ≥ 10 s of steady-state real-time playback with every effect (FluidSynth's own reverb and chorus
+    /// too), the varispeed and a modify tap, with pauses and seeks from the control thread meanwhile:
+    /// no allocation on the render thread.
     func testTheRenderThreadDoesNotAllocateWithEveryEffectAndAModifyTap() throws {
         var options = RenderOptions()
-        options.reverbEnabled = false
-        options.chorusEnabled = false
         options.blockFrames = 256
         options.effects = try EffectChainSpec(parsing: everyEffect + ";varispeed:1.1")
         let renderer = try SongRenderer(sequence: shippedSong, soundFontPaths: [Self.generalMIDIFont], options: options)
@@ -100,6 +96,7 @@ final class PlaybackTests: RenderTestCase {
             Thread.sleep(forTimeInterval: 0.5)
             if step % 4 == 1 { playback.pause() }
             if step % 4 == 2 { playback.resume() }
+            if step % 4 == 3 { XCTAssertTrue(playback.seek(bySeconds: step % 8 == 3 ? 5 : -5)) }
         }
         playback.resume()
         window.isCounting.store(false, ordering: .relaxed)

@@ -18,7 +18,7 @@ final class SequencerSongPlayerTests: XCTestCase {
             events.append(TimedEvent(tick: Int64(index * 10), .midi(.noteOn(channel: 0, note: UInt8(index % 128), velocity: 1))))
         }
         let sequence = MusicSequence(format: 0, division: .ticksPerQuarter(480), tracks: [MusicTrack(events: events)])
-        let schedule = SequencerSchedule(sequence: sequence, destinations: [input.address])
+        let schedule = try SequencerSchedule(sequence: sequence, destinations: [input.address])
         let player = try SequencerSongPlayer(schedule: schedule, client: try SequencerClient(name: "seqplay song player"))
         // Read while it plays: the listener's kernel input pool holds only 200 events.
         let played = DispatchSemaphore(value: 0)

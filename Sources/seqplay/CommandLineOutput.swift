@@ -1,0 +1,28 @@
+import ArgumentParser
+import Foundation
+import MIDIFile
+
+/// What every command says on standard error, and how it exits when it cannot go on.
+enum CommandLineOutput {
+    /// Writes `seqplay: message` to standard error.
+    static func note(_ message: String) {
+        FileHandle.standardError.write(Data("seqplay: \(message)\n".utf8))
+    }
+
+    /// Reports `message` and exits with `status`.
+    static func fail(_ message: String, _ status: ExitCode) -> Never {
+        note(message)
+        Seqplay.exit(withError: status)
+    }
+
+    /// Reads the MIDI file at `path`, or exits with the reader's one-line message: status 5 when the
+    /// file cannot be read, 3 when it is not a MIDI file seqplay can read (`strict`: one that needs repair).
+    static func readMIDIFile(_ path: String, strict: Bool = false) -> MIDIFileReadResult {
+        do {
+            return try MIDIFileReader.read(contentsOf: path, mode: strict ? .strict : .lenient)
+        } catch {
+            if case .unreadable = error.reason { fail("\(error)", .inputOutput) }
+            fail("\(error)", .badMIDIFile)
+        }
+    }
+}
