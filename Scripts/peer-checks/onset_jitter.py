@@ -1,7 +1,10 @@
 """Onset jitter of a live sampler: pairs each note-on that seqplay monitor stamped (kernel time,
-JSON Lines) with the onset of its sound in a Loopback capture (raw S16_LE stereo) and prints the
-spread of (onset sample - rate x timestamp): the timing jitter the sampler added, in samples.
-Usage: onset_jitter.py CAPTURE.raw MONITOR.jsonl RATE LABEL  -> prints 'LABEL: N keys, jitter J samples'
+JSON Lines) with the onset of its sound in a Loopback capture (raw S16_LE stereo) and compares the
+intervals: how far each interval between two onsets in the capture is from the interval between
+their kernel timestamps, in samples (the timing error the sampler added), and the spread of
+(onset sample - rate x timestamp) over all keys.
+Usage: onset_jitter.py CAPTURE.raw MONITOR.jsonl RATE LABEL
+  -> prints 'LABEL: N keys, N onsets, interval deviation D samples (...), K/N-1 intervals within 64 samples, spread S samples (...)'
 and exits 0 when every key has an onset."""
 import array, json, sys
 
@@ -17,8 +20,13 @@ for index, value in enumerate(left):
         quiet = 0
     else:
         quiet += 1
+if len(onsets) != len(stamps) or not stamps:
+    print(f"{label}: {len(stamps)} keys but {len(onsets)} onsets")
+    sys.exit(1)
+deviations = [abs((onsets[i + 1] - onsets[i]) - (stamps[i + 1] - stamps[i]) * rate) for i in range(len(stamps) - 1)]
 offsets = [o - t * rate for o, t in zip(onsets, stamps)]
-jitter = max(offsets) - min(offsets) if offsets else float("nan")
-print(f"{label}: {len(stamps)} keys, {len(onsets)} onsets, jitter {jitter:.0f} samples "
-      f"({jitter / rate * 1000:.2f} ms) at {rate} Hz")
-sys.exit(0 if len(onsets) == len(stamps) and stamps else 1)
+spread = max(offsets) - min(offsets)
+print(f"{label}: {len(stamps)} keys, {len(onsets)} onsets, interval deviation {max(deviations):.0f} samples "
+      f"(max; mean {sum(deviations) / len(deviations):.1f}; {max(deviations) / rate * 1000:.2f} ms), "
+      f"{sum(d <= 64 for d in deviations)}/{len(deviations)} intervals within 64 samples, "
+      f"spread {spread:.0f} samples ({spread / rate * 1000:.2f} ms) at {rate} Hz")

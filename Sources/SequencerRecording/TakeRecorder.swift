@@ -7,6 +7,12 @@ import MIDIFile
 /// Pure bookkeeping, no I/O: `SequencerTakeRecording` feeds it events with their kernel timestamps
 /// and asks it for the sequence to save. Notes still held when a pause starts (or the take ends) are
 /// ended there, so the file has no hanging notes.
+///
+/// The order messages arrive in is their order in the take: a stamp earlier than one already recorded
+/// counts as that one's time. The kernel's queue clock can step back by up to one timer period (1 ms
+/// at the default 1000 Hz) when a timer interrupt comes late: between interrupts it interpolates with
+/// the system clock, and the interrupt then advances it by whole periods only. A note-off 67 µs after
+/// its note-on could otherwise be written a tick before it.
 public struct TakeRecorder: Sendable {
     /// The file's resolution.
     public let ticksPerQuarter: UInt16
@@ -24,6 +30,8 @@ public struct TakeRecorder: Sendable {
     private var heldNotes = Set<UInt16>()
     /// The latest tick written.
     public private(set) var lastTick: Int64 = 0
+    /// The latest clock time recorded: later stamps never count as earlier than this.
+    private var latestTime: UInt64 = 0
 
     public init(ticksPerQuarter: UInt16 = 480, beatsPerMinute: Double = 120,
                 timeSignature: TimeSignature = TimeSignature(numerator: 4, denominator: 4)) {
@@ -43,8 +51,10 @@ public struct TakeRecorder: Sendable {
 
     /// Records `message`, which arrived at clock time `time`. Messages arriving during a pause and
     /// system real-time messages (clock, active sensing) are dropped.
-    public mutating func record(_ message: MIDIMessage, at time: UInt64) {
+    public mutating func record(_ message: MIDIMessage, at stamp: UInt64) {
+        let time = max(stamp, latestTime)
         guard let tick = tick(at: time) else { return }
+        latestTime = time
         switch message {
         case .timingClock, .activeSensing, .start, .continue, .stop, .systemReset, .tuneRequest: return
         default: break
@@ -58,8 +68,9 @@ public struct TakeRecorder: Sendable {
         append(message, at: tick)
     }
 
-    /// Starts a pause at clock time `time`: notes still held end there.
-    public mutating func pause(at time: UInt64) {
+    /// Starts a pause at clock time `time` (or the latest message's, if later): notes still held end there.
+    public mutating func pause(at stamp: UInt64) {
+        let time = max(stamp, latestTime)
         guard pauseStart == nil, let tick = tick(at: time) else { return }
         endHeldNotes(at: tick)
         pauseStart = time
@@ -108,7 +119,7 @@ public struct TakeRecorder: Sendable {
         heldNotes.removeAll()
     }
 
-    /// Appends keeping tick order (timestamps may arrive slightly out of order across ports).
+    /// Appends at `tick`, which is never before the last event's (clock times are kept in arrival order).
     private mutating func append(_ message: MIDIMessage, at tick: Int64) {
         let event: SequenceEvent
         if case .systemExclusive(let bytes) = message {
@@ -116,10 +127,8 @@ public struct TakeRecorder: Sendable {
         } else {
             event = .midi(message)
         }
-        var index = events.endIndex
-        while index > events.startIndex, events[index - 1].tick > tick { index -= 1 }
-        events.insert(TimedEvent(tick: tick, event), at: index)
-        lastTick = max(lastTick, tick)
+        events.append(TimedEvent(tick: tick, event))
+        lastTick = tick
     }
 }
 

@@ -56,6 +56,28 @@ final class TakeRecorderTests: XCTestCase {
         XCTAssertEqual(ended.last?.0, 2880)
     }
 
+    /// Check 8 of Scripts/test-sequencer-peers: a note-off arriving 67 µs after its note-on was stamped
+    /// by the kernel queue clock 1 ms earlier (the clock stepped back at a late timer interrupt) and was
+    /// written a tick before the note-on. Arrival order wins: both land on the note-on's tick, in order.
+    func testAStampEarlierThanTheLastOneKeepsArrivalOrder() throws {
+        var take = TakeRecorder(ticksPerQuarter: 480, beatsPerMinute: 120)
+        take.record(.noteOn(channel: 0, note: 0x47, velocity: 80), at: 6 * second)
+        take.record(.noteOn(channel: 0, note: 0x48, velocity: 80), at: 7 * second + 1_000_000)
+        take.record(.noteOff(channel: 0, note: 0x48, velocity: 0), at: 7 * second + 10_000)
+        take.pause(at: 7 * second)
+        let got = messages(take)
+        XCTAssertEqual(got.map(\.0), [5760, 6721, 6721, 6721])
+        XCTAssertEqual(got.map(\.1), [.noteOn(channel: 0, note: 0x47, velocity: 80),
+                                       .noteOn(channel: 0, note: 0x48, velocity: 80),
+                                       .noteOff(channel: 0, note: 0x48, velocity: 0),
+                                       .noteOff(channel: 0, note: 0x47, velocity: 0)])
+        let bytes = try MIDIFileWriter.write(take.sequence())
+        XCTAssertEqual(try MIDIFileReader.read(bytes: bytes, name: "take.mid").sequence.tracks[0].events.compactMap {
+            if case .midi(let message) = $0.event { return message }
+            return nil
+        }, got.map(\.1))
+    }
+
     func testTheFileReadsBackWithTheTimeSignature() throws {
         var take = TakeRecorder(ticksPerQuarter: 96, timeSignature: TimeSignature("6/8")!)
         take.record(.programChange(channel: 0, program: 5), at: 0)
