@@ -62,7 +62,7 @@ public struct SequencerSchedule: Sendable {
                 timed.append((event.tick, timed.count, entry))
                 sounding.note(message, to: destination)
             }
-            for (note, destination) in sounding.held {
+            for (note, destination) in endTick == nil ? [] : sounding.held {
                 timed.append((lastTick, timed.count, Entry(nanoseconds: end, message: note, destination: destination)))
             }
         }
