@@ -13,7 +13,7 @@ fail() { echo "FAIL: $*"; fails=$((fails+1)); }
 wait_up_to() { for _ in $(seq $(($3 * 10))); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 now() { date +%s.%N; }
 virmidi0=$(aplaymidi -l | awk '/VirMIDI 0-0/{print $1; exit}')
-virmidi1=$(aplaymidi -l | awk '/VirMIDI 1-0/{print $1; exit}')
+virmidi1=$(aplaymidi -l | awk '/VirMIDI 0-1/{print $1; exit}')
 
 # Capture first (raw S16_LE stereo 48 kHz, 4 s buffer); capture_at = the wall time it started running.
 arecord -q -D hw:Loopback,1,0 -t raw -f S16_LE -r 48000 -c 2 --buffer-time=4000000 --period-time=250000 \
@@ -26,7 +26,8 @@ capture_at=$(now)
 "$seqplay" serve --ports 2 --sf2 "$font" --device hw:Loopback,0,0 --period 2048 --periods 16 --no-reverb --no-chorus \
     >"$out/serve-ports.out" 2>"$out/serve-ports.err" & serve=$!
 wait_up_to "$out/serve-ports.err" "^Playing" 90 || fail "seqplay serve --ports 2 did not say Playing within 90 s"
-read -r in1 in2 < <(sed -nE 's/.*ports ([0-9]+:[0-9]+) ([0-9]+:[0-9]+);.*/\1 \2/p' "$out/serve-ports.err")
+ports=$(sed -nE 's/.*ports ([0-9]+:[0-9]+) ([0-9]+:[0-9]+);.*/\1 \2/p' "$out/serve-ports.err")
+in1=${ports% *} in2=${ports#* }
 aconnect "$virmidi0" "$in1"; aconnect "$virmidi1" "$in2"
 aconnect -l >"$out/serve-ports-aconnect.txt"
 python3 - "$out/serve-ports-aconnect.txt" "$in1" "$in2" "$virmidi0" "$virmidi1" <<'PY' \
