@@ -15,62 +15,72 @@ public enum LiveDelivery: Hashable, Sendable {
     case timestamped(lookAheadFrames: Int)
 }
 
-/// Plays MIDI arriving at ALSA sequencer input ports through a `SamplerNode`: the sampler host behind
-/// `seqplay live` and `seqplay serve --ports`. Any program can connect to its ports (16 channels each,
-/// all playing the same sampler channels).
+/// Plays MIDI arriving at ALSA sequencer input ports through `SamplerNode`s: the sampler host behind
+/// `seqplay live`, `seqplay serve --ports` and `--route alsa`. Any program can connect to its ports;
+/// each port plays a sampler of its own, so every port has 16 channels of its own.
 ///
-/// Data flow: a `SequencerInputThread` reads the ports → a lock-free queue → the render thread, where
-/// the host is the sampler's `eventSource` and hands over each message in the block it belongs to
-/// (see `LiveDelivery`). The host also listens to the system announce port: when a source is
-/// disconnected from its ports, or its port or client goes away, the notes and sustain pedals that
-/// source's client still holds are released (no hanging notes); ports that appear are reported by
-/// `portsAppeared()` so the caller can connect them (hot-plug).
+/// Data flow: a `SequencerInputThread` reads the ports → per port, a lock-free queue → the render
+/// thread, where the port's `PortFeed` is its sampler's `eventSource` and hands over each message in
+/// the block it belongs to (see `LiveDelivery`). The host also listens to the system announce port:
+/// when a source is disconnected from a port, the notes and sustain pedals its client still holds at
+/// that port are released; when its port or client goes away, at every port (no hanging notes). Ports
+/// that appear are reported by `portsAppeared()` so the caller can connect them (hot-plug).
 ///
 /// Make it, `connect` sources, then start the audio output, then `start()`. Call `calibrate()`
 /// every second or so and `portsAppeared()` from the control thread. System Exclusive and system
-/// messages are not played. Channel messages past the queue's 4096 slots are dropped.
-public final class LiveSamplerHost: ScheduledMIDISource, @unchecked Sendable {
-    /// The input ports, `in 1` … `in N`.
+/// messages are not played. Channel messages past a port queue's 4096 slots are dropped.
+public final class LiveSamplerHost: @unchecked Sendable {
+    /// The input ports, in the order of the samplers they play.
     public let ports: [SequencerPort]
     public let delivery: LiveDelivery
     public let client: SequencerClient
 
-    private let periodFrames: Int
+    private let feeds: [PortFeed]
     private let stampClock: SequencerQueue?
     private let clock: QueueToSampleClock
-    private let events = SingleProducerQueue<ScheduledMessage>(capacity: 4096, filler: ScheduledMessage())
     private let appeared = SingleProducerQueue<PortAddress>(capacity: 256, filler: .systemAnnounce)
     private let lateEvents = ManagedAtomic(0)
     private var input: SequencerInputThread?
-    /// Used on the input thread only.
-    private var held = HeldNotes()
 
-    /// Opens `portCount` input ports named `"\(portName) 1"`… on `client` (timestamped by a queue of
-    /// its own in `.timestamped` delivery), listens to announcements, and becomes `sampler`'s event
-    /// source. `sampleRate` and `periodFrames` are the audio output's.
-    public init(client: SequencerClient, sampler: SamplerNode, portCount: Int = 1, portName: String = "in",
+    /// Opens one input port on `client` per entry of `inputs`, named `name`, that plays `sampler`
+    /// (timestamped by a queue of the client's own in `.timestamped` delivery), listens to
+    /// announcements, and becomes each sampler's event source. `sampleRate` and `periodFrames` are
+    /// the audio output's.
+    public init(client: SequencerClient, inputs: [(name: String, sampler: SamplerNode)],
                 delivery: LiveDelivery, sampleRate: Int, periodFrames: Int) throws(SequencerError) {
         self.client = client
         self.delivery = delivery
-        self.periodFrames = periodFrames
-        clock = QueueToSampleClock(sampleRate: Double(sampleRate))
+        let clock = QueueToSampleClock(sampleRate: Double(sampleRate))
+        self.clock = clock
         if case .timestamped = delivery {
             stampClock = try SequencerQueue(client: client, name: "\(client.name) clock")
         } else {
             stampClock = nil
         }
         var ports: [SequencerPort] = []
-        for number in 1...max(portCount, 1) {
-            ports.append(try client.createPort(name: portCount == 1 ? portName : "\(portName) \(number)",
-                                               capabilities: .input, types: [.midiGeneric, .synthesizer, .application],
+        var feeds: [PortFeed] = []
+        for (index, input) in inputs.enumerated() {
+            ports.append(try client.createPort(name: input.name, capabilities: .input,
+                                               types: [.midiGeneric, .synthesizer, .application],
                                                timestampQueue: stampClock))
+            let feed = PortFeed(delivery: delivery, periodFrames: periodFrames, clock: clock,
+                                observesPeriods: index == 0, lateEvents: lateEvents)
+            input.sampler.eventSource = feed
+            feeds.append(feed)
         }
         self.ports = ports
+        self.feeds = feeds
         let announcements = try client.createPort(name: "announcements", capabilities: [.write, .noExport])
         try client.listenToAnnouncements(at: announcements)
         try stampClock?.start()
-        sampler.eventSource = self
         try calibrate()
+    }
+
+    /// One input port named `portName` that plays `sampler`.
+    public convenience init(client: SequencerClient, sampler: SamplerNode, portName: String = "in",
+                            delivery: LiveDelivery, sampleRate: Int, periodFrames: Int) throws(SequencerError) {
+        try self.init(client: client, inputs: [(portName, sampler)], delivery: delivery,
+                      sampleRate: sampleRate, periodFrames: periodFrames)
     }
 
     deinit {
@@ -118,15 +128,14 @@ public final class LiveSamplerHost: ScheduledMIDISource, @unchecked Sendable {
     private func handle(_ input: SequencerInput) {
         switch input {
         case .midi(let event):
-            guard event.message.channel != nil else { return }
-            held.update(event.message, from: event.source.client)
-            events.append(ScheduledMessage(message: event.message, sampleTime: sampleTime(of: event)))
+            guard event.message.channel != nil, let feed = feed(at: event.port) else { return }
+            feed.add(event.message, from: event.source.client, sampleTime: sampleTime(of: event))
         case .announcement(.unsubscribed(let source, let destination)) where destination.client == client.clientID:
-            releaseNotes(of: source.client)
+            feed(at: destination.port)?.releaseNotes(of: source.client)
         case .announcement(.portExited(let address)):
-            releaseNotes(of: address.client)
+            for feed in feeds { feed.releaseNotes(of: address.client) }
         case .announcement(.clientExited(let other)):
-            releaseNotes(of: other)
+            for feed in feeds { feed.releaseNotes(of: other) }
         case .announcement(.portStarted(let address)) where address.client != client.clientID:
             appeared.append(address)
         case .announcement:
@@ -134,39 +143,14 @@ public final class LiveSamplerHost: ScheduledMIDISource, @unchecked Sendable {
         }
     }
 
+    /// The feed of this client's port number `port`; `nil` for the announcements port.
+    private func feed(at port: UInt8) -> PortFeed? {
+        ports.firstIndex { $0.address.port == port }.map { feeds[$0] }
+    }
+
     private func sampleTime(of event: SequencerEvent) -> Int64 {
         guard case .timestamped(let lookAhead) = delivery, case .realTime(let nanoseconds) = event.timestamp,
               let now = clock.sampleTime(queueNanoseconds: nanoseconds) else { return ScheduledMessage.now }
         return now + Int64(lookAhead)
     }
-
-    private func releaseNotes(of source: UInt8) {
-        held.releaseAll(from: source) { events.append(ScheduledMessage(message: $0, sampleTime: ScheduledMessage.now)) }
-    }
-
-    // MARK: Render thread
-
-    public func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
-        // The sampler asks for the events before the middle of its block.
-        let blockStart = sampleTime - Int64(SamplerNode.blockFrames / 2)
-        if case .timestamped = delivery, blockStart % Int64(periodFrames) < Int64(SamplerNode.blockFrames) {
-            clock.observePeriodStart(sampleTime: blockStart - blockStart % Int64(periodFrames), periodFrames: periodFrames)
-        }
-        while let next = events.first, next.sampleTime < sampleTime {
-            if next.sampleTime != ScheduledMessage.now, next.sampleTime < blockStart - Int64(SamplerNode.blockFrames / 2) {
-                lateEvents.wrappingIncrement(ordering: .relaxed)
-            }
-            receiver.receive(next.message)
-            _ = events.removeFirst()
-        }
-    }
-}
-
-/// A channel message on its way to the render thread, with the sample time to play it at.
-struct ScheduledMessage {
-    /// Play at the next block (immediate delivery, releases).
-    static let now = Int64.min
-
-    var message: MIDIMessage = .activeSensing
-    var sampleTime: Int64 = now
 }

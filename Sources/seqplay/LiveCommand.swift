@@ -31,7 +31,7 @@ struct LiveCommand: ParsableCommand {
 
     func run() throws {
         let filter: LiveSourceFilter = sources.isEmpty ? .hardware : .named(sources)
-        let session = try LiveHostSession(options: host, clientName: "seqplay live", portCount: 1)
+        let session = try LiveHostSession(options: host, clientName: "seqplay live", portNames: ["in"])
         for source in filter.sources(seenBy: session.host.client) {
             session.connect(source)
         }

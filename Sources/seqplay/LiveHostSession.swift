@@ -16,7 +16,7 @@ struct LiveHostOptions: ParsableArguments {
     @Option(help: "ALSA playback device.")
     var device = "default"
 
-    @Option(name: .customLong("sample-rate"), help: "Sample rate, Hz.")
+    @Option(name: [.customShort("r"), .customLong("sample-rate")], help: "Sample rate, Hz.")
     var sampleRate = 48_000
 
     @Option(help: "Frames per period: the render thread's block (latency = period × periods).")
@@ -56,10 +56,16 @@ final class LiveHostSession {
     private let output: ALSAOutput
     private let engine = AudioEngine()
 
-    init(options: LiveHostOptions, clientName: String, portCount: Int) throws {
-        let sampler = try Self.makeSampler(options)
-        engine.attach(sampler)
-        engine.connect(sampler, to: engine.mainMixerNode)
+    /// Opens one input port per name in `portNames` on a client named `clientName`, each playing a
+    /// sampler of its own (mixed into the main mixer), and the sound card.
+    init(options: LiveHostOptions, clientName: String, portNames: [String]) throws {
+        var inputs: [(name: String, sampler: SamplerNode)] = []
+        for name in portNames {
+            let sampler = try Self.makeSampler(options)
+            engine.attach(sampler)
+            engine.connect(sampler, to: engine.mainMixerNode)
+            inputs.append((name, sampler))
+        }
         let output: ALSAOutput
         do {
             output = try ALSAOutput(deviceName: options.device, settings: PCMPlaybackSettings(
@@ -74,7 +80,7 @@ final class LiveHostSession {
         self.output = output
         let client = try SequencerCommandSupport.openClient(name: clientName)
         let host = try SequencerCommandSupport.run { () throws(SequencerError) in
-            try LiveSamplerHost(client: client, sampler: sampler, portCount: portCount,
+            try LiveSamplerHost(client: client, inputs: inputs,
                                 delivery: options.timestamped ? .timestamped(lookAheadFrames: lookAhead) : .immediate,
                                 sampleRate: output.sampleRate, periodFrames: periodFrames)
         }

@@ -10,21 +10,33 @@ import NetworkMIDI
 import Player
 import Sampler
 
-/// `seqplay serve --network`: a sampler host. Live MIDI inputs (a network MIDI session) fill a
+/// `seqplay serve`: a sampler host. With `--network`, live MIDI inputs (a network MIDI session) fill a
 /// lock-free queue that a SamplerNode drains on the real-time render thread, which plays to the sound
-/// card, or with `-o FILE` runs on a clock and records what it plays to the file.
+/// card, or with `-o FILE` runs on a clock and records what it plays to the file. With `--ports N`, N
+/// ALSA sequencer input ports that other programs connect to, each playing a sampler of its own
+/// (`LiveHostSession`).
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Play MIDI arriving live (from network MIDI peers) through a SoundFont.",
+        abstract: "Play MIDI arriving live (from network MIDI peers or at ALSA ports) through a SoundFont.",
         discussion: """
         Examples:
           seqplay serve --network                       (listen on 127.0.0.1:5004, play to the sound card)
           seqplay serve --network -o heard.wav --duration 30
           seqplay serve --network --listen 0.0.0.0:5004 --network-allow anyone
+          seqplay serve --ports 2 --sf2 font.sf2        (ALSA ports in-1, in-2)
+          seqplay serve --ports 1 --timestamped --look-ahead 10 --device hw:1
 
         Runs until Ctrl-C, SIGTERM or --duration; the recording is then completed.
         A peer that leaves (BY or no clock sync) has its notes released.
+
+        --ports N opens input ports 'in-1'...'in-N' of the client 'seqplay serve'
+        that any program can connect to (aconnect, seqplay connect); it connects
+        to nothing by itself. Each port plays a sampler of its own: 16 channels
+        per port. It plays to the sound card, at once or --timestamped. --device,
+        --period, --periods, --timestamped, --look-ahead, --no-reverb and
+        --no-chorus apply to --ports only; -o and the network options to
+        --network only. A source disconnected or gone has its notes released.
 
         Where there is an ALSA sequencer, each connected peer is also a port of the
         'seqplay serve' client (see aconnect -l), named after the peer: what the peer
@@ -39,19 +51,15 @@ struct ServeCommand: ParsableCommand {
     @Flag(help: "Play what network MIDI peers (RTP-MIDI/AppleMIDI) send.")
     var network = false
 
+    @Option(help: ArgumentHelp("Open this many ALSA sequencer input ports (in-1...in-N), 16 channels each.", valueName: "N"))
+    var ports: Int?
+
     @OptionGroup var networkOptions: NetworkArguments
 
-    @Option(name: .customLong("sf2"), help: ArgumentHelp("A SoundFont (.sf2/.sf3) to play with; repeat to layer fonts.", valueName: "file"))
-    var soundFonts: [String] = []
+    @OptionGroup var samplerOptions: LiveHostOptions
 
     @Option(name: [.short, .long], help: ArgumentHelp("Record what is played to this file instead of the sound card.", valueName: "file"))
     var output: String?
-
-    @Option(name: [.customShort("r"), .long], help: ArgumentHelp("Sample rate in Hz when recording to a file.", valueName: "Hz"))
-    var sampleRate = 44_100
-
-    @Option(name: [.short, .long], help: ArgumentHelp("Master volume of the synthesizer.", valueName: "gain"))
-    var gain: Float = 0.2
 
     @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
     var duration: Double?
@@ -60,13 +68,29 @@ struct ServeCommand: ParsableCommand {
     var noALSAPorts = false
 
     func validate() throws {
-        if !network { throw ValidationError("serve needs an input: --network.") }
+        if network == (ports != nil) { throw ValidationError("serve needs one input: --network or --ports N (not both).") }
+        if let ports, !(1...16).contains(ports) { throw ValidationError("--ports must be 1...16.") }
+        if ports != nil, output != nil {
+            throw ValidationError("--ports plays to the sound card (--device); -o records with --network only.")
+        }
         if let duration, !(duration > 0) { throw ValidationError("--duration needs a positive number of seconds.") }
-        if !(gain >= 0 && gain <= 10) { throw ValidationError("--gain must be between 0 and 10.") }
+        if !(samplerOptions.gain >= 0 && samplerOptions.gain <= 10) { throw ValidationError("--gain must be between 0 and 10.") }
     }
 
     func run() throws {
-        let fontPaths = SoundFontLocator.paths(given: soundFonts)
+        if let ports {
+            let session = try LiveHostSession(options: samplerOptions, clientName: "seqplay serve",
+                                              portNames: (1...ports).map { "in-\($0)" })
+            try session.run(duration: duration) { _ in }
+        } else {
+            try serveNetwork()
+        }
+    }
+
+    /// `--network`: the network session plays to the sound card or, with -o, to a file.
+    private func serveNetwork() throws {
+        let sampleRate = samplerOptions.sampleRate, gain = samplerOptions.gain
+        let fontPaths = SoundFontLocator.paths(given: samplerOptions.soundFonts)
         let interruption = Interruption()
         let realtimeOutput: RealtimeOutput
         if output != nil {
