@@ -120,7 +120,7 @@ final class NetworkCLITests: XCTestCase {
         let heard = directory.appendingPathComponent("heard.wav").path
         let reference = directory.appendingPathComponent("reference.wav").path
         let server = try launch(["serve", "--network", "--listen", "127.0.0.1:\(port)", "--sf2", Self.font, "-o", heard,
-                                 "--duration", "\(Self.excerptSeconds + 3)"], in: directory, name: "serve")
+                                 "-r", "44100", "--duration", "\(Self.excerptSeconds + 3)"], in: directory, name: "serve")
         try waitFor("serving on", in: server.stderr)
         try playExcerpt(toPort: port, in: directory)
         let offline = try launch([Self.song, "--end", "\(Self.excerptSeconds)", "--sf2", Self.font, "-o", reference], in: directory, name: "render")
