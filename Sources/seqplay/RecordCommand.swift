@@ -65,7 +65,7 @@ struct RecordCommand: ParsableCommand {
         var stopping = false
         while !stopping && interruption.signalReceived == nil {
             if let duration, recorded >= duration { break }
-            try SequencerCommandSupport.run { () throws(SequencerError) in
+            _ = try SequencerCommandSupport.run { () throws(SequencerError) in
                 try recording.readEvents(timeoutMilliseconds: 20)
             }
             let now = Date()
@@ -88,7 +88,7 @@ struct RecordCommand: ParsableCommand {
                 lastSave = now
             }
         }
-        try SequencerCommandSupport.run { () throws(SequencerError) in try recording.readEvents(timeoutMilliseconds: 0) }
+        _ = try SequencerCommandSupport.run { () throws(SequencerError) in try recording.readEvents(timeoutMilliseconds: 0) }
         try save(recording)
         SequencerCommandSupport.printLine(String(format: "%@: %d events, %.1f s paused time cut", file,
                                                  recording.take.eventCount, recording.take.pausedSeconds))
