@@ -16,6 +16,15 @@ public protocol ScheduledMIDISource: AnyObject {
     /// Sends to `receiver`, in order, every pending event whose sample time is less than `sampleTime`,
     /// and marks them delivered.
     func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver)
+
+    /// The sample time of the earliest event not delivered yet, or nil when none is left, so a
+    /// renderer may render up to it without asking again. Sources whose events arrive while audio
+    /// renders (live input) answer `Int64.min`, the default: ask before every block.
+    var nextEventSampleTime: Int64? { get }
+}
+
+extension ScheduledMIDISource {
+    public var nextEventSampleTime: Int64? { .min }
 }
 
 /// Note names as musicians write them: 60 is "C4", 69 is "A4".

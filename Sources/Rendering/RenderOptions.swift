@@ -48,6 +48,8 @@ public struct RenderOptions: Sendable {
     /// Where the stereo mix (the route called `main`) goes among the `outputChannelCount` channels;
     /// nil: straight out, channels 1 and 2.
     public var channelMap: ChannelMap?
+    /// Whether the renderer meters the mix (`SongRenderer.levelMeter`), for a status line to show.
+    public var metersLevel = false
 
     public init() {}
 }

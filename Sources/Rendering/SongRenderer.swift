@@ -31,8 +31,9 @@ public final class SongRenderer {
     public let player: MusicPlayer
     public let sampler: SamplerNode
     public let engine: AudioEngine
-    /// Meters the stereo mix after the effects (before the varispeed and the channel map).
-    public let levelMeter = LevelMeterTap()
+    /// Meters the stereo mix after the effects (before the varispeed and the channel map), when
+    /// `options.metersLevel` asks for it.
+    public let levelMeter: LevelMeterTap?
     /// Frames of the song itself (start to end, loops included), before the tail.
     public let songFrames: Int64
     /// The most frames the render can produce: the song plus the longest tail.
@@ -85,7 +86,8 @@ public final class SongRenderer {
             throw .engine(error.description)
         }
         let mix = try Self.connectGraph(of: engine, sampler: sampler, options: options)
-        mix.installTap(levelMeter, at: .output(bus: 0))
+        levelMeter = options.metersLevel ? LevelMeterTap() : nil
+        if let levelMeter { mix.installTap(levelMeter, at: .output(bus: 0)) }
         do throws(AudioEngineError) {
             try engine.start()
         } catch {
@@ -271,4 +273,6 @@ final class SeekableEventSource: ScheduledMIDISource, @unchecked Sendable {
     func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
         player.deliverEvents(before: sampleTime + offset, to: receiver)
     }
+
+    var nextEventSampleTime: Int64? { player.nextEventSampleTime.map { $0 - offset } }
 }

@@ -6,9 +6,10 @@ import MIDICore
 /// plays through FluidSynth, and a MIDI endpoint.
 ///
 /// MIDI arrives two ways. `receive(_:)` acts at once (live input; the note starts at the next
-/// 64-frame block). An `eventSource` (such as the MusicPlayer) is asked before each 64-frame block
-/// starting at sample time S for every event before S + 32, so each scheduled event lands on the
-/// 64-sample boundary nearest its exact sample time. The node's blocks follow FluidSynth's internal
+/// 64-frame block). An `eventSource` (such as the MusicPlayer) is asked, at each 64-frame block
+/// boundary S where an event may be due, for every event before S + 32, so each scheduled event
+/// lands on the 64-sample boundary nearest its exact sample time; the blocks between two such
+/// boundaries render in one FluidSynth call. The node's blocks follow FluidSynth's internal
 /// 64-frame blocks, which stay aligned with the engine's sample-time grid from 0, whatever frame
 /// counts the engine renders.
 ///
@@ -144,14 +145,30 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
         var done = 0
         while done < context.frameCount {
             let phase = Int(synthesizerFrames % Int64(Self.blockFrames))
-            if phase == 0, let eventSource {
-                let blockStart = context.sampleTime + Int64(done)
-                eventSource.deliverEvents(before: blockStart + Int64(Self.blockFrames / 2), to: self)
+            var count = Self.blockFrames - phase
+            if phase == 0 {
+                count = framesUntilEventsAreDue(at: context.sampleTime + Int64(done))
             }
-            let count = min(Self.blockFrames - phase, context.frameCount - done)
+            count = min(count, context.frameCount - done)
             synthesizer.render(frameCount: count, left: left + done, right: right + done)
             done += count
             synthesizerFrames += Int64(count)
         }
+    }
+
+    /// At the block boundary `blockStart`: delivers the events due there, then returns how many frames
+    /// may render before the next boundary with events due (a multiple of `blockFrames`). FluidSynth
+    /// renders several blocks in one call faster than one block per call (each voice renders them in
+    /// a row), with the same output.
+    private func framesUntilEventsAreDue(at blockStart: Int64) -> Int {
+        // Without a source, MIDI comes through `receive` at any time: it starts at the next block.
+        guard let eventSource else { return Self.blockFrames }
+        let halfBlock = Int64(Self.blockFrames / 2)
+        eventSource.deliverEvents(before: blockStart + halfBlock, to: self)
+        guard let next = eventSource.nextEventSampleTime else { return Int.max }
+        guard next > blockStart else { return Self.blockFrames }
+        // The event at `next` is due at the first boundary B after `blockStart` with next < B + 32.
+        let blocks = min((next - blockStart - halfBlock) / Int64(Self.blockFrames) + 1, Int64(Int32.max))
+        return Int(blocks) * Self.blockFrames
     }
 }

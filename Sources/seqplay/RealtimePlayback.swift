@@ -57,7 +57,7 @@ struct RealtimePlayback {
                 }
             }
             if case .quit = outcome { break }
-            let level = playback.renderer.levelMeter.level(ofChannel: 0)
+            let level = playback.renderer.levelMeter?.level(ofChannel: 0)
             terminal.showStatus(statusLine.text(paused: playback.isPaused, position: playback.positionSeconds,
                                                 duration: playback.durationSeconds,
                                                 voices: playback.renderer.sampler.activeVoiceCount,

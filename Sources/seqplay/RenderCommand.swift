@@ -281,6 +281,7 @@ struct RenderCommand: ParsableCommand {
         }
         options.sampleRate = output.sampleRate
         options.blockFrames = output.periodFrames
+        options.metersLevel = true
         do {
             return try SongPlayback(renderer: SongRenderer(sequence: sequence, soundFontPaths: fontPaths, options: options),
                                     output: output)

@@ -17,13 +17,13 @@ struct StatusLine {
 
     /// The line for this moment. Bar and tempo are those of the song position, counted straight from
     /// `--start` (a `--loop` repeat shows the bars played on as if there were no loop).
-    func text(paused: Bool, position: Double, duration: Double, voices: Int, xruns: Int, level: LevelMeterTap.Level) -> String {
+    func text(paused: Bool, position: Double, duration: Double, voices: Int, xruns: Int, level: LevelMeterTap.Level?) -> String {
         let tick = tempoMap.tick(atSeconds: startSeconds + position * rate)
         let place = tempoMap.barBeatTick(atTick: tick)
         let tempo = (tempoMap.tempoChanges.last { $0.tick <= tick }?.beatsPerMinute ?? 120) * rate
         let tempoText = tempo.isFinite ? "\(Int(tempo.rounded()))" : "-"
         return "\(paused ? "||" : "> ") \(Self.clock(position)) / \(Self.clock(duration))  bar \(place.bar):\(place.beat)"
-            + "  \(tempoText) bpm  voices \(voices)  xruns \(xruns)  \(Self.meter(level))"
+            + "  \(tempoText) bpm  voices \(voices)  xruns \(xruns)" + (level.map { "  " + Self.meter($0) } ?? "")
     }
 
     /// `m:ss.s`.

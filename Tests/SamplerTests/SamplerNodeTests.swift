@@ -45,10 +45,11 @@ final class SamplerNodeTests: XCTestCase {
 
     /// Renders one note scheduled at `sampleTime` through an engine pulling `cycleFrames` per cycle
     /// and returns the first sample index whose magnitude reaches `threshold`.
-    func onset(ofNoteAt sampleTime: Int64, cycleFrames: Int, threshold: Float = 0.005) throws -> Int? {
+    func onset(ofNoteAt sampleTime: Int64, cycleFrames: Int, announced: Bool = false, threshold: Float = 0.005) throws -> Int? {
         let (engine, sampler) = try makeEngine(font: Self.timGM, maximumFrameCount: cycleFrames)
         try sampler.selectProgram(0)
-        sampler.eventSource = ScheduledEventList([(sampleTime, .noteOn(channel: 0, note: 60, velocity: 110))])
+        sampler.eventSource = ScheduledEventList([(sampleTime, .noteOn(channel: 0, note: 60, velocity: 110))],
+                                                 announcesNextEvent: announced)
         let audio = try render(engine, frames: Int(sampleTime) + 8192)
         return ToneAnalysis.onset(of: audio[...], threshold: threshold)
     }
@@ -56,13 +57,47 @@ final class SamplerNodeTests: XCTestCase {
     func testScheduledEventsLandOnTheNearest64SampleBoundary() throws {
         let latency = try XCTUnwrap(try onset(ofNoteAt: 0, cycleFrames: 512), "the note at 0 sounded")
         for (time, cycleFrames) in [(Int64(9_000), 512), (9_031, 100), (9_032, 100), (9_033, 333),
-                                    (12_345, 512), (20_000 + 63, 1)] {
-            let expectedBlock = (time + 32) / 64 * 64
-            let measured = try XCTUnwrap(try onset(ofNoteAt: time, cycleFrames: cycleFrames))
-            let landed = Int64(measured - latency)
-            XCTAssertEqual(landed, expectedBlock, "note scheduled at \(time), cycles of \(cycleFrames)")
-            XCTAssertLessThanOrEqual(abs(landed - time), 32, "note scheduled at \(time)")
+                                    (12_345, 512), (20_000 + 63, 1), (40, 4096), (95, 4096)] {
+            for announced in [false, true] {
+                let expectedBlock = (time + 32) / 64 * 64
+                let measured = try XCTUnwrap(try onset(ofNoteAt: time, cycleFrames: cycleFrames, announced: announced))
+                let landed = Int64(measured - latency)
+                XCTAssertEqual(landed, expectedBlock, "note at \(time), cycles of \(cycleFrames), announced: \(announced)")
+                XCTAssertLessThanOrEqual(abs(landed - time), 32, "note scheduled at \(time)")
+            }
         }
+    }
+
+    /// A source that says when its next event is gets asked only at the boundaries where one is due
+    /// (and at the start of each engine cycle); the blocks between render in one FluidSynth call.
+    func testAnAnnouncedScheduleIsAskedOnlyWhereEventsAreDue() throws {
+        let (engine, sampler) = try makeEngine(font: Self.timGM, maximumFrameCount: 512)
+        let source = ScheduledEventList([(1_000, .noteOn(channel: 0, note: 60, velocity: 100)),
+                                         (5_000, .noteOff(channel: 0, note: 60, velocity: 0))],
+                                        announcesNextEvent: true)
+        sampler.eventSource = source
+        _ = try render(engine, frames: 8_192)
+        let cycleStarts = stride(from: Int64(0), to: 8_192, by: 512).map { $0 + 32 }
+        XCTAssertEqual(source.deadlines, Set(cycleStarts + [1_024 + 32, 4_992 + 32]).sorted())
+    }
+
+    /// Rendering up to the next event in one call sounds exactly like rendering block by block.
+    func testRenderingUpToTheNextEventSoundsTheSameAsBlockByBlock() throws {
+        var events: [(sampleTime: Int64, message: MIDIMessage)] = [(0, .programChange(channel: 1, program: 48))]
+        for i in 0..<60 {
+            let time = Int64(300 + i * 1_733)
+            events.append((time, .noteOn(channel: UInt8(i % 2), note: UInt8(48 + i % 24), velocity: 90)))
+            events.append((time + 5_000, .noteOff(channel: UInt8(i % 2), note: UInt8(48 + i % 24), velocity: 0)))
+            events.append((time + 77, .pitchBend(channel: 1, value: UInt16(8192 + (i % 5) * 300))))
+        }
+        var renders: [[Float]] = []
+        for announced in [false, true] {
+            let (engine, sampler) = try makeEngine(font: Self.timGM, maximumFrameCount: 1_000, effects: true)
+            sampler.eventSource = ScheduledEventList(events, announcesNextEvent: announced)
+            renders.append(try render(engine, frames: 120_000))
+        }
+        XCTAssertGreaterThan(ToneAnalysis.peak(of: renders[0][...]), 0.05)
+        XCTAssertEqual(renders[0], renders[1])
     }
 
     func testEventSourceIsAskedOncePerBlockWithHalfABlockOfLookahead() throws {
