@@ -2,6 +2,7 @@
 // seqplay: a MIDI sequencer and SoundFont sampler host for Linux.
 //
 // Modules follow the data flow:
+//   (RealtimeSupport: clock, scheduling and queue for the real-time threads)
 //   MIDICore (MIDI types) → MIDIFile (SMF codec, MusicSequence, TempoMap) → Player (MusicPlayer)
 //   → MIDI endpoints (Sampler over FluidSynth) → AudioGraph (engine, nodes, mixer, taps; Effects)
 //   → outputs (AudioFiles, AudioGraphFiles, ALSA + AudioOutput) → Rendering (a song to audio) → seqplay (the command-line tool).
@@ -20,7 +21,7 @@ let package = Package(
         .library(name: "SeqplayKit", targets: [
             "MIDICore", "MIDIFile", "Player", "FluidSynth", "Sampler", "AudioGraph", "Effects",
             "AudioFiles", "AudioGraphFiles", "Rendering", "NetworkMIDI", "ALSA", "AudioOutput", "SequencerPlayback",
-            "SequencerRecording", "LiveSampler", "NetworkBridge",
+            "SequencerRecording", "LiveSampler", "NetworkBridge", "RealtimeSupport",
         ]),
     ],
     dependencies: [
@@ -35,12 +36,14 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
 
+        // What the real-time threads share: the monotonic clock, SCHED_FIFO, a lock-free queue.
+        .target(name: "RealtimeSupport", dependencies: [atomics]),
         // MIDI messages and the endpoint protocols every layer speaks.
         .target(name: "MIDICore"),
         // Standard MIDI Files: the bounds-checked codec, the sequence model and the tempo map.
         .target(name: "MIDIFile", dependencies: ["MIDICore"]),
         // Plays a sequence into a sampler at exact sample times.
-        .target(name: "Player", dependencies: ["MIDICore", "MIDIFile", atomics]),
+        .target(name: "Player", dependencies: ["MIDICore", "MIDIFile", "RealtimeSupport", atomics]),
 
         // Thin Swift wrappers over the C libraries.
         .target(name: "FluidSynth", dependencies: ["CFluidSynth", "FluidSynthOpenMP", "MIDICore", logging, atomics]),
@@ -62,7 +65,7 @@ let package = Package(
         .target(name: "AudioGraphFiles", dependencies: ["AudioGraph", "AudioFiles", atomics]),
 
         // Real-time output: a render thread driving an AudioEngine into an ALSA device or a clock.
-        .target(name: "AudioOutput", dependencies: ["AudioGraph", "ALSA", atomics]),
+        .target(name: "AudioOutput", dependencies: ["AudioGraph", "ALSA", "RealtimeSupport", atomics]),
 
         // Plays a sequence to ALSA sequencer ports on a kernel queue, timed by the exact tempo map.
         .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile", atomics]),
@@ -71,10 +74,10 @@ let package = Package(
         .target(name: "SequencerRecording", dependencies: ["ALSA", "MIDICore", "MIDIFile"]),
 
         // A sampler host for MIDI arriving at sequencer ports: input thread → lock-free queue → SamplerNode.
-        .target(name: "LiveSampler", dependencies: ["ALSA", "MIDICore", "Sampler", atomics]),
+        .target(name: "LiveSampler", dependencies: ["ALSA", "MIDICore", "Sampler", "RealtimeSupport", atomics]),
 
         // Network MIDI sessions: RTP-MIDI (RFC 6295) with Apple's session protocol over UDP.
-        .target(name: "NetworkMIDI", dependencies: ["MIDICore"]),
+        .target(name: "NetworkMIDI", dependencies: ["MIDICore", "RealtimeSupport"]),
         // Each network MIDI peer as an ALSA sequencer port, so ALSA programs route to and from it.
         .target(name: "NetworkBridge", dependencies: ["NetworkMIDI", "ALSA", "MIDICore"]),
 
@@ -87,7 +90,7 @@ let package = Package(
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA", "SequencerPlayback",
             "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "Effects", "SequencerRecording", "LiveSampler",
-            "NetworkBridge", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
+            "NetworkBridge", "RealtimeSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
@@ -110,15 +113,15 @@ let package = Package(
             "Effects", "AudioGraph", "AudioOutput", "AllocationCounter", atomics,
         ]),
         .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSA", "AudioGraph", "AudioFiles", "AllocationCounter"]),
-        .testTarget(name: "LiveSamplerTests", dependencies: ["LiveSampler", "MIDICore"]),
+        .testTarget(name: "LiveSamplerTests", dependencies: ["LiveSampler", "MIDICore", "RealtimeSupport"]),
         .testTarget(name: "SequencerRecordingTests", dependencies: ["SequencerRecording", "MIDICore", "MIDIFile"]),
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.
         .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "AllocationCounter"]),
-        .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore"]),
+        .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore", "RealtimeSupport"]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles"]),
 
         // Benchmarks (run by the scripts in Benchmarks/) and the network interop probe (Scripts/test-network-interop).
-        .executableTarget(name: "network-midi-probe", dependencies: ["NetworkMIDI", "MIDICore"]),
+        .executableTarget(name: "network-midi-probe", dependencies: ["NetworkMIDI", "MIDICore", "RealtimeSupport"]),
         .executableTarget(name: "smf-bench", dependencies: ["MIDIFile"], path: "Benchmarks/smf-bench"),
         .executableTarget(name: "AudioGraphBenchmark", dependencies: ["AudioGraph", "AllocationCounter"],
                           path: "Benchmarks/AudioGraphBenchmark"),

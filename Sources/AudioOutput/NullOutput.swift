@@ -1,8 +1,6 @@
 import ALSA
 import AudioGraph
-#if canImport(Glibc)
-import Glibc
-#endif
+import RealtimeSupport
 
 /// Real-time output for machines without a sound card: renders the engine period by period, each
 /// at the moment a device would ask for it (absolute deadlines on the monotonic clock), and discards
@@ -21,7 +19,7 @@ final class ClockSink: PeriodSink {
     let channelCount: Int
     let periodFrames: Int
     let xrunCount = 0
-    private var startNanoseconds: Int64 = 0
+    private var startNanoseconds: UInt64 = 0
     private var framesDelivered: Int64 = 0
 
     init(sampleRate: Int, channelCount: Int, periodFrames: Int) {
@@ -31,18 +29,14 @@ final class ClockSink: PeriodSink {
     }
 
     func begin() {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        startNanoseconds = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+        startNanoseconds = MonotonicClock.now()
         framesDelivered = 0
     }
 
     func deliver(_ block: AudioBuffer?, frameCount: Int) throws(PCMWriteFailure) {
         framesDelivered += Int64(frameCount)
         // Deadlines come from the frame total, not by adding period lengths, so rounding never drifts.
-        let deadline = startNanoseconds + framesDelivered * 1_000_000_000 / Int64(sampleRate)
-        var wake = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, nil) == EINTR {}
+        MonotonicClock.sleep(until: startNanoseconds + UInt64(framesDelivered) * 1_000_000_000 / UInt64(sampleRate))
     }
 
     func finish(draining: Bool) -> ALSAError? { nil }

@@ -1,6 +1,7 @@
 import ALSA
 import Atomics
 import AudioGraph
+import RealtimeSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -154,7 +155,7 @@ final class RenderLoop: @unchecked Sendable {
 
     func run() {
         let failure = renderUntilDone()
-        RenderThread.leaveRealtimeScheduling()
+        RealtimeScheduling.leaveRealtimeClass()
         let end: PlaybackEnd
         if let failure {
             _ = sink.finish(draining: false)

@@ -1,12 +1,13 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import RealtimeSupport
 
 /// Creates the dedicated render thread: SCHED_FIFO when the system allows it (root, CAP_SYS_NICE or
 /// an rtprio limit), otherwise the normal policy, silently; the caller learns which one it got.
 enum RenderThread {
     /// Real-time priority asked for: above ordinary real-time helpers, below the kernel's own threads.
-    static let realtimePriority: Int32 = min(70, sched_get_priority_max(SCHED_FIFO))
+    static let realtimePriority: Int32 = min(70, RealtimeScheduling.maximumPriority)
 
     /// Starts a joinable thread running `body` once.
     static func start(_ body: @escaping () -> Void) throws(AudioOutputError) -> (pthread_t, RenderThreadScheduling) {
@@ -32,12 +33,6 @@ enum RenderThread {
         case .failure(let failure):
             throw .threadCreationFailed(code: failure.code)
         }
-    }
-
-    /// Puts the calling thread back on the normal policy (after its real-time work is done).
-    static func leaveRealtimeScheduling() {
-        var parameters = sched_param(sched_priority: 0)
-        pthread_setschedparam(pthread_self(), SCHED_OTHER, &parameters)
     }
 
     private struct CreationFailure: Error { let code: Int32 }

@@ -2,6 +2,7 @@ import ALSA
 import Atomics
 import MIDICore
 import Sampler
+import RealtimeSupport
 
 /// How a `LiveSamplerHost` places arriving MIDI in the audio.
 public enum LiveDelivery: Hashable, Sendable {
@@ -107,10 +108,10 @@ public final class LiveSamplerHost: @unchecked Sendable {
     /// Measures the timestamp queue's clock against the system clock again (timestamped delivery).
     public func calibrate() throws(SequencerError) {
         guard let stampClock else { return }
-        let before = QueueToSampleClock.monotonicNanoseconds()
+        let before = Int64(MonotonicClock.now())
         let position = try stampClock.position()
         clock.calibrate(queueNanoseconds: position.nanoseconds, monotonicBefore: before,
-                        after: QueueToSampleClock.monotonicNanoseconds())
+                        after: Int64(MonotonicClock.now()))
     }
 
     /// Ports that started since the last call (from the announce port), for hot-plug.

@@ -1,6 +1,7 @@
 import Atomics
 import MIDICore
 import Sampler
+import RealtimeSupport
 
 /// What one input port of a `LiveSamplerHost` hands its own `SamplerNode`: the lock-free queue from the
 /// MIDI input thread to the render thread, the notes each source client holds at this port (released

@@ -1,7 +1,5 @@
 import Atomics
-#if canImport(Glibc)
-import Glibc
-#endif
+import RealtimeSupport
 
 /// Maps times on a sequencer queue's clock (kernel timestamps) to sample times of the audio being
 /// rendered, through the monotonic system clock both are measured against.
@@ -26,13 +24,6 @@ final class QueueToSampleClock: @unchecked Sendable {
         self.sampleRate = sampleRate
     }
 
-    /// Monotonic clock, in nanoseconds.
-    static func monotonicNanoseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-    }
-
     /// Records that the queue clock read `queueNanoseconds` between the monotonic readings `before`
     /// and `after` (control thread).
     func calibrate(queueNanoseconds: UInt64, monotonicBefore before: Int64, after: Int64) {
@@ -41,7 +32,7 @@ final class QueueToSampleClock: @unchecked Sendable {
 
     /// Records that a period starting at `sampleTime` is being rendered now (render thread).
     func observePeriodStart(sampleTime: Int64, periodFrames: Int) {
-        let now = Double(Self.monotonicNanoseconds()) / 1e9 * sampleRate
+        let now = Double(MonotonicClock.now()) / 1e9 * sampleRate
         let observed = Double(sampleTime) - now
         let leaked = sampleOffset - Double(periodFrames) * 1e-4
         sampleOffset = sampleOffset.isNaN ? observed : max(observed, leaked)

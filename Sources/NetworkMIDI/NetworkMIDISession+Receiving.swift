@@ -1,4 +1,5 @@
 import MIDICore
+import RealtimeSupport
 
 /// Messages and peer events gathered under the lock, handed out after it is released (so a
 /// receiver may call back into the session).
@@ -10,7 +11,7 @@ struct SessionOutbox {
 /// The network thread: receiving datagrams, the session protocol state machine, and timers.
 extension NetworkMIDISession {
     func runNetworkThread() {
-        raiseCurrentThreadToRealTimePriority(configuration.realTimePriority)
+        RealtimeScheduling.raiseCurrentThread(toPriority: configuration.realTimePriority)
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
             lock.lock()
@@ -25,7 +26,7 @@ extension NetworkMIDISession {
             }
             var outbox = SessionOutbox()
             lock.lock()
-            runTimers(now: NetworkClock.nowNanoseconds(), &outbox)
+            runTimers(now: MonotonicClock.now(), &outbox)
             lock.unlock()
             hand(outbox)
         }
@@ -35,7 +36,7 @@ extension NetworkMIDISession {
     func handleDatagram(_ datagram: ArraySlice<UInt8>, from source: NetworkMIDIAddress, onDataPort: Bool) {
         var outbox = SessionOutbox()
         lock.lock()
-        let now = NetworkClock.nowNanoseconds()
+        let now = MonotonicClock.now()
         do throws(NetworkMIDIPacketError) {
             if SessionPacket.isSessionPacket(datagram) {
                 try handle(try SessionPacket(decoding: datagram), from: source, onDataPort: onDataPort, now: now, &outbox)
@@ -248,7 +249,7 @@ extension NetworkMIDISession {
 
     private func deliver(_ message: MIDIMessage, at stampedTime: UInt64, peer: PeerConnection, _ outbox: inout SessionOutbox) {
         var time = stampedTime
-        let latest = NetworkClock.nowNanoseconds() &+ Self.maximumScheduleAhead
+        let latest = MonotonicClock.now() &+ Self.maximumScheduleAhead
         if time > latest {
             time = latest
             stats.messagesTooFarAhead += 1
@@ -318,7 +319,7 @@ extension NetworkMIDISession {
     func finish(where predicate: (PeerConnection) -> Bool) {
         var outbox = SessionOutbox()
         lock.lock()
-        let now = NetworkClock.nowNanoseconds()
+        let now = MonotonicClock.now()
         for peer in connections where predicate(peer) {
             remove(peer, reason: .disconnected, sendingBye: true, now: now, &outbox)
         }

@@ -1,4 +1,5 @@
 import MIDICore
+import RealtimeSupport
 
 /// Sending RTP-MIDI packets and session packets. Every method here runs with `lock` held.
 extension NetworkMIDISession {
@@ -45,7 +46,7 @@ extension NetworkMIDISession {
 
     private func sendPacket(commands: [TimedRTPMIDICommand], timestamp: UInt32) {
         sentPacketIndex += 1
-        lastDataPacketSentAt = NetworkClock.nowNanoseconds()
+        lastDataPacketSentAt = MonotonicClock.now()
         let connected = connections.filter { $0.state == .connected }
         if let oldestUnconfirmed = connected.map(\.confirmedPacketIndex).min() {
             journal.advanceCheckpoint(to: oldestUnconfirmed + 1)

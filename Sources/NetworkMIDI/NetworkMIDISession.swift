@@ -1,5 +1,6 @@
 import Foundation
 import MIDICore
+import RealtimeSupport
 
 /// A network MIDI session: an RTP-MIDI (RFC 6295) endpoint that speaks Apple's session protocol, so
 /// macOS/iOS (MIDINetworkSession), rtpMIDI on Windows, rtpmidid and other seqplay processes can
@@ -161,7 +162,7 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard isRunning else { return }
-        let now = NetworkClock.nowNanoseconds()
+        let now = MonotonicClock.now()
         let peer = PeerConnection(controlAddress: address, token: UInt32.random(in: 1...UInt32.max), isInitiator: true,
                                   state: .inviting, now: now, sentPacketIndex: sentPacketIndex,
                                   sysExLimit: configuration.maximumSysExLength)
@@ -213,11 +214,11 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
     /// Waits until at least `count` peers are connected (and, if `clockSyncExchanges` > 0, have
     /// completed that many clock-sync exchanges). Returns false on timeout.
     public func waitForConnectedPeers(_ count: Int = 1, clockSyncExchanges: Int = 0, timeout: Double) -> Bool {
-        let deadline = NetworkClock.nowNanoseconds() + UInt64(timeout * 1e9)
-        while NetworkClock.nowNanoseconds() < deadline {
+        let deadline = MonotonicClock.now() + UInt64(timeout * 1e9)
+        while MonotonicClock.now() < deadline {
             let ready = peers.filter { $0.state == .connected && $0.clockSyncExchanges >= clockSyncExchanges }
             if ready.count >= count { return true }
-            NetworkClock.sleep(until: NetworkClock.nowNanoseconds() + 2_000_000)
+            MonotonicClock.sleep(until: MonotonicClock.now() + 2_000_000)
         }
         return false
     }
@@ -231,7 +232,7 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
     /// monotonic time `time` (nanoseconds, default now; a future time makes receivers play them then).
     /// SysEx longer than `Configuration.sysExSegmentLength` is split across packets.
     public func send(_ messages: [MIDIMessage], at time: UInt64? = nil) {
-        let timestamp = UInt32(truncatingIfNeeded: ticks(atMonotonicNanoseconds: time ?? NetworkClock.nowNanoseconds()))
+        let timestamp = UInt32(truncatingIfNeeded: ticks(atMonotonicNanoseconds: time ?? MonotonicClock.now()))
         lock.lock()
         defer { lock.unlock() }
         guard isRunning else { return }

@@ -1,4 +1,5 @@
 import MIDICore
+import RealtimeSupport
 
 /// A receiver that also wants each received message's scheduled time and sender, e.g. to show them
 /// in a monitor or to queue the message on the sending peer's ALSA port with its timestamp. A session
@@ -6,7 +7,7 @@ import MIDICore
 /// protocol.
 public protocol NetworkMIDITimedReceiver: MIDIReceiver {
     /// Acts on `message`, which the sender stamped for monotonic time `time` (nanoseconds, see
-    /// `NetworkClock.nowNanoseconds()`): its RTP timestamp mapped to the local clock through the
+    /// `MonotonicClock.now()`): its RTP timestamp mapped to the local clock through the
     /// clock-sync offset, plus the playout latency. With a playout latency the call comes at about
     /// that time; with latency 0 it comes as soon as the packet arrives. `ssrc` identifies the peer
     /// it came from (`NetworkMIDIPeer.ssrc`).

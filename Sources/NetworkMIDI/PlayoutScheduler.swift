@@ -1,5 +1,6 @@
 import Foundation
 import MIDICore
+import RealtimeSupport
 
 /// Delivers received messages to a receiver at their scheduled monotonic time, from a thread of its
 /// own: the playout buffer that turns RTP timestamps back into even timing.
@@ -21,7 +22,7 @@ final class PlayoutScheduler: @unchecked Sendable {
     init(receiver: any MIDIReceiver, realTimePriority: Int32) {
         self.receiver = receiver
         let thread = Thread {
-            raiseCurrentThreadToRealTimePriority(realTimePriority)
+            RealtimeScheduling.raiseCurrentThread(toPriority: realTimePriority)
             self.run()
         }
         thread.name = "NetworkMIDI playout"
@@ -56,14 +57,14 @@ final class PlayoutScheduler: @unchecked Sendable {
                 condition.wait()
                 continue
             }
-            let now = NetworkClock.nowNanoseconds()
+            let now = MonotonicClock.now()
             if first.time > now && !stopping {
                 // Sleep on the condition until about 1 ms before, then spin-sleep precisely.
                 if first.time - now > 2_000_000 {
                     _ = condition.wait(until: Date(timeIntervalSinceNow: Double(first.time - now - 1_000_000) / 1e9))
                 } else {
                     condition.unlock()
-                    NetworkClock.sleep(until: first.time)
+                    MonotonicClock.sleep(until: first.time)
                     condition.lock()
                 }
                 continue

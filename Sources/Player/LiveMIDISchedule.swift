@@ -1,7 +1,5 @@
 import MIDICore
-#if canImport(Glibc)
-import Glibc
-#endif
+import RealtimeSupport
 
 /// Plays live MIDI (a `LiveMIDIQueue` filled by input threads) into a sampler at the sample times
 /// matching the events' monotonic times: the `ScheduledMIDISource` of a sampler host.
@@ -28,7 +26,7 @@ public final class LiveMIDISchedule: ScheduledMIDISource, @unchecked Sendable {
     }
 
     public func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
-        let anchor = self.anchor ?? (sampleTime, RealtimeSequencer.monotonicNanoseconds())
+        let anchor = self.anchor ?? (sampleTime, MonotonicClock.now())
         self.anchor = anchor
         while let event = queue.peek() {
             let offset = Int64(bitPattern: event.time &- anchor.time)

@@ -1,6 +1,7 @@
 import Atomics
 import Foundation
 import MIDICore
+import RealtimeSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,13 +43,6 @@ public final class RealtimeSequencer: @unchecked Sendable {
         self.lookahead = lookahead
     }
 
-    /// The monotonic clock now, in nanoseconds.
-    public static func monotonicNanoseconds() -> UInt64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
-    }
-
     /// The monotonic time (ns) at which player sample `sampleTime` sounds.
     public func monotonicTime(ofSample sampleTime: Int64) -> UInt64 {
         startTime + UInt64(max(0, sampleTime)) * 1_000_000_000 / UInt64(player.sampleRate)
@@ -58,7 +52,7 @@ public final class RealtimeSequencer: @unchecked Sendable {
     /// one lookahead from now, so the first events are not late).
     public func start(at startTime: UInt64? = nil) {
         precondition(thread == nil, "a RealtimeSequencer plays once")
-        self.startTime = startTime ?? Self.monotonicNanoseconds() + UInt64(lookahead * 1e9)
+        self.startTime = startTime ?? MonotonicClock.now() + UInt64(lookahead * 1e9)
         let thread = Thread { [self] in
             run()
             finished.signal()
@@ -85,9 +79,9 @@ public final class RealtimeSequencer: @unchecked Sendable {
     private func run() {
         let collector = MessageCollector()
         let lookaheadSamples = Int64(lookahead * Double(player.sampleRate))
-        var deadline = Self.monotonicNanoseconds()
+        var deadline = MonotonicClock.now()
         while !stopRequested.load(ordering: .acquiring) {
-            let elapsedNanoseconds = Int64(bitPattern: Self.monotonicNanoseconds() &- startTime)
+            let elapsedNanoseconds = Int64(bitPattern: MonotonicClock.now() &- startTime)
             let horizon = elapsedNanoseconds * Int64(player.sampleRate) / 1_000_000_000 + lookaheadSamples
             while let next = player.nextEventSampleTime, next < horizon {
                 collector.messages.removeAll(keepingCapacity: true)
@@ -96,8 +90,7 @@ public final class RealtimeSequencer: @unchecked Sendable {
             }
             if player.nextEventSampleTime == nil && horizon >= player.durationInSamples { return }
             deadline += Self.tickNanoseconds
-            var wake = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
-            while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, nil) == EINTR {}
+            MonotonicClock.sleep(until: deadline)
         }
     }
 }

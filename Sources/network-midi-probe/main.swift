@@ -12,6 +12,7 @@
 import Foundation
 import MIDICore
 import NetworkMIDI
+import RealtimeSupport
 
 struct ProbeError: Error, CustomStringConvertible {
     let description: String
@@ -45,7 +46,7 @@ struct Options {
 /// Prints received messages with their scheduled time relative to the first one.
 final class PrintingReceiver: NetworkMIDITimedReceiver, @unchecked Sendable {
     private var start: UInt64?
-    func receive(_ message: MIDIMessage) { receive(message, scheduledAt: NetworkClock.nowNanoseconds(), fromPeer: 0) }
+    func receive(_ message: MIDIMessage) { receive(message, scheduledAt: MonotonicClock.now(), fromPeer: 0) }
     func receive(_ message: MIDIMessage, scheduledAt time: UInt64, fromPeer ssrc: UInt32) {
         let origin = start ?? time
         start = origin
@@ -106,7 +107,7 @@ final class ArrivalRecorder: MIDIReceiver, @unchecked Sendable {
     private let lock = NSLock()
     init(capacity: Int) { arrivals = [UInt64](repeating: 0, count: capacity) }
     func receive(_ message: MIDIMessage) {
-        let now = NetworkClock.nowNanoseconds()
+        let now = MonotonicClock.now()
         guard case .noteOn(let channel, let note, let velocity) = message else { return }
         let index = Int(channel) << 14 | Int(note) << 7 | Int(velocity)
         lock.lock()
@@ -133,7 +134,7 @@ func runBenchmark(_ options: Options) throws {
     var sentAt = [UInt64](repeating: 0, count: events)
     for i in 0..<events {
         let message = MIDIMessage.noteOn(channel: UInt8(i >> 14), note: UInt8((i >> 7) & 0x7F), velocity: UInt8(i & 0x7F))
-        sentAt[i] = NetworkClock.nowNanoseconds()
+        sentAt[i] = MonotonicClock.now()
         sending.receive(message)
         NetworkClock.sleepFor(nanoseconds: 200_000)
     }
@@ -147,22 +148,22 @@ func runBenchmark(_ options: Options) throws {
                  latencies.last!))
 
     // Throughput: as fast as the sender can go, one event per packet, for 2 seconds.
-    let start = NetworkClock.nowNanoseconds()
+    let start = MonotonicClock.now()
     var sent = 0
-    while NetworkClock.nowNanoseconds() - start < 2_000_000_000 {
+    while MonotonicClock.now() - start < 2_000_000_000 {
         sending.receive(.controlChange(channel: 1, controller: 1, value: UInt8(sent & 0x7F)))
         sent += 1
     }
     _ = waitUntil(seconds: 2) { receiving.statistics.dataPacketsReceived >= sent + events }
-    let elapsed = Double(NetworkClock.nowNanoseconds() - start) / 1e9
+    let elapsed = Double(MonotonicClock.now() - start) / 1e9
     let arrived = receiving.statistics.dataPacketsReceived - events
     print(String(format: "throughput: %d events sent in 2 s, %d received: %.0f events/s sustained (%.1f%% delivered)",
                  sent, arrived, Double(arrived) / elapsed, 100 * Double(arrived) / Double(sent)))
 }
 
 func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
-    let deadline = NetworkClock.nowNanoseconds() + UInt64(seconds * 1e9)
-    while NetworkClock.nowNanoseconds() < deadline {
+    let deadline = MonotonicClock.now() + UInt64(seconds * 1e9)
+    while MonotonicClock.now() < deadline {
         if condition() { return true }
         usleep(1000)
     }

@@ -2,6 +2,7 @@ import MIDICore
 import NetworkBridge
 import NetworkMIDI
 import Player
+import RealtimeSupport
 
 /// A source of live MIDI for `seqplay serve` and `seqplay monitor`: it pushes every message it
 /// receives, stamped with the monotonic time it should sound at, into a `LiveMIDIQueue` that the
@@ -94,6 +95,6 @@ private final class QueueingReceiver: NetworkMIDITimedReceiver, @unchecked Senda
 
     /// Messages without a time (a session's own note releases) sound at once.
     func receive(_ message: MIDIMessage) {
-        queue.push(LiveMIDIEvent(message: message, time: NetworkClock.nowNanoseconds(), source: 0))
+        queue.push(LiveMIDIEvent(message: message, time: MonotonicClock.now(), source: 0))
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import NetworkMIDI
 import Player
+import RealtimeSupport
 
 /// `seqplay monitor --network`: prints each event network MIDI peers send, with its scheduled time
 /// (the sender's timestamp through the clock-sync offset, plus the playout latency; seconds since the
@@ -19,7 +20,7 @@ extension MonitorCommand {
             CommandLineOutput.fail("\(error)", .networkUnavailable)
         }
         let interruption = Interruption()
-        let startTime = NetworkClock.nowNanoseconds()
+        let startTime = MonotonicClock.now()
         let deadline = duration.map { startTime + UInt64($0 * 1e9) }
         FileHandle.standardError.write(Data("Waiting for network MIDI peers at \(input.location). Press Ctrl+C to end.\n".utf8))
         if !json {
@@ -27,7 +28,7 @@ extension MonitorCommand {
         }
         var received = 0
         while interruption.signalReceived == nil && count.map({ received < $0 }) ?? true
-                && deadline.map({ NetworkClock.nowNanoseconds() < $0 }) ?? true {
+                && deadline.map({ MonotonicClock.now() < $0 }) ?? true {
             guard let event = queue.peek() else {
                 usleep(Self.pollInterval)
                 continue

@@ -7,6 +7,7 @@ import MIDIFile
 import NetworkMIDI
 import Player
 import Rendering
+import RealtimeSupport
 
 /// `seqplay SONG.mid --network-connect HOST:PORT`: plays the song in real time to a network MIDI
 /// session (and to the sound card when there is one and `--no-audio` is not given).
@@ -33,7 +34,7 @@ extension RenderCommand {
 
         let sequencer = RealtimeSequencer(player: player, destination: NetworkSongDestination(session: session),
                                           lookahead: Self.networkLookahead)
-        let startTime = NetworkClock.nowNanoseconds() + UInt64(Self.networkLookahead * 2e9)
+        let startTime = MonotonicClock.now() + UInt64(Self.networkLookahead * 2e9)
         sequencer.start(at: startTime)
         if let audio {
             waitUntil(startTime)
@@ -50,7 +51,7 @@ extension RenderCommand {
         let signal = interruption.wait()
         sequencer.stop()
         // After everything already sent, so no queued note starts after the release.
-        let releaseTime = NetworkClock.nowNanoseconds() + UInt64(Self.networkLookahead * 1e9)
+        let releaseTime = MonotonicClock.now() + UInt64(Self.networkLookahead * 1e9)
         session.send((0..<16).map { MIDIMessage.controlChange(channel: UInt8($0), controller: 123, value: 0) }, at: releaseTime)
         waitUntil(releaseTime)
         session.stop()
@@ -74,8 +75,8 @@ extension RenderCommand {
 
     /// Waits for the peer to connect and complete a clock sync; false on timeout or Ctrl-C.
     private func waitForPeer(_ session: NetworkMIDISession, interruption: Interruption) -> Bool {
-        let deadline = NetworkClock.nowNanoseconds() + UInt64(Self.networkConnectTimeout * 1e9)
-        while NetworkClock.nowNanoseconds() < deadline && interruption.signalReceived == nil {
+        let deadline = MonotonicClock.now() + UInt64(Self.networkConnectTimeout * 1e9)
+        while MonotonicClock.now() < deadline && interruption.signalReceived == nil {
             if session.waitForConnectedPeers(1, clockSyncExchanges: 1, timeout: 0.1) { return true }
         }
         return false
@@ -104,7 +105,7 @@ extension RenderCommand {
 
 /// Sleeps until monotonic time `time` (nanoseconds).
 func waitUntil(_ time: UInt64) {
-    let now = NetworkClock.nowNanoseconds()
+    let now = MonotonicClock.now()
     if time > now { usleep(UInt32(min((time - now) / 1000, UInt64(UInt32.max)))) }
 }
 

@@ -7,6 +7,7 @@ import MIDIFile
 import NetworkMIDI
 import Rendering
 import SequencerPlayback
+import RealtimeSupport
 
 /// `seqplay SONG.mid --port 14:0 [--clock]`: plays the song to ALSA sequencer ports on a kernel queue,
 /// as `seqplay send` does, and through the sampler to the sound card in step with them (unless
@@ -48,7 +49,7 @@ extension RenderCommand {
         }
         let samplerStarted = ManagedAtomic(false)
         let finished = try ports.play {
-            let songStart = NetworkClock.nowNanoseconds() + SequencerSongPlayer.leadNanoseconds
+            let songStart = MonotonicClock.now() + SequencerSongPlayer.leadNanoseconds
             let startAt = songStart - min(SequencerSongPlayer.leadNanoseconds, Self.outputLatencyNanoseconds(sampler.output))
             Thread.detachNewThread {
                 waitUntil(startAt)

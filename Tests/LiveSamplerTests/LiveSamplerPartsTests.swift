@@ -1,6 +1,7 @@
 @testable import LiveSampler
 import MIDICore
 import XCTest
+import RealtimeSupport
 
 /// The parts of the live sampler host that need no sequencer: the queue to the render thread, the
 /// held-notes table behind note release, and the queue-clock-to-sample-time mapping.
@@ -39,7 +40,7 @@ final class LiveSamplerPartsTests: XCTestCase {
     func testQueueTimeMapsToTheEarliestObservedPeriod() {
         let clock = QueueToSampleClock(sampleRate: 48_000)
         XCTAssertNil(clock.sampleTime(queueNanoseconds: 0))
-        let now = QueueToSampleClock.monotonicNanoseconds()
+        let now = Int64(MonotonicClock.now())
         clock.calibrate(queueNanoseconds: 1_000_000_000, monotonicBefore: now, after: now)
         clock.observePeriodStart(sampleTime: 4096, periodFrames: 256)
         // The queue read 1 s at `now`, when sample 4096 was being rendered (give or take the call's time).

@@ -1,6 +1,7 @@
 import XCTest
 import Glibc
 import MIDICore
+import RealtimeSupport
 @testable import NetworkMIDI
 
 /// A peer driven by hand over raw UDP sockets, so tests can send exactly the bytes they want.
@@ -19,8 +20,8 @@ final class RawPeer {
     /// The next datagram arriving on `socket` within `timeout` seconds, decoded as a session packet.
     func answer(on socket: UDPSocket, timeout: Double = 2) -> SessionPacket? {
         var buffer = [UInt8](repeating: 0, count: 2048)
-        let deadline = NetworkClock.nowNanoseconds() + UInt64(timeout * 1e9)
-        while NetworkClock.nowNanoseconds() < deadline {
+        let deadline = MonotonicClock.now() + UInt64(timeout * 1e9)
+        while MonotonicClock.now() < deadline {
             _ = waitForReadable([socket], timeoutMilliseconds: 20)
             if let (count, _) = socket.receive(into: &buffer) { return try? SessionPacket(decoding: buffer[0..<count]) }
         }

@@ -1,5 +1,6 @@
 import XCTest
 import MIDICore
+import RealtimeSupport
 @testable import NetworkMIDI
 
 /// Two sessions in one process talking over 127.0.0.1: the session protocol, clock sync, playout
@@ -35,7 +36,7 @@ final class LoopbackSessionTests: XCTestCase {
         XCTAssertFalse(seenByListener.isInitiator)
         // Each session's clock starts at a random value: the offsets must mirror each other and match
         // the difference of the two clocks to within a tick or two.
-        let now = NetworkClock.nowNanoseconds()
+        let now = MonotonicClock.now()
         let trueOffset = Double(Int64(bitPattern: listener.ticks(atMonotonicNanoseconds: now)
                                       &- initiator.ticks(atMonotonicNanoseconds: now))) * 1e-4
         XCTAssertEqual(try XCTUnwrap(seenByInitiator.clockOffset), trueOffset, accuracy: 0.0005)
@@ -56,7 +57,7 @@ final class LoopbackSessionTests: XCTestCase {
                 let note = UInt8(36 + i % 48)
                 let message: MIDIMessage = i % 2 == 0 ? .noteOn(channel: UInt8(i % 16), note: note, velocity: 100)
                                                       : .controlChange(channel: 3, controller: 1, value: UInt8(i % 128))
-                sent.append((message, NetworkClock.nowNanoseconds()))
+                sent.append((message, MonotonicClock.now()))
                 sender.receive(message)
                 usleep(UInt32(500 + (i % 7) * 300))
             }
@@ -77,7 +78,7 @@ final class LoopbackSessionTests: XCTestCase {
         let latency = 0.005
         let (_, initiator) = try makePair(listenerConfiguration: testConfiguration(name: "listener", latency: latency),
                                           listenerReceiver: heard)
-        let playAt = NetworkClock.nowNanoseconds() + 100_000_000
+        let playAt = MonotonicClock.now() + 100_000_000
         initiator.send([.noteOn(channel: 0, note: 72, velocity: 80)], at: playAt)
         XCTAssertTrue(heard.wait(timeout: 2) { !$0.events.isEmpty })
         let event = try XCTUnwrap(heard.events.first)

@@ -1,5 +1,6 @@
 import Foundation
 import MIDICore
+import RealtimeSupport
 @testable import NetworkMIDI
 
 /// A receiver that remembers every message with the monotonic time it arrived, and the MIDI state
@@ -16,7 +17,7 @@ final class RecordingReceiver: NetworkMIDITimedReceiver, @unchecked Sendable {
     }
 
     func receive(_ message: MIDIMessage, scheduledAt scheduled: UInt64, fromPeer ssrc: UInt32) {
-        let now = NetworkClock.nowNanoseconds()
+        let now = MonotonicClock.now()
         lock.lock()
         recorded.append((message, now, scheduled))
         senders.insert(ssrc)
@@ -39,8 +40,8 @@ final class RecordingReceiver: NetworkMIDITimedReceiver, @unchecked Sendable {
 
     /// Waits until `condition` holds for this receiver, polling; false on timeout.
     func wait(timeout: Double, until condition: (RecordingReceiver) -> Bool) -> Bool {
-        let deadline = NetworkClock.nowNanoseconds() + UInt64(timeout * 1e9)
-        while NetworkClock.nowNanoseconds() < deadline {
+        let deadline = MonotonicClock.now() + UInt64(timeout * 1e9)
+        while MonotonicClock.now() < deadline {
             if condition(self) { return true }
             usleep(2_000)
         }
@@ -74,8 +75,8 @@ func testConfiguration(name: String, latency: Double = 0.01) -> NetworkMIDISessi
 
 /// Polls `condition` until it holds or `timeout` seconds pass.
 func eventually(timeout: Double = 3, _ condition: () -> Bool) -> Bool {
-    let deadline = NetworkClock.nowNanoseconds() + UInt64(timeout * 1e9)
-    while NetworkClock.nowNanoseconds() < deadline {
+    let deadline = MonotonicClock.now() + UInt64(timeout * 1e9)
+    while MonotonicClock.now() < deadline {
         if condition() { return true }
         usleep(2_000)
     }

@@ -1,0 +1,25 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The system's monotonic clock (CLOCK_MONOTONIC), in nanoseconds: the one time base that the
+/// playout, live-input, network and null-output threads share, the same in every process on the
+/// machine. Reading it and sleeping on it are real-time safe.
+public enum MonotonicClock {
+    /// The clock now.
+    @inlinable
+    public static func now() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+    }
+
+    /// Sleeps until the clock reaches `deadline` (at once if it has): an absolute deadline, so
+    /// a loop waking on a grid of deadlines never drifts.
+    public static func sleep(until deadline: UInt64) {
+        var spec = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &spec, nil) == EINTR {}
+    }
+}
