@@ -1,17 +1,7 @@
 import XCTest
 import MIDIFile
+import TestSupport
 
-/// A deterministic pseudo-random generator (SplitMix64) so stress tests are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 final class TempoMapTests: XCTestCase {
     private func tempo(_ tick: Int64, _ microseconds: UInt32) -> TimedEvent {
@@ -36,7 +26,7 @@ final class TempoMapTests: XCTestCase {
     /// 5000 random tempo changes at irregular ticks: every time and sample index equals the value from
     /// an independent whole-number computation (Σ ticks × µs-per-quarter, then one division).
     func testFiveThousandTempoChangesDoNotDrift() {
-        var random = SeededGenerator(state: 42)
+        var random = SeededGenerator(seed: 42)
         let ppq: Int64 = 96
         var events: [TimedEvent] = []
         var tick: Int64 = 0
@@ -104,7 +94,7 @@ final class TempoMapTests: XCTestCase {
         XCTAssertEqual(map.tick(atSeconds: 0.5001), 481)
         XCTAssertEqual(map.tick(atSeconds: 1), 960)
         XCTAssertEqual(map.tick(atSeconds: 2), 1440) // 1 s more at 60 BPM = one quarter
-        var random = SeededGenerator(state: 7)
+        var random = SeededGenerator(seed: 7)
         for _ in 0..<500 {
             let seconds = Double.random(in: 0...5, using: &random)
             let tick = map.tick(atSeconds: seconds)

@@ -3,6 +3,7 @@ import Glibc
 import MIDICore
 import RealtimeSupport
 @testable import NetworkMIDI
+import TestSupport
 
 /// A peer driven by hand over raw UDP sockets, so tests can send exactly the bytes they want.
 final class RawPeer {

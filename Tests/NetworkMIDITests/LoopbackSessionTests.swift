@@ -2,6 +2,7 @@ import XCTest
 import MIDICore
 import RealtimeSupport
 @testable import NetworkMIDI
+import TestSupport
 
 /// Two sessions in one process talking over 127.0.0.1: the session protocol, clock sync, playout
 /// timing, loss repair and peer departure, end to end over real UDP sockets.

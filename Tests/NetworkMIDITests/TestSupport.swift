@@ -1,6 +1,7 @@
 import Foundation
 import MIDICore
 import RealtimeSupport
+import TestSupport
 @testable import NetworkMIDI
 
 /// A receiver that remembers every message with the monotonic time it arrived, and the MIDI state
@@ -49,18 +50,6 @@ final class RecordingReceiver: NetworkMIDITimedReceiver, @unchecked Sendable {
     }
 }
 
-/// A small deterministic random number generator (SplitMix64) so loss and fuzz runs repeat exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// A configuration listening on a free loopback port pair, with quick timers for tests.
 func testConfiguration(name: String, latency: Double = 0.01) -> NetworkMIDISession.Configuration {

@@ -3,6 +3,7 @@ import XCTest
 import MIDICore
 import MIDIFile
 import Player
+import TestSupport
 
 /// Records what a player sends, with the block boundary it was sent at.
 final class RecordingReceiver: MIDIReceiver {
@@ -21,17 +22,6 @@ func render(_ player: MusicPlayer, from start: Int64 = 0, until end: Int64? = ni
     return receiver
 }
 
-/// A deterministic pseudo-random generator (SplitMix64) so stress tests are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 func on(_ tick: Int64, _ channel: UInt8, _ note: UInt8, _ velocity: UInt8 = 100) -> TimedEvent {
     TimedEvent(tick: tick, .midi(.noteOn(channel: channel, note: note, velocity: velocity)))
@@ -50,7 +40,7 @@ final class MusicPlayerExactnessTests: XCTestCase {
     /// with Decimal arithmetic (Σ ticks × µs-per-quarter, over ppq × 10⁶ × rate).
     func testEveryEventLandsAtTheNearestBlockBoundary() throws {
         for rate in [1.0, 1.5, 0.7] {
-            var random = SeededGenerator(state: 2024)
+            var random = SeededGenerator(seed: 2024)
             let ppq: Int64 = 383, sampleRate: Int64 = 44_100
             var tempos: [(tick: Int64, microseconds: Int64)] = []
             var tick: Int64 = 0

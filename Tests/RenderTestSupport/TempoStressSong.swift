@@ -1,5 +1,6 @@
 import MIDICore
 import MIDIFile
+import TestSupport
 
 /// A song made to test timing: clicks at irregular ticks under more than a thousand tempo changes,
 /// also at irregular ticks, with an odd division. The first click is at tick 0 so a renderer's
@@ -16,7 +17,7 @@ public struct TempoStressSong {
     /// at least `minimumGapSeconds` apart (so each starts after silence with the click font) until
     /// the last tempo change.
     public init(seed: UInt64 = 1, tempoChangeCount: Int = 1_200, minimumGapSeconds: Double = 0.06) {
-        var random = SplitMix64(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let ticksPerQuarter = 487
         var conductor: [TimedEvent] = []
         var tick: Int64 = 0
@@ -79,15 +80,3 @@ extension TempoStressSong {
     }
 }
 
-/// A small deterministic random number generator (SplitMix64).
-struct SplitMix64 {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
