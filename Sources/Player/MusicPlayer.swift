@@ -30,6 +30,9 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
     public let trackCount: Int
 
     private let schedule: [ScheduledEvent]
+    private let stretches: [PlaybackSchedule.PlayedStretch]
+    /// Song seconds per player second.
+    private let rate: Double
     private let trackMuted: [ManagedAtomic<Bool>]
     private let trackSoloed: [ManagedAtomic<Bool>]
     private let channelMuted: [ManagedAtomic<Bool>]
@@ -60,6 +63,8 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         self.sampleRate = sampleRate
         tempoMap = map
         schedule = built.events
+        stretches = built.stretches
+        rate = settings.rate
         durationInSamples = built.durationInSamples
         trackCount = playable.tracks.count
         trackMuted = (0..<trackCount).map { _ in ManagedAtomic(false) }
@@ -83,6 +88,22 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
     /// Length of the whole playback, loops included, in seconds.
     public var durationInSeconds: Double {
         Double(durationInSamples) / Double(sampleRate)
+    }
+
+    /// The song tick playing at player sample `sampleTime`: where in the song playback is, with
+    /// `start`, the loop repeats and `rate` taken into account (a loop's second time through gives
+    /// the ticks of its first).
+    public func songTick(atSample sampleTime: Int64) -> Int64 {
+        var low = 0, high = stretches.count
+        while low < high {
+            let middle = (low + high) / 2
+            if stretches[middle].startSample <= sampleTime { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0 else { return stretches.first?.fromTick ?? 0 }
+        let stretch = stretches[low - 1]
+        let songSeconds = Double(sampleTime - stretch.startSample) / Double(sampleRate) * rate
+        let tick = tempoMap.tick(atSeconds: tempoMap.seconds(atTick: stretch.fromTick) + songSeconds)
+        return min(tick, stretch.toTick)
     }
 
     /// Number of messages in the schedule (chase, loop and end note-offs included).

@@ -15,6 +15,15 @@ struct PlaybackSchedule {
     var events: [ScheduledEvent] = []
     /// The length of the whole playback, loops included, rounded to the nearest sample.
     var durationInSamples: Int64 = 0
+    /// The stretches of the song played, in order, with the sample each starts at.
+    var stretches: [PlayedStretch] = []
+
+    /// A stretch of song ticks [fromTick, toTick) played straight through from `startSample`.
+    struct PlayedStretch {
+        var startSample: Int64
+        var fromTick: Int64
+        var toTick: Int64
+    }
 
     /// A message of the sequence at its tick.
     private struct SourceEvent {
@@ -49,6 +58,7 @@ struct PlaybackSchedule {
 
         for (index, pass) in passes.enumerated() {
             let passStart = sampleTime(elapsed)
+            stretches.append(PlayedStretch(startSample: passStart, fromTick: pass.from, toTick: pass.to))
             let jumped = index == 0 ? pass.from > 0 : passes[index - 1].to != pass.from
             if jumped {
                 if chased[pass.from] == nil {

@@ -242,7 +242,7 @@ struct RenderCommand: ParsableCommand {
         guard let songPlayback = try openSongPlayback(sequence, fontPaths: fontPaths, noSoundCard: { reason in
             fail("no sound card to play to (\(reason)); render to a file instead: -o song.wav", .inputOutput)
         }) else { return }
-        let statusLine = StatusLine(tempoMap: songPlayback.renderer.player.tempoMap, settings: songPlayback.renderer.options.playback)
+        let statusLine = StatusLine(player: songPlayback.renderer.player, settings: songPlayback.renderer.options.playback)
         let outcome: RealtimePlayback.Outcome
         do {
             outcome = try playback.run(songPlayback, statusLine: statusLine, interruption: interruption)

@@ -4,21 +4,20 @@ import Player
 
 /// The one-line playback display: position / duration, bar:beat, tempo, voices, xruns and a level meter.
 struct StatusLine {
-    let tempoMap: TempoMap
-    /// Song seconds where playback starts (`--start`), and song seconds per player second (`--rate`).
-    let startSeconds: Double
+    let player: MusicPlayer
+    /// Song seconds per player second (`--rate`).
     let rate: Double
 
-    init(tempoMap: TempoMap, settings: PlaybackSettings) {
-        self.tempoMap = tempoMap
-        startSeconds = settings.start.map { tempoMap.seconds(atTick: $0.tick(in: tempoMap)) } ?? 0
+    init(player: MusicPlayer, settings: PlaybackSettings) {
+        self.player = player
         rate = settings.rate
     }
 
-    /// The line for this moment. Bar and tempo are those of the song position, counted straight from
-    /// `--start` (a `--loop` repeat shows the bars played on as if there were no loop).
+    /// The line for this moment; `position` is in seconds of playback. Bar and tempo are those of
+    /// the song position (a `--loop` repeat shows the loop's bars again).
     func text(paused: Bool, position: Double, duration: Double, voices: Int, xruns: Int, level: LevelMeterTap.Level?) -> String {
-        let tick = tempoMap.tick(atSeconds: startSeconds + position * rate)
+        let tempoMap = player.tempoMap
+        let tick = player.songTick(atSample: Int64((position * Double(player.sampleRate)).rounded(.down)))
         let place = tempoMap.barBeatTick(atTick: tick)
         let tempo = (tempoMap.tempoChanges.last { $0.tick <= tick }?.beatsPerMinute ?? 120) * rate
         let tempoText = tempo.isFinite ? "\(Int(tempo.rounded()))" : "-"

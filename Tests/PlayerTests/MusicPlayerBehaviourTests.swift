@@ -141,6 +141,23 @@ final class MusicPlayerBehaviourTests: XCTestCase {
         XCTAssertEqual(volumes, [100, 20, 100, 20, 100, 20])
     }
 
+    func testSongTickFollowsTheStartTheLoopRepeatsAndTheRate() throws {
+        // From tick 960 at twice the speed; bar 2 (ticks 1920..<3840) plays twice.
+        let player = try MusicPlayer(sequence: sequence([[on(0, 0, 60), off(5760, 0, 60), endOfTrack(5760)]]),
+                                     sampleRate: 48_000,
+                                     settings: PlaybackSettings(rate: 2, start: .tick(960),
+                                                                loop: LoopRegion(from: .tick(1920), to: .tick(3840), count: 2)))
+        let quarter: Int64 = 12_000 // 120 BPM at rate 2: a quarter note every 0.25 s
+        let expected: [(sample: Int64, tick: Int64)] = [
+            (0, 960), (2 * quarter, 1920), (5 * quarter + quarter / 2, 3600), // first time through bar 2
+            (6 * quarter, 1920), (7 * quarter, 2400),                          // the repeat
+            (10 * quarter, 3840), (11 * quarter, 4320),                        // on past the loop
+        ]
+        for (sample, tick) in expected {
+            XCTAssertEqual(player.songTick(atSample: sample), tick, "player sample \(sample)")
+        }
+    }
+
     func testMutingATrackMidNoteEndsItAndHoldsBackItsNotes() throws {
         let player = try MusicPlayer(sequence: sequence([
             [on(0, 0, 60), off(1920, 0, 60), on(1920, 0, 62), off(2400, 0, 62), endOfTrack(2400)],
