@@ -6,7 +6,9 @@
 #     moment of load elsewhere on the machine does not decide the ratio. Both render the same
 #     number of frames: `fluidsynth -F` plays on until its last voice has died away (3–12 s after
 #     the last event with these fonts), so seqplay renders the song with that same tail
-#     (`--tail` fixed to fluidsynth's extra length),
+#     (`--tail` fixed to fluidsynth's extra length). The cpu ratio (fluidsynth's CPU seconds per
+#     audio second over seqplay's, user + system, fastest run each) is the same comparison, less
+#     at the mercy of other load on a shared machine,
 #   - peak RSS of each (/usr/bin/time -v; target seqplay ≤ fluidsynth + 20 MB),
 #   - onset error of each on the tempo-stress click song (1200 tempo changes; target ≤ 32 samples),
 #   - heap allocations per 512-frame block in steady state of seqplay's render loop (target 0).
@@ -29,7 +31,7 @@ for extra in "$corpus/gh-kovaxis-midly/Clementi.mid" "$corpus/gh-kovaxis-midly/S
     [ -f "$extra" ] && songs+=("$extra")
 done
 
-# run NAME OUTPUT COMMAND...: prints "wall_seconds peak_rss_kb audio_seconds"
+# run OUTPUT COMMAND...: prints "wall_seconds peak_rss_kb audio_seconds cpu_seconds"
 run() {
     local output=$1; shift
     local start=$EPOCHREALTIME
@@ -37,29 +39,33 @@ run() {
     local wall rss
     wall=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.4f", b - a }')
     rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$work/time.txt")
-    echo "$wall $rss $(soxi -D "$output")"
+    cpu=$(awk -F': ' '/(User|System) time \(seconds\)/ { s += $2 } END { print s }' "$work/time.txt")
+    echo "$wall $rss $(soxi -D "$output") $cpu"
 }
 
 runs=${RUNS:-3}
-printf '%-26s %-12s %7s %9s %9s %7s %10s %10s %9s\n' song font audio/s "seqplay×" "fluid×" ratio "seqplayMB" "fluidMB" "ΔMB"
+printf '%-26s %-12s %7s %9s %9s %7s %9s %10s %10s %9s\n' song font audio/s "seqplay×" "fluid×" ratio "cpu ratio" "seqplayMB" "fluidMB" "ΔMB"
 for font in "${fonts[@]}"; do
     for song in "${songs[@]}"; do
         # The song's own length (seqplay, no tail), then fluidsynth's length, to give seqplay the same tail.
         read -r _ _ song_seconds < <(run "$work/s.wav" "$seqplay" "$song" --sf2 "$font" -o "$work/s.wav" -r 44100 --tail 0)
         read -r _ _ f_audio < <(run "$work/f.wav" fluidsynth -ni -q -F "$work/f.wav" -r 44100 -R 1 -C 1 "$font" "$song")
         tail=$(awk -v f="$f_audio" -v s="$song_seconds" 'BEGIN { t = f - s; printf "%.6f", (t > 0 ? t : 0) }')
-        s_best=; f_best=; s_peak=0; f_peak=0
+        s_best=; f_best=; s_cpu_best=; f_cpu_best=; s_peak=0; f_peak=0
         for ((i = 0; i < runs; i++)); do
-            read -r s_wall s_rss s_audio < <(run "$work/s.wav" "$seqplay" "$song" --sf2 "$font" -o "$work/s.wav" -r 44100 --tail "$tail")
-            read -r f_wall f_rss f_audio < <(run "$work/f.wav" fluidsynth -ni -q -F "$work/f.wav" -r 44100 -R 1 -C 1 "$font" "$song")
+            read -r s_wall s_rss s_audio s_cpu < <(run "$work/s.wav" "$seqplay" "$song" --sf2 "$font" -o "$work/s.wav" -r 44100 --tail "$tail")
+            read -r f_wall f_rss f_audio f_cpu < <(run "$work/f.wav" fluidsynth -ni -q -F "$work/f.wav" -r 44100 -R 1 -C 1 "$font" "$song")
+            s_cpu_best=$(awk -v a="$s_cpu" -v b="${s_cpu_best:-$s_cpu}" 'BEGIN { print (a < b ? a : b) }')
+            f_cpu_best=$(awk -v a="$f_cpu" -v b="${f_cpu_best:-$f_cpu}" 'BEGIN { print (a < b ? a : b) }')
             s_best=$(awk -v a="$s_wall" -v b="${s_best:-$s_wall}" 'BEGIN { print (a < b ? a : b) }')
             f_best=$(awk -v a="$f_wall" -v b="${f_best:-$f_wall}" 'BEGIN { print (a < b ? a : b) }')
             s_peak=$(( s_rss > s_peak ? s_rss : s_peak )); f_peak=$(( f_rss > f_peak ? f_rss : f_peak ))
         done
         awk -v song="$(basename "$song")" -v font="$(basename "$font" .sf2)" -v sw="$s_best" -v sr="$s_peak" -v sa="$s_audio" \
-            -v fw="$f_best" -v fr="$f_peak" -v fa="$f_audio" 'BEGIN {
+            -v fw="$f_best" -v fr="$f_peak" -v fa="$f_audio" -v sc="$s_cpu_best" -v fc="$f_cpu_best" 'BEGIN {
             sx = sa / (sw > 0 ? sw : 0.01); fx = fa / (fw > 0 ? fw : 0.01)
-            printf "%-26s %-12s %7.1f %9.1f %9.1f %7.2f %10.1f %10.1f %+9.1f\n", substr(song, 1, 26), font, sa, sx, fx, sx / fx, sr / 1024, fr / 1024, (sr - fr) / 1024 }'
+            printf "%-26s %-12s %7.1f %9.1f %9.1f %7.2f %9.2f %10.1f %10.1f %+9.1f\n", substr(song, 1, 26), font, sa, sx, fx, sx / fx,
+                (fc / fa) / ((sc > 0 ? sc : 0.01) / sa), sr / 1024, fr / 1024, (sr - fr) / 1024 }'
     done
 done
 
