@@ -145,11 +145,8 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
         var done = 0
         while done < context.frameCount {
             let phase = Int(synthesizerFrames % Int64(Self.blockFrames))
-            var count = Self.blockFrames - phase
-            if phase == 0 {
-                count = framesUntilEventsAreDue(at: context.sampleTime + Int64(done))
-            }
-            count = min(count, context.frameCount - done)
+            let untilBoundary = phase == 0 ? framesUntilEventsAreDue(at: context.sampleTime + Int64(done)) : Self.blockFrames - phase
+            let count = min(untilBoundary, context.frameCount - done)
             synthesizer.render(frameCount: count, left: left + done, right: right + done)
             done += count
             synthesizerFrames += Int64(count)
