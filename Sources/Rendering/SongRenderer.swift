@@ -1,5 +1,6 @@
 import AudioFiles
 import AudioGraph
+import CheckedConversion
 import Effects
 import FluidSynth
 import MIDICore
@@ -58,7 +59,7 @@ public final class SongRenderer {
         switch options.tail {
         case .untilSilent(let seconds), .fixed(let seconds): tailSeconds = seconds
         }
-        guard tailSeconds >= 0, tailSeconds.isFinite else { throw .invalidTail(tailSeconds) }
+        guard tailSeconds.within(0...PlaybackSettings.maximumDuration) != nil else { throw .invalidTail(tailSeconds) }
 
         let isEmpty = TempoMap(sequence: sequence.concatenatingPatterns()).endTick == 0
         player = try Self.makePlayer(for: sequence, options: options)
