@@ -21,7 +21,7 @@ let package = Package(
         .library(name: "SeqplayKit", targets: [
             "MIDICore", "MIDIFile", "Player", "FluidSynth", "Sampler", "AudioGraph", "Effects",
             "AudioFiles", "AudioGraphFiles", "Rendering", "NetworkMIDI", "ALSA", "AudioOutput", "SequencerPlayback",
-            "SequencerRecording", "LiveSampler", "NetworkBridge", "RealtimeSupport",
+            "SequencerRecording", "LiveSampler", "NetworkBridge", "RealtimeSupport", "SeqplayVersion", "CheckedConversion",
         ]),
     ],
     dependencies: [
@@ -40,6 +40,8 @@ let package = Package(
         .target(name: "RealtimeSupport", dependencies: [atomics]),
         // Floating point to integer conversions that cannot trap, for every number from outside.
         .target(name: "CheckedConversion"),
+        // The version of seqplay, defined once for the command line and the library.
+        .target(name: "SeqplayVersion"),
         // MIDI messages and the endpoint protocols every layer speaks.
         .target(name: "MIDICore"),
         // Standard MIDI Files: the bounds-checked codec, the sequence model and the tempo map.
@@ -94,6 +96,7 @@ let package = Package(
             "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA", "SequencerPlayback",
             "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "Effects", "SequencerRecording", "LiveSampler",
             "NetworkBridge", "RealtimeSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
+            "CheckedConversion", "SeqplayVersion",
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.

@@ -40,7 +40,8 @@ public final class AudioFileWriter {
     private let scratch: UnsafeMutablePointer<Float>
     private let scratchFrames: Int
 
-    /// Opens a writer. `format` defaults to the one `path`'s extension names, and `sampleFormat`
+    /// Opens a writer. `format` defaults to the one `path`'s extension names (WAV for a stream: `-`,
+    /// a device, a FIFO), and `sampleFormat`
     /// to the container's default (16-bit integer; Vorbis for Ogg). `inputs` are the files the audio
     /// is made from, which the output may not be (see `OutputTarget`).
     public init(
@@ -54,12 +55,15 @@ public final class AudioFileWriter {
     ) throws(AudioFileError) {
         func fail(_ problem: AudioFileError.Problem) -> AudioFileError { AudioFileError(path: path, problem: problem) }
         let toStandardOutput = path == "-"
+        let target = try OutputTarget.resolve(path, protecting: inputs)
         let pathExtension = (path as NSString).pathExtension
-        guard let format = format ?? (toStandardOutput ? .wav : AudioFileFormat(pathExtension: pathExtension)) else {
+        var isStream = toStandardOutput
+        if case .stream = target { isStream = true }
+        // A stream with no format named (`-`, /dev/null, a FIFO) is WAV.
+        guard let format = format ?? AudioFileFormat(pathExtension: pathExtension) ?? (isStream ? .wav : nil) else {
             throw fail(.unknownExtension(pathExtension))
         }
         if toStandardOutput, format != .wav { throw fail(.streamMustBeWAV(format)) }
-        let target = try OutputTarget.resolve(path, protecting: inputs)
         let sampleFormat = sampleFormat ?? format.defaultSampleFormat
         guard format == .ogg ? sampleFormat == nil : format.supportedSampleFormats.contains(sampleFormat!) else {
             throw fail(.unsupportedSampleFormat(format, sampleFormat))
@@ -111,8 +115,9 @@ public final class AudioFileWriter {
         // libsndfile gets its own descriptor: it closes the one it is given even when opening fails.
         guard let file = sf_open_fd(dup(descriptor), Int32(SFM_WRITE), &info, 1) else {
             let reason = String(cString: sf_strerror(nil))
+            let isSystemError = sf_error(nil) == Int32(SF_ERR_SYSTEM)  // the header write failed: disk full, /dev/full
             closeAndRemove()
-            throw fail(.unsupportedSettings(reason))
+            throw fail(isSystemError ? .writeFailed(reason) : .unsupportedSettings(reason))
         }
         sf_command(file, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
         sf_command(file, Int32(SFC_RF64_AUTO_DOWNGRADE), nil, Int32(SF_TRUE))
