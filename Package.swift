@@ -46,12 +46,9 @@ let package = Package(
         .target(name: "Player", dependencies: ["MIDICore", "MIDIFile", "RealtimeSupport", atomics]),
 
         // Thin Swift wrappers over the C libraries.
-        .target(name: "FluidSynth", dependencies: ["CFluidSynth", "FluidSynthOpenMP", "MIDICore", logging, atomics]),
+        .target(name: "FluidSynth", dependencies: ["CFluidSynth", "FluidSynthOpenMP", "MIDICore", "RealtimeSupport", logging, atomics]),
         // Runs FluidSynth's one-thread OpenMP regions inline, so rendering with reverb/chorus does not allocate.
-        .target(name: "FluidSynthOpenMP", linkerSettings: [
-            // libfluidsynth must bind to this program's GOMP_parallel, so it has to be a dynamic symbol.
-            .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=GOMP_parallel"]),
-        ]),
+        .target(name: "FluidSynthOpenMP"),
         .target(name: "AudioFiles", dependencies: ["CSndFile"]),
         .target(name: "ALSA", dependencies: ["CALSA", "MIDICore", atomics]),
 
@@ -95,6 +92,8 @@ let package = Package(
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
         .target(name: "AllocationCounter"),
+        // Counts lock calls per thread (interposes pthread, semaphore and GLib locks). Tests only.
+        .target(name: "LockCounter"),
         // Signal measurements shared by the audio tests; songs shared by the render tests and benchmark.
         .target(name: "AudioTestSupport", path: "Tests/AudioTestSupport"),
         .target(name: "RenderTestSupport", dependencies: ["MIDICore", "MIDIFile", "TestSupport"], path: "Tests/RenderTestSupport"),
@@ -107,7 +106,9 @@ let package = Package(
         .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles"]),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
         .testTarget(name: "AudioGraphFilesTests", dependencies: ["AudioGraphFiles", "AudioGraph", "AudioFiles"]),
-        .testTarget(name: "SamplerTests", dependencies: ["Sampler", "AudioGraph", "MIDICore", "AudioTestSupport", "AllocationCounter"]),
+        .testTarget(name: "SamplerTests", dependencies: [
+            "Sampler", "AudioGraph", "MIDICore", "AudioTestSupport", "AllocationCounter", "LockCounter", "CFluidSynth",
+        ]),
         .testTarget(name: "EffectsTests", dependencies: ["Effects", "AudioGraph", "AllocationCounter"]),
         // Renders in-process and runs the built seqplay binary.
         .testTarget(name: "RenderTests", dependencies: [
