@@ -61,8 +61,10 @@ let package = Package(
         // The graph's file ends: RecorderTap (a tap writing to a file) and AudioPlayerNode.scheduleFile.
         .target(name: "AudioGraphFiles", dependencies: ["AudioGraph", "AudioFiles", atomics]),
 
-        // Real-time output: a render thread driving an AudioEngine into an ALSA device or a clock.
-        .target(name: "AudioOutput", dependencies: ["AudioGraph", "ALSA", "RealtimeSupport", atomics]),
+        // Real-time output: an AudioEngine played through an audio driver (blocking writes or callbacks), or a clock.
+        .target(name: "AudioOutput", dependencies: ["AudioGraph", "RealtimeSupport", atomics]),
+        // ALSA as an audio driver: ALSADriver and ALSAOutput.
+        .target(name: "ALSAAudio", dependencies: ["ALSA", "AudioOutput", "AudioGraph"]),
 
         // Plays a sequence to ALSA sequencer ports on a kernel queue, timed by the exact tempo map.
         .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile", atomics]),
@@ -86,7 +88,7 @@ let package = Package(
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA", "SequencerPlayback",
-            "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "Effects", "SequencerRecording", "LiveSampler",
+            "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "ALSAAudio", "Effects", "SequencerRecording", "LiveSampler",
             "NetworkBridge", "RealtimeSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
         ]),
 
@@ -115,7 +117,7 @@ let package = Package(
             "seqplay", "Rendering", "Player", "AudioFiles", "MIDIFile", "MIDICore", "RenderTestSupport", "AudioTestSupport",
             "Effects", "AudioGraph", "AudioOutput", "AllocationCounter", atomics,
         ]),
-        .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSA", "AudioGraph", "AudioFiles", "AllocationCounter"]),
+        .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSAAudio", "ALSA", "AudioGraph", "AudioFiles", "AllocationCounter"]),
         .testTarget(name: "LiveSamplerTests", dependencies: ["LiveSampler", "MIDICore", "RealtimeSupport"]),
         .testTarget(name: "SequencerRecordingTests", dependencies: ["SequencerRecording", "MIDICore", "MIDIFile"]),
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.
