@@ -184,3 +184,11 @@ public struct SequenceReport: Codable, Equatable, Sendable {
         }
     }
 }
+
+extension SequenceReport {
+    /// The song's title: its first track's name (where SMF keeps it), if not blank.
+    public var title: String? {
+        guard let name = tracks.first?.name, !name.allSatisfy(\.isWhitespace) else { return nil }
+        return name
+    }
+}
