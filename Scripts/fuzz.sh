@@ -3,7 +3,7 @@
 # (default 60). Exits non-zero if libFuzzer finds a crash, a leak or a timeout; crashing inputs are
 # left in .build-fuzz/TARGET/artifacts/, the grown corpus in .build-fuzz/TARGET/work-corpus/.
 #   Scripts/fuzz.sh smf [SECONDS]       the MIDI file reader (Fuzz/SMFReaderFuzzTarget.swift), seeded with ../shared/corpus
-#   Scripts/fuzz.sh sf2 [SECONDS]       the SoundFont structural check (Fuzz/SoundFontValidatorFuzzTarget.swift)
+#   Scripts/fuzz.sh sf2 [SECONDS]       the SoundFont structural check and preset reader (Fuzz/SoundFontStructureFuzzTarget.swift)
 #   Scripts/fuzz.sh rtpmidi [SECONDS]   RTP-MIDI and session packet decoding (Fuzz/RTPMIDIPacketFuzzTarget.swift)
 set -euo pipefail
 target="${1:?usage: Scripts/fuzz.sh smf|sf2|rtpmidi [SECONDS]}"
@@ -28,9 +28,9 @@ smf)
     corpus_dir="${SEQPLAY_CORPUS:-$root/../shared/corpus}"
     if [ -d "$corpus_dir" ]; then seeds+=("$corpus_dir"); else echo "fuzz: corpus $corpus_dir absent"; fi ;;
 sf2)
-    # Only the structural check and its error: FluidSynth itself is not linked.
-    module FluidSynth "$root"/Sources/FluidSynth/SoundFontValidator.swift "$root"/Sources/FluidSynth/SoundFontError.swift
-    libs=(-lFluidSynth); source_file=SoundFontValidatorFuzzTarget.swift; max_len=4096
+    # The SoundFont reader the sampler checks files with; FluidSynth itself is not linked.
+    module SoundFontFile "$root"/Sources/SoundFontFile/*.swift
+    libs=(-lSoundFontFile); source_file=SoundFontStructureFuzzTarget.swift; max_len=4096
     cp "$root"/SoundFonts/click.sf2 "$build/seeds/" ;;
 rtpmidi)
     module MIDICore "$root"/Sources/MIDICore/*.swift
