@@ -1,11 +1,13 @@
-// libFuzzer target for the SoundFont structural check, built by Scripts/fuzz-sf2.sh. For any input the
-// check must return or throw (never crash, hang or touch memory it should not), give the same answer
-// twice, and accept only inputs that begin with a RIFF `sfbk` header no longer than the input. The
-// input is handed over as a file, the way the check receives it (an unlinked file in /dev/shm).
+// libFuzzer target for the SoundFont structural check (`SoundFontStructure`, which the sampler runs
+// before FluidSynth sees a file) and the preset reader behind it (`SoundFontContents`), built by
+// Scripts/fuzz.sh sf2. For any input both must return or throw (never crash, hang or touch memory
+// they should not); the check must give the same answer twice and accept only inputs that begin with
+// a RIFF `sfbk` header no longer than the input. The input is handed over as a file, the way they
+// receive it (an unlinked file in /dev/shm).
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import FluidSynth
+import SoundFontFile
 
 /// CPU seconds one input may take (the check reads only chunk headers: microseconds per input).
 let cpuSecondsPerInput = 2.0
@@ -26,10 +28,11 @@ public func fuzzSoundFontValidator(_ data: UnsafePointer<UInt8>, _ size: Int) ->
         if seconds > cpuSecondsPerInput { fatalError("one input took \(seconds) s of CPU") }
     }
     precondition(descriptor >= 0 && ftruncate(descriptor, 0) == 0 && pwrite(descriptor, data, size, 0) == size)
-    let first = Result { () throws(SoundFontError) in try SoundFontValidator.validate(path: path) }
-    let second = Result { () throws(SoundFontError) in try SoundFontValidator.validate(path: path) }
+    let first = Result { () throws(SoundFontError) in try SoundFontStructure(path: path) }.map { _ in true }
+    let second = Result { () throws(SoundFontError) in try SoundFontStructure(path: path) }.map { _ in true }
     switch (first, second) {
     case (.success, .success):
+        _ = try? SoundFontContents(path: path)
         let bytes = UnsafeBufferPointer(start: data, count: size)
         let declared = size >= 8 ? Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24 : 0
         guard size >= 12, Array(bytes[0..<4]) == Array("RIFF".utf8), Array(bytes[8..<12]) == Array("sfbk".utf8),
