@@ -86,7 +86,7 @@ let package = Package(
         .target(name: "LiveSampler", dependencies: ["ALSA", "MIDICore", "Sampler", "RealtimeSupport", atomics]),
 
         // Network MIDI sessions: RTP-MIDI (RFC 6295) with Apple's session protocol over UDP.
-        .target(name: "NetworkMIDI", dependencies: ["MIDICore", "RealtimeSupport"]),
+        .target(name: "NetworkMIDI", dependencies: ["MIDICore", "RealtimeSupport", "CheckedConversion"]),
         // Each network MIDI peer as an ALSA sequencer port, so ALSA programs route to and from it.
         .target(name: "NetworkBridge", dependencies: ["NetworkMIDI", "ALSA", "MIDICore"]),
 

@@ -33,3 +33,16 @@ extension Double {
         range.contains(self) ? self : nil
     }
 }
+
+extension UInt64 {
+    /// The longest span `init(nanoseconds:)` gives: 100 years, so that adding it to any reading of a
+    /// monotonic clock (nanoseconds since boot) cannot overflow.
+    public static let maximumSpanNanoseconds: UInt64 = 100 * 365 * 86_400 * 1_000_000_000
+
+    /// `seconds` as nanoseconds, clamped to 0...`maximumSpanNanoseconds`; NaN is 0. For timeouts and
+    /// intervals that come from outside (`--duration 1e30`).
+    @inlinable
+    public init(nanoseconds seconds: Double) {
+        self = Swift.min(UInt64(clamping: seconds * 1e9), Self.maximumSpanNanoseconds)
+    }
+}

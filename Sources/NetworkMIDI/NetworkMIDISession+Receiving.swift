@@ -1,3 +1,4 @@
+import CheckedConversion
 import MIDICore
 import RealtimeSupport
 
@@ -290,7 +291,7 @@ extension NetworkMIDISession {
                 where now - peer.joinedAt > UInt64(configuration.invitationInterval * Double(configuration.invitationAttempts) * 1e9):
                 remove(peer, reason: .invitationTimedOut, sendingBye: false, now: now, &outbox)
             case .connected:
-                if now - peer.lastHeardClockSyncAt > UInt64(configuration.peerTimeout * 1e9) {
+                if now - peer.lastHeardClockSyncAt > UInt64(nanoseconds: configuration.peerTimeout) {
                     remove(peer, reason: .clockSyncTimedOut, sendingBye: true, now: now, &outbox)
                     continue
                 }

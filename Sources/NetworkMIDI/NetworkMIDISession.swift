@@ -1,3 +1,4 @@
+import CheckedConversion
 import Foundation
 import MIDICore
 import RealtimeSupport
@@ -214,7 +215,7 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
     /// Waits until at least `count` peers are connected (and, if `clockSyncExchanges` > 0, have
     /// completed that many clock-sync exchanges). Returns false on timeout.
     public func waitForConnectedPeers(_ count: Int = 1, clockSyncExchanges: Int = 0, timeout: Double) -> Bool {
-        let deadline = MonotonicClock.now() + UInt64(timeout * 1e9)
+        let deadline = MonotonicClock.now() + UInt64(nanoseconds: timeout)
         while MonotonicClock.now() < deadline {
             let ready = peers.filter { $0.state == .connected && $0.clockSyncExchanges >= clockSyncExchanges }
             if ready.count >= count { return true }

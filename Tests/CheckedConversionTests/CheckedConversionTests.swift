@@ -37,4 +37,15 @@ final class CheckedConversionTests: XCTestCase {
         XCTAssertNil((-1.0).within(0...1))
         XCTAssertEqual(0.5.within(0...1), 0.5)
     }
+
+    func testNanosecondsOfAnySpanCanBeAddedToAClock() {
+        XCTAssertEqual(UInt64(nanoseconds: 1.5), 1_500_000_000)
+        XCTAssertEqual(UInt64(nanoseconds: -3), 0)
+        XCTAssertEqual(UInt64(nanoseconds: .nan), 0)
+        for huge in [1e30, Double.infinity] {
+            let span = UInt64(nanoseconds: huge)
+            XCTAssertEqual(span, UInt64.maximumSpanNanoseconds)
+            XCTAssertFalse((UInt64(1) << 62).addingReportingOverflow(span).overflow, "a clock reading of 146 years plus the span")
+        }
+    }
 }
