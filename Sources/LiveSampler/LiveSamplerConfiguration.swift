@@ -2,6 +2,7 @@ import ALSA
 import AudioFiles
 import AudioOutput
 import FluidSynth
+import SoundFontFile
 import LiveInput
 import NetworkMIDI
 import Sampler
@@ -50,7 +51,7 @@ public enum LiveSamplerError: Error, CustomStringConvertible {
     case synthesizer(SynthesizerError)
     /// The sound card cannot be opened or failed.
     case output(AudioOutputError)
-    case deviceFailed(ALSAError)
+    case deviceFailed(AudioDriverError)
     case sequencer(SequencerError)
     case network(NetworkMIDIError)
     /// The recording cannot be written.

@@ -1,4 +1,5 @@
 import ALSA
+import ALSAAudio
 import Atomics
 import AudioFiles
 import AudioGraph

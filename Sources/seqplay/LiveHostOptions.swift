@@ -1,4 +1,5 @@
 import ALSA
+import ALSAAudio
 import ArgumentParser
 import AudioOutput
 import FluidSynth
@@ -159,7 +160,11 @@ enum LiveSessionRunner {
             return .generic
         }
         switch error {
-        case .output(.device(.noSoundCard(let reason))):
+        case .output(.device(let deviceError)) where deviceError.kind == .noDevice:
+            let reason = (deviceError.underlying as? ALSAError).map { error -> String in
+                if case .noSoundCard(let reason) = error { return reason }
+                return "\(error)"
+            } ?? deviceError.description
             CommandLineOutput.note("no sound card to play to (\(reason)); record what is played to a file instead: \(command) -o live.wav")
             return .inputOutput
         case .sequencer(let error):
