@@ -135,7 +135,7 @@ let package = Package(
         ]),
         .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSAAudio", "ALSA", "AudioGraph", "AudioFiles", "AllocationCounter"]),
         .testTarget(name: "LiveInputTests", dependencies: ["LiveInput", "MIDICore", "RealtimeSupport", "TestSupport", "AllocationCounter"]),
-        .testTarget(name: "LiveSamplerTests", dependencies: ["LiveSampler", "ALSA", "MIDICore", "RealtimeSupport"]),
+        .testTarget(name: "LiveSamplerTests", dependencies: ["LiveSampler", "ALSA", "MIDICore", "RealtimeSupport", "NetworkMIDI", "NetworkBridge", "AudioFiles"]),
         .testTarget(name: "SequencerRecordingTests", dependencies: ["SequencerRecording", "MIDICore", "MIDIFile"]),
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.
         .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "AllocationCounter"]),

@@ -65,7 +65,7 @@ public final class LiveMIDIInput: @unchecked Sendable {
     /// Timestamped events that arrived too late for their block and were played at the next one.
     public var lateEventCount: Int { lateEvents.load(ordering: .relaxed) }
 
-    /// Messages dropped because a producer's queue was full.
+    /// Messages dropped because a producer's queue was full (control thread).
     public var droppedCount: Int { producers.reduce(0) { $0 + $1.droppedCount } }
 
     // MARK: Render thread

@@ -60,6 +60,9 @@ public final class LiveSamplerSession: @unchecked Sendable {
         /// Messages dropped because a producer's queue was full.
         public var droppedMessages: Int
         public var underruns: Int
+        /// How much faster than the system clock the output's clock ran, in parts per million, as the
+        /// live-input clock model measured it (nil: not measured, e.g. stopped within a second).
+        public var outputClockPPM: Double?
         public var recording: RecorderTap.Summary?
         /// Why playing ended early, if it did.
         public var failure: LiveSamplerError?
@@ -149,18 +152,20 @@ public final class LiveSamplerSession: @unchecked Sendable {
         }
         do {
             try ports?.start()
-            if let network = configuration.network {
+        } catch {
+            abandonStart()
+            throw .sequencer(error)
+        }
+        if let network = configuration.network {
+            do {
                 self.network = try NetworkLiveProducer(
                     configuration: network, feeding: input, destination: configuration.portNames.count,
                     lookAheadFrames: networkLookAheadFrames, bridge: configuration.networkPeersAsALSAPorts ? bridge() : nil,
                     onBridgePortChange: onBridgePortChange)
+            } catch {
+                abandonStart()
+                throw .network(error)
             }
-        } catch {
-            stopProducers()
-            output.stop()
-            _ = try? recorder?.stop()
-            if let error = error as? NetworkMIDIError { throw .network(error) }
-            throw .sequencer(error as! SequencerError)
         }
         if let ports, let filter = configuration.connect {
             for source in filter.sources(seenBy: ports.client) { connect(source) }
@@ -190,7 +195,7 @@ public final class LiveSamplerSession: @unchecked Sendable {
         stopProducers()
         let end = output.stop()
         var summary = Summary(lateEvents: input.lateEventCount, droppedMessages: input.droppedCount,
-                              underruns: output.xrunCount)
+                              underruns: output.xrunCount, outputClockPPM: input.clock.measuredRateRatio.map { ($0 - 1) * 1e6 })
         if case .failed(let error) = end { summary.failure = .deviceFailed(error) }
         if let recorder {
             do {
@@ -200,6 +205,13 @@ public final class LiveSamplerSession: @unchecked Sendable {
             }
         }
         return summary
+    }
+
+    /// Undoes a start that failed half-way.
+    private func abandonStart() {
+        stopProducers()
+        output.stop()
+        _ = try? recorder?.stop()
     }
 
     private func stopProducers() {

@@ -110,7 +110,8 @@ enum LiveSessionRunner {
             CommandLineOutput.note("wrote \(recording.framesWritten) frames to \(path)"
                 + (recording.droppedFrames > 0 ? " (\(recording.droppedFrames) dropped: the disk fell behind)" : ""))
         }
-        SequencerCommandSupport.printLine("late events: \(summary.lateEvents), underruns: \(summary.underruns)")
+        SequencerCommandSupport.printLine("late events: \(summary.lateEvents), underruns: \(summary.underruns)"
+            + (summary.outputClockPPM.map { String(format: ", output clock %+.1f ppm against the system clock", $0) } ?? ""))
         if summary.droppedMessages > 0 {
             CommandLineOutput.note("\(summary.droppedMessages) MIDI events were dropped (the input queue was full)")
         }
