@@ -176,14 +176,16 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
         finish { $0.controlAddress == address }
     }
 
-    /// Sends BY to every peer, releases their notes and closes the session.
+    /// Sends BY to every peer, releases their notes and closes the session. The network thread ends
+    /// first, so the releases are the last deliveries and come from the calling thread (or the
+    /// playout thread) alone.
     public func stop() {
-        finish { _ in true }
         lock.lock()
         let wasRunning = isRunning
         isRunning = false
         lock.unlock()
         if wasRunning { networkThreadDone.wait() }
+        finish { _ in true }
         playout?.stop()
     }
 
