@@ -18,15 +18,15 @@ final class HostileCommandLineTests: RenderTestCase {
     }
 
     /// Numeric flags of the render command with the values they accept.
-    static let renderFlags: [(flag: String, accepts: (Double) -> Bool, extra: [String])] = [
+    static let renderFlags: [(flag: String, accepts: @Sendable (Double) -> Bool, extra: [String])] = [
         ("--sample-rate", { (8_000...96_000).contains($0) }, []),
         ("--gain", { (0...10).contains($0) }, []),
         ("--transpose", { (-127...127).contains($0) }, []),
         ("--rate", { (0.01...100).contains($0) }, []),
         ("--start", { (0...86_400).contains($0) }, []),
-        ("--end", { $0 > 0 && $0 <= 86_400 }, []),
-        ("--loop", { $0 >= 1 }, []),
-        ("--loop-from", { _ in false }, ["--loop", "2", "--loop-to", "0.5"]),  // 0 ≥ the end of the region
+        ("--end", { (0...86_400).contains($0) }, []),  // 0: an empty render
+        ("--loop", { (1...1000).contains($0) }, []),
+        ("--loop-from", { (0..<0.5).contains($0) }, ["--loop", "2", "--loop-to", "0.5"]),
         ("--loop-to", { $0 > 0 && $0 <= 86_400 }, ["--loop", "2"]),
         ("--mute", { $0 == 0 }, []),  // the song has track 0 only
         ("--solo", { $0 == 0 }, []),
