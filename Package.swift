@@ -13,17 +13,22 @@ import PackageDescription
 let atomics = Target.Dependency.product(name: "Atomics", package: "swift-atomics")
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 
+/// The modules a package that depends on seqplay can import, each its own product (and all of them
+/// through SeqplayKit). A new library module goes here and into Sources/SeqplayKit/SeqplayKit.swift.
+let libraryModules = [
+    "RealtimeSupport", "MIDICore", "MIDIFile", "Player", "FluidSynth", "Sampler", "AudioGraph", "Effects",
+    "AudioFiles", "AudioGraphFiles", "AudioOutput", "ALSA", "ALSAAudio", "Rendering", "SequencerPlayback",
+    "SequencerRecording", "LiveSampler", "NetworkMIDI", "NetworkBridge",
+]
+
 let package = Package(
     name: "seqplay",
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "seqplay", targets: ["seqplay"]),
-        .library(name: "SeqplayKit", targets: [
-            "MIDICore", "MIDIFile", "Player", "FluidSynth", "Sampler", "AudioGraph", "Effects",
-            "AudioFiles", "AudioGraphFiles", "Rendering", "NetworkMIDI", "ALSA", "AudioOutput", "SequencerPlayback",
-            "SequencerRecording", "LiveSampler", "NetworkBridge", "RealtimeSupport",
-        ]),
-    ],
+        // SeqplayKit re-exports every library module: `import SeqplayKit`.
+        .library(name: "SeqplayKit", targets: ["SeqplayKit"]),
+    ] + libraryModules.map { .library(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -84,6 +89,9 @@ let package = Package(
         .target(name: "Rendering", dependencies: [
             "MIDICore", "MIDIFile", "Player", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "Effects", "AudioOutput", atomics,
         ]),
+
+        // Every library module in one import.
+        .target(name: "SeqplayKit", dependencies: libraryModules.map { .target(name: $0) }),
 
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [

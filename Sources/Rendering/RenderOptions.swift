@@ -17,9 +17,8 @@ public struct RenderOptions: Sendable {
 
     /// The default tail: stop when silent, at most 3 s.
     public static let defaultTail = Tail.untilSilent(maximumSeconds: 3)
-    /// Output peaks below this count as silence: half a 16-bit step, so a silent tail would write
-    /// nothing but zeros to a 16-bit file.
-    public static let silenceThreshold: Float = 1.0 / 65_536
+    /// Output peaks below this count as silence (`AudioBuffer.silenceThreshold`: half a 16-bit step).
+    public static let silenceThreshold = AudioBuffer.silenceThreshold
 
     /// Output sample rate in Hz.
     public var sampleRate: Int = 44_100
