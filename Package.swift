@@ -16,9 +16,9 @@ let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 /// The modules a package that depends on seqplay can import, each its own product (and all of them
 /// through SeqplayKit). A new library module goes here and into Sources/SeqplayKit/SeqplayKit.swift.
 let libraryModules = [
-    "RealtimeSupport", "MIDICore", "MIDIFile", "Player", "FluidSynth", "Sampler", "AudioGraph", "Effects",
-    "AudioFiles", "AudioGraphFiles", "AudioOutput", "ALSA", "ALSAAudio", "Rendering", "SequencerPlayback",
-    "SequencerRecording", "LiveSampler", "NetworkMIDI", "NetworkBridge",
+    "RealtimeSupport", "MIDICore", "MIDIFile", "Player", "SoundFontFile", "FluidSynth", "Sampler", "AudioGraph",
+    "Effects", "AudioFiles", "AudioGraphFiles", "AudioOutput", "ALSA", "ALSAAudio", "Rendering", "SequencerPlayback",
+    "SequencerRecording", "LiveInput", "LiveSampler", "NetworkMIDI", "NetworkBridge", "MediaLibrary", "Drawing", "Pictures",
 ]
 
 let package = Package(
@@ -33,6 +33,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // C libraries (Debian packages installed by Scripts/setup).
@@ -40,6 +41,7 @@ let package = Package(
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
 
         // What the real-time threads share: the monotonic clock, SCHED_FIFO, a lock-free queue.
         .target(name: "RealtimeSupport", dependencies: [atomics]),
@@ -51,7 +53,9 @@ let package = Package(
         .target(name: "Player", dependencies: ["MIDICore", "MIDIFile", "RealtimeSupport", atomics]),
 
         // Thin Swift wrappers over the C libraries.
-        .target(name: "FluidSynth", dependencies: ["CFluidSynth", "FluidSynthOpenMP", "MIDICore", "RealtimeSupport", logging, atomics]),
+        // SoundFont 2/3 files read by bounds-checked code: RIFF structure, header, presets, zones, samples.
+        .target(name: "SoundFontFile"),
+        .target(name: "FluidSynth", dependencies: ["CFluidSynth", "FluidSynthOpenMP", "MIDICore", "RealtimeSupport", "SoundFontFile", logging, atomics]),
         // Runs FluidSynth's one-thread OpenMP regions inline, so rendering with reverb/chorus does not allocate.
         .target(name: "FluidSynthOpenMP"),
         .target(name: "AudioFiles", dependencies: ["CSndFile"]),
@@ -77,6 +81,8 @@ let package = Package(
         // Records what arrives at a sequencer port into a MIDI file (kernel timestamps, pauses cut out).
         .target(name: "SequencerRecording", dependencies: ["ALSA", "MIDICore", "MIDIFile"]),
 
+        // Live input: producers' lock-free queues → one clock model and held-note table → what a sampler pulls.
+        .target(name: "LiveInput", dependencies: ["MIDICore", "RealtimeSupport", atomics]),
         // A sampler host for MIDI arriving at sequencer ports: input thread → lock-free queue → SamplerNode.
         .target(name: "LiveSampler", dependencies: ["ALSA", "MIDICore", "Sampler", "RealtimeSupport", atomics]),
 
@@ -90,6 +96,12 @@ let package = Package(
             "MIDICore", "MIDIFile", "Player", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "Effects", "AudioOutput", atomics,
         ]),
 
+        // The library index: songs and SoundFonts in SQLite (GRDB), scanned on every core, and its query language.
+        .target(name: "MediaLibrary", dependencies: ["MIDIFile", "SoundFontFile", .product(name: "GRDB", package: "GRDB.swift")]),
+        // Pictures: the thin cairo wrapper, then piano rolls and waveforms drawn with it.
+        .target(name: "Drawing", dependencies: ["CCairo"]),
+        .target(name: "Pictures", dependencies: ["Drawing", "MIDIFile", "AudioFiles"]),
+
         // Every library module in one import.
         .target(name: "SeqplayKit", dependencies: libraryModules.map { .target(name: $0) }),
 
@@ -98,6 +110,7 @@ let package = Package(
             "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA", "SequencerPlayback",
             "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "ALSAAudio", "Effects", "SequencerRecording", "LiveSampler",
             "NetworkBridge", "RealtimeSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
+            "SoundFontFile", "MediaLibrary", "Drawing", "Pictures",
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
@@ -126,11 +139,15 @@ let package = Package(
             "Effects", "AudioGraph", "AudioOutput", "AllocationCounter", atomics,
         ]),
         .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSAAudio", "ALSA", "AudioGraph", "AudioFiles", "AllocationCounter"]),
+        .testTarget(name: "LiveInputTests", dependencies: ["LiveInput", "MIDICore", "RealtimeSupport", "TestSupport", "AllocationCounter"]),
         .testTarget(name: "LiveSamplerTests", dependencies: ["LiveSampler", "MIDICore", "RealtimeSupport"]),
         .testTarget(name: "SequencerRecordingTests", dependencies: ["SequencerRecording", "MIDICore", "MIDIFile"]),
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.
         .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "AllocationCounter"]),
         .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore", "RealtimeSupport", "TestSupport"]),
+        .testTarget(name: "SoundFontFileTests", dependencies: ["SoundFontFile", "FluidSynth"]),
+        .testTarget(name: "MediaLibraryTests", dependencies: ["MediaLibrary", "MIDIFile", "MIDICore", "SoundFontFile"]),
+        .testTarget(name: "PicturesTests", dependencies: ["Pictures", "Drawing", "MIDIFile", "MIDICore", "AudioFiles"]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles"]),
 
         // Benchmarks (run by the scripts in Benchmarks/) and the network interop probe (Scripts/test-network-interop).
