@@ -1,4 +1,5 @@
 import AudioGraph
+import AudioOutput
 import Effects
 import Player
 
@@ -51,4 +52,16 @@ public struct RenderOptions: Sendable {
     public var metersLevel = false
 
     public init() {}
+}
+
+extension RenderOptions {
+    /// These options at `output`'s sample rate and channel count, in blocks of its period: what a
+    /// `SongRenderer` for `SongPlayback` on that output needs, so the rate is the output's alone.
+    public func matching(_ output: RealtimeOutput) -> RenderOptions {
+        var options = self
+        options.sampleRate = output.sampleRate
+        options.outputChannelCount = output.channelCount
+        options.blockFrames = output.periodFrames
+        return options
+    }
 }
