@@ -11,6 +11,7 @@
 @_exported import AudioGraph
 @_exported import AudioGraphFiles
 @_exported import AudioOutput
+@_exported import CheckedConversion
 @_exported import Drawing
 @_exported import Effects
 @_exported import FluidSynth
@@ -26,6 +27,7 @@
 @_exported import RealtimeSupport
 @_exported import Rendering
 @_exported import Sampler
+@_exported import SeqplayVersion
 @_exported import SequencerPlayback
 @_exported import SequencerRecording
 @_exported import SoundFontFile
