@@ -166,6 +166,14 @@ final class HostileCommandLineTests: RenderTestCase {
         XCTAssertTrue(failures.isEmpty, "\(failures.count) of \(Self.renderRows.count + Self.otherCommandRows.count) rows:\n" + failures.joined(separator: "\n"))
     }
 
+    /// A transpose that moves notes outside 0...127 says how many are dropped, once.
+    func testNotesTransposedAwayAreCountedInOneWarning() throws {
+        let (directory, song, font) = try makeWorkspace()
+        let run = try seqplay([song, "--sf2", font, "-o", directory.appendingPathComponent("out.wav").path, "--transpose", "100"])
+        XCTAssertEqual(run.status, 0, run.standardError)
+        XCTAssertEqual(run.standardError, "seqplay: --transpose 100 moves 1 note outside 0...127; they are not played\n")
+    }
+
     /// A FIFO's reader receives the whole render (a WAV stream), and nothing replaces the FIFO.
     func testAFIFOIsWrittenThrough() throws {
         let (directory, song, font) = try makeWorkspace()
