@@ -204,6 +204,7 @@ struct RenderCommand: ParsableCommand {
 
     func run() throws {
         let sequence = readSong()
+        warnAboutNotesTransposedAway(in: sequence)
         if route == .alsa {
             return try playThroughSequencer(sequence)
         }
@@ -307,6 +308,18 @@ struct RenderCommand: ParsableCommand {
             warn("\(song): repaired \(count) problem\(count == 1 ? "" : "s") (see `seqplay info \(song)`; --strict refuses such files)")
         }
         return result.sequence
+    }
+
+    /// Says once how many notes `--transpose` moves outside 0...127 (they are not played).
+    private func warnAboutNotesTransposedAway(in sequence: MusicSequence) {
+        guard transpose != 0 else { return }
+        let dropped = sequence.tracks.reduce(0) { count, track in
+            count + track.events.filter { timed in
+                guard case .midi(.noteOn(let channel, let note, let velocity)) = timed.event, channel != 9, velocity > 0 else { return false }
+                return !(0...127).contains(Int(note) + transpose)
+            }.count
+        }
+        if dropped > 0 { warn("--transpose \(transpose) moves \(dropped) note\(dropped == 1 ? "" : "s") outside 0...127; they are not played") }
     }
 
     func renderOptions(for sequence: MusicSequence) throws -> RenderOptions {
