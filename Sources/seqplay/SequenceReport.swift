@@ -55,6 +55,8 @@ struct SequenceReport: Codable, Equatable {
     var division: Division
     var duration: Duration
     var tempo: TempoRange?
+    /// Every tempo in effect, from tick 0 on (none for SMPTE-timed files).
+    var tempos: [Tempo]
     var tracks: [Track]
     var timeSignatures: [Placed]
     var keySignatures: [Placed]
@@ -80,6 +82,7 @@ struct SequenceReport: Codable, Equatable {
         }
         duration = Duration(ticks: map.endTick, seconds: map.durationInSeconds, bars: map.durationInBars)
         tempo = map.tempoRange.map { TempoRange(minimumBPM: $0.lowerBound, maximumBPM: $0.upperBound, changes: map.tempoChanges.count - 1) }
+        tempos = map.tempoChanges.map { Tempo(placed: placed($0.tick, nil, ""), microsecondsPerQuarter: Int($0.microsecondsPerQuarter)) }
         tracks = sequence.trackSummaries.enumerated().map { index, summary in
             Track(index: index, name: summary.name, instrumentName: summary.instrumentName,
                   channels: summary.channels.map { $0 + 1 },
@@ -133,6 +136,7 @@ extension SequenceReport {
         if !keySignatures.isEmpty {
             lines.append("Key:       " + keySignatures.map { "\($0.value) at \($0.position)" }.joined(separator: ", "))
         }
+        lines += tempoMapLines
         lines.append("Tracks:")
         for track in tracks {
             var parts = ["  \(track.index)".padding(toLength: 5, withPad: " ", startingAt: 0) + (track.name.map { "\"\($0)\"" } ?? "(no name)")]
