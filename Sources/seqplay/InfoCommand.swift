@@ -7,10 +7,10 @@ import MIDIFile
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Describe a MIDI file: tracks, duration, tempo, signatures, markers, lyrics and problems found."
+        abstract: "Describe a MIDI file (tracks, duration, tempo, signatures, markers, lyrics) or a SoundFont (header, presets, zones, samples), and the problems found."
     )
 
-    @Argument(help: "The Standard MIDI File to describe.")
+    @Argument(help: "The Standard MIDI File or SoundFont (.sf2, .sf3) to describe.")
     var file: String
 
     @Flag(help: "Print the report (or the --events list) as JSON.")
@@ -30,6 +30,7 @@ struct InfoCommand: ParsableCommand {
     }
 
     func run() throws {
+        if SoundFontInfo.isSoundFont(file) { return try SoundFontInfo.run(path: file, json: json) }
         let result = CommandLineOutput.readMIDIFile(file, strict: strict)
         if events {
             return try listEvents(of: result.sequence)

@@ -1,24 +1,7 @@
 import Foundation
+import MIDIFile
 
 extension SequenceReport {
-    /// A tempo in effect from a place in the song on.
-    struct Tempo: Codable, Equatable {
-        var tick: Int64
-        var position: String
-        var seconds: Double
-        /// Quarter notes per minute; nil for a tempo of 0 µs (which takes no time).
-        var bpm: Double?
-        var microsecondsPerQuarter: Int
-
-        init(placed: Placed, microsecondsPerQuarter: Int) {
-            tick = placed.tick
-            position = placed.position
-            seconds = placed.seconds
-            bpm = microsecondsPerQuarter > 0 ? 60_000_000 / Double(microsecondsPerQuarter) : nil
-            self.microsecondsPerQuarter = microsecondsPerQuarter
-        }
-    }
-
     /// The tempo map as a table: every tempo and time signature, by tick (time signatures first at a tick).
     var tempoMapLines: [String] {
         let rows = (timeSignatures.map { ($0.tick, 0, $0.position, $0.seconds, "\($0.value) time") }
