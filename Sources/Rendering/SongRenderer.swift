@@ -64,7 +64,8 @@ public final class SongRenderer {
         player = try Self.makePlayer(for: sequence, options: options)
 
         let settings = SynthesizerSettings(sampleRate: Double(options.sampleRate), gain: options.gain,
-                                           reverbEnabled: options.reverbEnabled, chorusEnabled: options.chorusEnabled)
+                                           reverbEnabled: options.reverbEnabled, chorusEnabled: options.chorusEnabled,
+                                           bankSelectMode: options.sound.bankSelect ?? .gs)
         do throws(SynthesizerError) {
             sampler = try SamplerNode(settings: settings)
         } catch {
@@ -74,6 +75,11 @@ public final class SongRenderer {
             for path in soundFontPaths { try sampler.loadSoundFont(at: path) }
         } catch {
             throw .soundFont(error)
+        }
+        do throws(SynthesizerError) {
+            try sampler.apply(options.sound)
+        } catch {
+            throw .synthesizer("\(error)")
         }
         eventSource = SeekableEventSource(player: player)
         sampler.eventSource = eventSource

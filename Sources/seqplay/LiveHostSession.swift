@@ -41,6 +41,8 @@ struct LiveHostOptions: ParsableArguments {
     @Flag(help: "Turn the SoundFont's chorus off.")
     var noChorus = false
 
+    @OptionGroup(title: "Sound controls") var soundControls: SoundControlArguments
+
     func validate() throws {
         guard (8_000...192_000).contains(sampleRate) else { throw ValidationError("--sample-rate must be 8000...192000") }
         guard (16...8192).contains(period), (2...16).contains(periods) else {
@@ -96,12 +98,15 @@ final class LiveHostSession {
     }
 
     private static func makeSampler(_ options: LiveHostOptions) throws -> SamplerNode {
+        let sound = try options.soundControls.soundSettings()
         let settings = SynthesizerSettings(sampleRate: Double(options.sampleRate), gain: options.gain,
-                                           reverbEnabled: !options.noReverb, chorusEnabled: !options.noChorus)
+                                           reverbEnabled: !options.noReverb, chorusEnabled: !options.noChorus,
+                                           bankSelectMode: sound.bankSelect ?? .gs)
         let fonts = SoundFontLocator.paths(given: options.soundFonts)
         do {
             let sampler = try SamplerNode(settings: settings)
             for font in fonts { try sampler.loadSoundFont(at: font) }
+            try sampler.apply(sound)
             return sampler
         } catch {
             FileHandle.standardError.write(Data("seqplay: \(error)\n".utf8))

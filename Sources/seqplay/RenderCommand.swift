@@ -138,6 +138,9 @@ struct RenderCommand: ParsableCommand {
     @Flag(help: "With --port: also send MIDI clock (24 per quarter note) with Song Position, Start and Stop.")
     var clock = false
 
+    @OptionGroup(title: "Sound controls")
+    var soundControls: SoundControlArguments
+
     @OptionGroup(title: "Encoding (with -o)")
     var encoding: EncodingArguments
 
@@ -323,6 +326,7 @@ struct RenderCommand: ParsableCommand {
         options.gain = gain
         options.reverbEnabled = !noReverb
         options.chorusEnabled = !noChorus
+        options.sound = try soundControls.soundSettings()
         options.playback = PlaybackSettings(transpose: transpose, rate: rate, start: start?.position, end: end?.position)
         if let loop {
             let endTick = TempoMap(sequence: sequence.concatenatingPatterns()).endTick

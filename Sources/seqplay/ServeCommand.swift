@@ -104,7 +104,8 @@ struct ServeCommand: ParsableCommand {
             }
         }
         let host = try SamplerHost(soundFontPaths: fontPaths, sampleRate: realtimeOutput.sampleRate, gain: gain,
-                                   delay: 2 * Double(realtimeOutput.periodFrames) / Double(realtimeOutput.sampleRate))
+                                   delay: 2 * Double(realtimeOutput.periodFrames) / Double(realtimeOutput.sampleRate),
+                                   sound: samplerOptions.soundControls.soundSettings())
         let recorder = output.map { RecorderTap(path: $0) }
         if let recorder { host.engine.mainMixerNode.installTap(recorder, at: .output(bus: 0)) }
         do {
@@ -164,10 +165,11 @@ final class SamplerHost {
     let engine = AudioEngine()
 
     /// `delay`: seconds from an event's time to its sound (see `LiveMIDISchedule`).
-    init(soundFontPaths: [String], sampleRate: Int, gain: Float, delay: Double) throws {
+    init(soundFontPaths: [String], sampleRate: Int, gain: Float, delay: Double, sound: SoundSettings = SoundSettings()) throws {
         do {
-            sampler = try SamplerNode(settings: SynthesizerSettings(sampleRate: Double(sampleRate), gain: gain))
+            sampler = try SamplerNode(settings: SynthesizerSettings(sampleRate: Double(sampleRate), gain: gain, bankSelectMode: sound.bankSelect ?? .gs))
             for path in soundFontPaths { try sampler.loadSoundFont(at: path) }
+            try sampler.apply(sound)
         } catch let error as SoundFontError {
             CommandLineOutput.fail("\(error)", .badSoundFont)
         }

@@ -1,0 +1,77 @@
+import CFluidSynth
+
+extension Synthesizer {
+    /// Applies `sound` between two render cycles: polyphony, interpolation, reverb and chorus
+    /// parameters, drum channels (their presets re-chosen from bank 128, the others' from bank 0),
+    /// and forced programs, which from now on ignore the channel's program changes and bank selects
+    /// (and are selected again after a reset). Throws if no loaded font has a forced program.
+    public func apply(_ sound: SoundSettings) throws(SynthesizerError) {
+        if let polyphony = sound.polyphony { self.polyphony = polyphony }
+        for (channel, forced) in sound.programs {
+            try selectProgram(forced.program, bank: forced.bank, channel: channel)
+        }
+        withSynthBetweenCycles {
+            if let interpolation = sound.interpolation {
+                fluid_synth_set_interp_method(synth, -1, Int32(interpolation.rawValue))
+            }
+            let reverb = sound.reverb, chorus = sound.chorus
+            if let value = reverb.roomSize { fluid_synth_set_reverb_group_roomsize(synth, -1, value) }
+            if let value = reverb.damping { fluid_synth_set_reverb_group_damp(synth, -1, value) }
+            if let value = reverb.width { fluid_synth_set_reverb_group_width(synth, -1, value) }
+            if let value = reverb.level { fluid_synth_set_reverb_group_level(synth, -1, value) }
+            if let value = chorus.voices { fluid_synth_set_chorus_group_nr(synth, -1, Int32(value)) }
+            if let value = chorus.level { fluid_synth_set_chorus_group_level(synth, -1, value) }
+            if let value = chorus.speed { fluid_synth_set_chorus_group_speed(synth, -1, value) }
+            if let value = chorus.depth { fluid_synth_set_chorus_group_depth(synth, -1, value) }
+            if let value = chorus.type { fluid_synth_set_chorus_group_type(synth, -1, Int32(value.rawValue)) }
+            forcedPrograms.set(sound.programs, drums: sound.drumChannels)
+            forcedPrograms.select(in: synth)
+        }
+    }
+}
+
+/// The forced program of each channel and the drum channels, read by the render thread (which
+/// selects them again after a reset): fixed storage, no allocation.
+final class ForcedProgramTable: @unchecked Sendable {
+    private var program = [Int32](repeating: -1, count: 16)
+    private var bank = [Int32](repeating: 0, count: 16)
+    /// 1 drum, 0 melodic, -1 as FluidSynth has it (channel 10 drums).
+    private var drum = [Int32](repeating: -1, count: 16)
+
+    /// Whether `channel` (0-based) plays a forced program.
+    func isForced(_ channel: UInt8) -> Bool {
+        program.withUnsafeBufferPointer { $0[Int(channel & 15)] >= 0 }
+    }
+
+    /// Replaces the table (between render cycles).
+    func set(_ programs: [UInt8: SoundSettings.ForcedProgram], drums: Set<UInt8>?) {
+        for channel in 0..<16 {
+            drum[channel] = drums.map { $0.contains(UInt8(channel)) ? 1 : 0 } ?? -1
+            let forced = programs[UInt8(channel)]
+            program[channel] = forced.map { Int32($0.program) } ?? -1
+            bank[channel] = Int32(forced?.bank ?? 0)
+        }
+    }
+
+    /// Makes the drum channels drum channels again (their presets from bank 128, the others' from
+    /// bank 0) and selects every forced program again, as after a reset.
+    func select(in synth: OpaquePointer) {
+        drum.withUnsafeBufferPointer { drums in
+            guard drums[0] >= 0 else { return }
+            for channel in 0..<16 {
+                let isDrum = drums[channel] == 1
+                fluid_synth_set_channel_type(synth, Int32(channel), Int32((isDrum ? CHANNEL_TYPE_DRUM : CHANNEL_TYPE_MELODIC).rawValue))
+                fluid_synth_bank_select(synth, Int32(channel), isDrum ? 128 : 0)
+                fluid_synth_program_change(synth, Int32(channel), 0)
+            }
+        }
+        program.withUnsafeBufferPointer { programs in
+            bank.withUnsafeBufferPointer { banks in
+                for channel in 0..<16 where programs[channel] >= 0 {
+                    fluid_synth_bank_select(synth, Int32(channel), banks[channel])
+                    fluid_synth_program_change(synth, Int32(channel), programs[channel])
+                }
+            }
+        }
+    }
+}
