@@ -62,7 +62,19 @@ public struct SoundSettings: Hashable, Sendable {
     /// Forced programs by channel (0-based), as TiMidity's -EI/-EB.
     public var programs: [UInt8: ForcedProgram] = [:]
 
+    /// Channels (0-based) that play from a SoundFont of their own (`--font-for`): their program
+    /// changes pick presets from that font only. Load these fonts first (`fontLoadOrder(_:)`), so
+    /// that they do not cover the other fonts' presets for the other channels.
+    public var channelFonts: [UInt8: String] = [:]
+
     public init() {}
+
+    /// The fonts to load, in order: the channel fonts (once each), then `fonts`.
+    public func fontLoadOrder(_ fonts: [String]) -> [String] {
+        var ordered: [String] = []
+        for path in channelFonts.sorted(by: { $0.key < $1.key }).map(\.value) where !ordered.contains(path) { ordered.append(path) }
+        return ordered + fonts
+    }
 
     /// The ranges the parameters take, for validation and help text.
     public static let ranges = (roomSize: 0.0...1.0, damping: 0.0...1.0, width: 0.0...100.0, reverbLevel: 0.0...1.0,

@@ -4,9 +4,15 @@ extension Synthesizer {
     /// Applies `sound` between two render cycles: polyphony, interpolation, reverb and chorus
     /// parameters, drum channels (their presets re-chosen from bank 128, the others' from bank 0),
     /// and forced programs, which from now on ignore the channel's program changes and bank selects
-    /// (and are selected again after a reset). Throws if no loaded font has a forced program.
+    /// (and are selected again after a reset), and channel fonts, from which the channel's program
+    /// changes pick. Throws if no loaded font has a forced program, or a channel font is not loaded.
     public func apply(_ sound: SoundSettings) throws(SynthesizerError) {
         if let polyphony = sound.polyphony { self.polyphony = polyphony }
+        var fontIDs: [UInt8: Int32] = [:]
+        for (channel, path) in sound.channelFonts {
+            guard let font = soundFonts.first(where: { $0.path == path }) else { throw .fontNotLoaded(path) }
+            fontIDs[channel] = Int32(font.id)
+        }
         for (channel, forced) in sound.programs {
             try selectProgram(forced.program, bank: forced.bank, channel: channel)
         }
@@ -24,19 +30,35 @@ extension Synthesizer {
             if let value = chorus.speed { fluid_synth_set_chorus_group_speed(synth, -1, value) }
             if let value = chorus.depth { fluid_synth_set_chorus_group_depth(synth, -1, value) }
             if let value = chorus.type { fluid_synth_set_chorus_group_type(synth, -1, Int32(value.rawValue)) }
-            forcedPrograms.set(sound.programs, drums: sound.drumChannels)
+            forcedPrograms.set(sound.programs, drums: sound.drumChannels, fonts: fontIDs)
             forcedPrograms.select(in: synth)
         }
     }
 }
 
-/// The forced program of each channel and the drum channels, read by the render thread (which
+/// The forced program, the drum channels and the font of each channel, read by the render thread (which
 /// selects them again after a reset): fixed storage, no allocation.
 final class ForcedProgramTable: @unchecked Sendable {
     private var program = [Int32](repeating: -1, count: 16)
     private var bank = [Int32](repeating: 0, count: 16)
     /// 1 drum, 0 melodic, -1 as FluidSynth has it (channel 10 drums).
     private var drum = [Int32](repeating: -1, count: 16)
+    /// The font a channel's program changes pick from, -1 for the font stack.
+    private var font = [Int32](repeating: -1, count: 16)
+
+    /// Whether `channel` (0-based) plays from a font of its own.
+    func hasFont(_ channel: UInt8) -> Bool {
+        font.withUnsafeBufferPointer { $0[Int(channel & 15)] >= 0 }
+    }
+
+    /// Selects `channel`'s current bank and program from its own font (after a program change).
+    func selectFromFont(_ channel: UInt8, in synth: OpaquePointer) {
+        let fontID = font.withUnsafeBufferPointer { $0[Int(channel & 15)] }
+        guard fontID >= 0 else { return }
+        var sfont: Int32 = 0, bank: Int32 = 0, program: Int32 = 0
+        fluid_synth_get_program(synth, Int32(channel), &sfont, &bank, &program)
+        fluid_synth_program_select(synth, Int32(channel), fontID, bank, program)
+    }
 
     /// Whether `channel` (0-based) plays a forced program.
     func isForced(_ channel: UInt8) -> Bool {
@@ -44,8 +66,9 @@ final class ForcedProgramTable: @unchecked Sendable {
     }
 
     /// Replaces the table (between render cycles).
-    func set(_ programs: [UInt8: SoundSettings.ForcedProgram], drums: Set<UInt8>?) {
+    func set(_ programs: [UInt8: SoundSettings.ForcedProgram], drums: Set<UInt8>?, fonts: [UInt8: Int32]) {
         for channel in 0..<16 {
+            font[channel] = fonts[UInt8(channel)] ?? -1
             drum[channel] = drums.map { $0.contains(UInt8(channel)) ? 1 : 0 } ?? -1
             let forced = programs[UInt8(channel)]
             program[channel] = forced.map { Int32($0.program) } ?? -1
@@ -73,5 +96,6 @@ final class ForcedProgramTable: @unchecked Sendable {
                 }
             }
         }
+        for channel in 0..<UInt8(16) { selectFromFont(channel, in: synth) }
     }
 }

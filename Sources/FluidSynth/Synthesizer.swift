@@ -305,7 +305,9 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
         case .controlChange(let c, let cc, _) where (cc == 0 || cc == 32) && forcedPrograms.isForced(c): break
         case .controlChange(let c, let cc, let value): fluid_synth_cc(synth, Int32(c), Int32(cc), Int32(value))
         case .programChange(let c, _) where forcedPrograms.isForced(c): break
-        case .programChange(let c, let program): fluid_synth_program_change(synth, Int32(c), Int32(program))
+        case .programChange(let c, let program):
+            fluid_synth_program_change(synth, Int32(c), Int32(program))
+            if forcedPrograms.hasFont(c) { forcedPrograms.selectFromFont(c, in: synth) }
         case .channelPressure(let c, let p): fluid_synth_channel_pressure(synth, Int32(c), Int32(p))
         case .pitchBend(let c, let value): fluid_synth_pitch_bend(synth, Int32(c), Int32(value))
         case .systemExclusive(let bytes): sendSysEx(bytes)
@@ -419,4 +421,6 @@ public enum SynthesizerError: Error, Equatable {
     case settingRejected(String)
     /// No loaded font has that bank and program.
     case noSuchPreset(bank: Int, program: Int, channel: Int)
+    /// A channel font (`SoundSettings.channelFonts`) that was not loaded.
+    case fontNotLoaded(String)
 }

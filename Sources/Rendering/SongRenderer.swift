@@ -72,7 +72,7 @@ public final class SongRenderer {
             throw .synthesizer("\(error)")
         }
         do throws(SoundFontError) {
-            for path in soundFontPaths { try sampler.loadSoundFont(at: path) }
+            for path in options.sound.fontLoadOrder(soundFontPaths) { try sampler.loadSoundFont(at: path) }
         } catch {
             throw .soundFont(error)
         }

@@ -105,7 +105,7 @@ final class LiveHostSession {
         let fonts = SoundFontLocator.paths(given: options.soundFonts)
         do {
             let sampler = try SamplerNode(settings: settings)
-            for font in fonts { try sampler.loadSoundFont(at: font) }
+            for font in sound.fontLoadOrder(fonts) { try sampler.loadSoundFont(at: font) }
             try sampler.apply(sound)
             return sampler
         } catch {

@@ -168,7 +168,7 @@ final class SamplerHost {
     init(soundFontPaths: [String], sampleRate: Int, gain: Float, delay: Double, sound: SoundSettings = SoundSettings()) throws {
         do {
             sampler = try SamplerNode(settings: SynthesizerSettings(sampleRate: Double(sampleRate), gain: gain, bankSelectMode: sound.bankSelect ?? .gs))
-            for path in soundFontPaths { try sampler.loadSoundFont(at: path) }
+            for path in sound.fontLoadOrder(soundFontPaths) { try sampler.loadSoundFont(at: path) }
             try sampler.apply(sound)
         } catch let error as SoundFontError {
             CommandLineOutput.fail("\(error)", .badSoundFont)

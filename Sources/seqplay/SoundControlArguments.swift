@@ -15,6 +15,9 @@ struct SoundControlArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Force a channel (1-16) to a program (0-127) and bank (default 0), ignoring the song's program changes and bank selects; repeat for more (TiMidity's -EI/-EB).", valueName: "CH=PROGRAM[:BANK]"))
     var program: [String] = []
 
+    @Option(help: ArgumentHelp("Play a channel (1-16) from this SoundFont: its program changes pick presets from that font only; repeat for more.", valueName: "CH=FILE"))
+    var fontFor: [String] = []
+
     @Option(help: ArgumentHelp("The drum channels (1-16), e.g. 10,11 (default 10); the others are melodic (TiMidity's -D).", valueName: "CH,..."))
     var drums: String?
 
@@ -81,6 +84,13 @@ struct SoundControlArguments: ParsableArguments {
                 throw ValidationError("--drums takes channels 1 to 16 separated by commas, not '\(drums)'.")
             }
             sound.drumChannels = Set(channels.map { UInt8($0! - 1) })
+        }
+        for text in fontFor {
+            let parts = text.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, let channel = Int(parts[0]), (1...16).contains(channel), !parts[1].isEmpty else {
+                throw ValidationError("--font-for takes CHANNEL=FILE (channel 1-16), not '\(text)'.")
+            }
+            sound.channelFonts[UInt8(channel - 1)] = String(parts[1])
         }
         for text in program {
             let parts = text.split(separator: "=", maxSplits: 1)

@@ -46,6 +46,18 @@ final class SoundControlTests: RenderTestCase {
         XCTAssertEqual(largestDifference(forcedChannel, try render(asked, SoundSettings(), muted: [1])), 0)
     }
 
+    func testAChannelFontPlaysThatChannelOnly() throws {
+        let song = song(notes: [(channel: 0, program: 0, note: 60), (channel: 1, program: 0, note: 67)])
+        var clickOn2 = SoundSettings()
+        clickOn2.channelFonts[1] = Self.clickFont
+        // Channel 2 sounds as the click font alone plays it; channel 1 as the General MIDI font plays it.
+        var clickAlone = dryOptions(tail: 0.5)
+        clickAlone.mutedChannels = [0]
+        XCTAssertEqual(largestDifference(try render(song, clickOn2, muted: [0]), try render(song, fonts: [Self.clickFont], options: clickAlone)), 0)
+        XCTAssertEqual(largestDifference(try render(song, clickOn2, muted: [1]), try render(song, SoundSettings(), muted: [1])), 0)
+        XCTAssertGreaterThan(largestDifference(try render(song, clickOn2, muted: [0]), try render(song, SoundSettings(), muted: [0])), 0.01)
+    }
+
     func testDrumsOn11PlaysTheDrumKitThere() throws {
         let kit = chord(channel: 9, notes: [36, 38, 42])
         var on11 = chord(channel: 10, notes: [36, 38, 42])
@@ -110,7 +122,7 @@ final class SoundControlTests: RenderTestCase {
         let output = try temporaryDirectory().appendingPathComponent("out.wav").path
         let song = Self.packageRoot.appendingPathComponent("Songs/bach-prelude-c.mid").path
         let ok = try seqplay([song, "--end", "2", "--tail", "0.2", "--sf2", Self.generalMIDIFont, "-o", output, "--program", "1=40",
-                              "--drums", "10,11", "--polyphony", "32", "--interpolation", "7", "--reverb-room-size", "0.8", "--chorus-type", "triangle"])
+                              "--drums", "10,11", "--font-for", "3=\(Self.clickFont)", "--polyphony", "32", "--interpolation", "7", "--reverb-room-size", "0.8", "--chorus-type", "triangle"])
         XCTAssertEqual(ok.status, 0, ok.standardError)
         for bad in [["--program", "17=1"], ["--program", "1=128"], ["--drums", "0"], ["--polyphony", "0"], ["--interpolation", "3"],
                     ["--reverb-width", "101"], ["--chorus-voices", "100"], ["--chorus-type", "square"]] {
@@ -118,7 +130,7 @@ final class SoundControlTests: RenderTestCase {
             XCTAssertEqual(run.status, 64, "\(bad): \(run.standardError)")
         }
         let help = String(decoding: try seqplay(["help", "render"]).standardOutput, as: UTF8.self)
-        for flag in ["--program", "--drums", "--bank-select", "--polyphony", "--interpolation", "--reverb-room-size", "--reverb-damping",
+        for flag in ["--program", "--font-for", "--drums", "--bank-select", "--polyphony", "--interpolation", "--reverb-room-size", "--reverb-damping",
                      "--reverb-width", "--reverb-level", "--chorus-voices", "--chorus-level", "--chorus-speed", "--chorus-depth", "--chorus-type"] {
             XCTAssertTrue(help.contains(flag), flag)
         }
