@@ -36,66 +36,76 @@ extension Synthesizer {
     }
 }
 
-/// The forced program, the drum channels and the font of each channel, read by the render thread (which
-/// selects them again after a reset): fixed storage, no allocation.
+/// The forced program, the drum channels and the font of each channel, read by the render thread
+/// (which selects them again after a reset): storage allocated once, no allocation when read.
 final class ForcedProgramTable: @unchecked Sendable {
-    private var program = [Int32](repeating: -1, count: 16)
-    private var bank = [Int32](repeating: 0, count: 16)
-    /// 1 drum, 0 melodic, -1 as FluidSynth has it (channel 10 drums).
-    private var drum = [Int32](repeating: -1, count: 16)
-    /// The font a channel's program changes pick from, -1 for the font stack.
-    private var font = [Int32](repeating: -1, count: 16)
+    /// Per channel: forced program (-1 none), its bank, drum (1 drum, 0 melodic, -1 as FluidSynth has
+    /// it: channel 10 drums), and the font its program changes pick from (-1 the font stack).
+    private let program = UnsafeMutablePointer<Int32>.allocate(capacity: 16)
+    private let bank = UnsafeMutablePointer<Int32>.allocate(capacity: 16)
+    private let drum = UnsafeMutablePointer<Int32>.allocate(capacity: 16)
+    private let font = UnsafeMutablePointer<Int32>.allocate(capacity: 16)
 
-    /// Whether `channel` (0-based) plays from a font of its own.
-    func hasFont(_ channel: UInt8) -> Bool {
-        font.withUnsafeBufferPointer { $0[Int(channel & 15)] >= 0 }
+    init() {
+        program.initialize(repeating: -1, count: 16)
+        bank.initialize(repeating: 0, count: 16)
+        drum.initialize(repeating: -1, count: 16)
+        font.initialize(repeating: -1, count: 16)
     }
 
-    /// Selects `channel`'s current bank and program from its own font (after a program change).
-    func selectFromFont(_ channel: UInt8, in synth: OpaquePointer) {
-        let fontID = font.withUnsafeBufferPointer { $0[Int(channel & 15)] }
-        guard fontID >= 0 else { return }
-        var sfont: Int32 = 0, bank: Int32 = 0, program: Int32 = 0
-        fluid_synth_get_program(synth, Int32(channel), &sfont, &bank, &program)
-        fluid_synth_program_select(synth, Int32(channel), fontID, bank, program)
+    deinit {
+        program.deallocate()
+        bank.deallocate()
+        drum.deallocate()
+        font.deallocate()
     }
 
     /// Whether `channel` (0-based) plays a forced program.
-    func isForced(_ channel: UInt8) -> Bool {
-        program.withUnsafeBufferPointer { $0[Int(channel & 15)] >= 0 }
-    }
+    func isForced(_ channel: UInt8) -> Bool { program[Int(channel & 15)] >= 0 }
+
+    /// Whether `channel` (0-based) plays from a font of its own.
+    func hasFont(_ channel: UInt8) -> Bool { font[Int(channel & 15)] >= 0 }
 
     /// Replaces the table (between render cycles).
     func set(_ programs: [UInt8: SoundSettings.ForcedProgram], drums: Set<UInt8>?, fonts: [UInt8: Int32]) {
         for channel in 0..<16 {
-            font[channel] = fonts[UInt8(channel)] ?? -1
-            drum[channel] = drums.map { $0.contains(UInt8(channel)) ? 1 : 0 } ?? -1
             let forced = programs[UInt8(channel)]
             program[channel] = forced.map { Int32($0.program) } ?? -1
             bank[channel] = Int32(forced?.bank ?? 0)
+            drum[channel] = drums.map { $0.contains(UInt8(channel)) ? 1 : 0 } ?? -1
+            font[channel] = fonts[UInt8(channel)] ?? -1
         }
     }
 
+    /// Selects `channel`'s current bank and program from its own font (after a program change).
+    func selectFromFont(_ channel: UInt8, in synth: OpaquePointer) {
+        let fontID = font[Int(channel & 15)]
+        guard fontID >= 0 else { return }
+        var sfont: Int32 = 0, bankNumber: Int32 = 0, programNumber: Int32 = 0
+        fluid_synth_get_program(synth, Int32(channel), &sfont, &bankNumber, &programNumber)
+        fluid_synth_program_select(synth, Int32(channel), fontID, bankNumber, programNumber)
+    }
+
     /// Makes the drum channels drum channels again (their presets from bank 128, the others' from
-    /// bank 0) and selects every forced program again, as after a reset.
+    /// bank 0), selects every forced program again and the channel fonts' presets, as after a reset.
     func select(in synth: OpaquePointer) {
-        drum.withUnsafeBufferPointer { drums in
-            guard drums[0] >= 0 else { return }
-            for channel in 0..<16 {
-                let isDrum = drums[channel] == 1
-                fluid_synth_set_channel_type(synth, Int32(channel), Int32((isDrum ? CHANNEL_TYPE_DRUM : CHANNEL_TYPE_MELODIC).rawValue))
-                fluid_synth_bank_select(synth, Int32(channel), isDrum ? 128 : 0)
-                fluid_synth_program_change(synth, Int32(channel), 0)
+        // Plain counting loops: a generic range type met here for the first time would allocate its
+        // metadata on the render thread.
+        var channel: Int32 = 0
+        while channel < 16 {
+            let index = Int(channel)
+            if drum[index] >= 0 {
+                let isDrum = drum[index] == 1
+                fluid_synth_set_channel_type(synth, channel, Int32((isDrum ? CHANNEL_TYPE_DRUM : CHANNEL_TYPE_MELODIC).rawValue))
+                fluid_synth_bank_select(synth, channel, isDrum ? 128 : 0)
+                fluid_synth_program_change(synth, channel, 0)
             }
-        }
-        program.withUnsafeBufferPointer { programs in
-            bank.withUnsafeBufferPointer { banks in
-                for channel in 0..<16 where programs[channel] >= 0 {
-                    fluid_synth_bank_select(synth, Int32(channel), banks[channel])
-                    fluid_synth_program_change(synth, Int32(channel), programs[channel])
-                }
+            if program[index] >= 0 {
+                fluid_synth_bank_select(synth, channel, bank[index])
+                fluid_synth_program_change(synth, channel, program[index])
             }
+            selectFromFont(UInt8(truncatingIfNeeded: channel), in: synth)
+            channel += 1
         }
-        for channel in 0..<UInt8(16) { selectFromFont(channel, in: synth) }
     }
 }

@@ -1,3 +1,4 @@
+import AllocationCounter
 import FluidSynth
 import Foundation
 import MIDICore
@@ -116,6 +117,35 @@ final class SoundControlTests: RenderTestCase {
         let dry = try render(song, SoundSettings())
         XCTAssertEqual(largestDifference(try render(song, room), dry), 0)
         XCTAssertEqual(largestDifference(try render(song, chorus), dry), 0)
+    }
+
+    func testRenderingWithSoundControlsAllocatesNothing() throws {
+        // Program changes, bank selects and resets on forced, drum and channel-font channels, mid-song.
+        var events: [TimedEvent] = []
+        for index in 0..<64 {
+            let tick = Int64(index) * 120, channel = UInt8(index % 4 + 8)
+            events.append(TimedEvent(tick: tick, .midi(.controlChange(channel: channel, controller: 0, value: 0))))
+            events.append(TimedEvent(tick: tick, .midi(.programChange(channel: channel, program: UInt8(index % 8)))))
+            events.append(TimedEvent(tick: tick, .midi(.noteOn(channel: channel, note: UInt8(40 + index % 30), velocity: 90))))
+            events.append(TimedEvent(tick: tick + 100, .midi(.noteOff(channel: channel, note: UInt8(40 + index % 30), velocity: 0))))
+            if index % 16 == 15 { events.append(TimedEvent(tick: tick + 110, .sysEx([0x41, 0x10, 0x42, 0x12, 0x40, 0x00, 0x7F, 0x00, 0x41, 0xF7]))) }
+        }
+        var sound = SoundSettings()
+        sound.programs[8] = .init(program: 40)
+        sound.drumChannels = [9, 10]
+        sound.channelFonts[11] = Self.clickFont
+        var options = dryOptions(tail: 0.2)
+        options.sound = sound
+        let renderer = try SongRenderer(sequence: MusicSequence(format: 0, tracks: [MusicTrack(events: events)]),
+                                        soundFontPaths: [Self.generalMIDIFont], options: options)
+        for _ in 0..<8 { _ = renderer.renderNextBlock() }
+        seqplay_alloc_count_begin()
+        var blocks = 0
+        while renderer.renderNextBlock() != nil { blocks += 1 }
+        let counts = seqplay_alloc_count_end()
+        XCTAssertGreaterThan(blocks, 100)
+        XCTAssertEqual(counts.allocations, 0)
+        XCTAssertEqual(counts.frees, 0)
     }
 
     func testTheFlagsReachTheRenderAndBadValuesAreRefused() throws {
