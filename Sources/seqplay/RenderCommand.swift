@@ -159,7 +159,10 @@ struct RenderCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Say which device format and render-thread priority playback got, and the xrun count.")
     var verbose = false
 
+    @OptionGroup var waveform: WaveformOption
+
     func validate() throws {
+        try waveform.validate(output: output)
         if let loop, loop < 1 { throw ValidationError("--loop needs a count of 1 or more (1 plays once).") }
         if (loopFrom != nil || loopTo != nil) && loop == nil { throw ValidationError("--loop-from/--loop-to need --loop COUNT.") }
         if networkConnect != nil && output != nil {
@@ -241,6 +244,7 @@ struct RenderCommand: ParsableCommand {
         }
         guard let frames else { fail("interrupted; \(output) was not written", .interrupted) }
         progress.finish(frames: frames)
+        waveform.draw(audio: output, sequence: sequence)
     }
 
     /// Plays to the sound device (`--device`), the graph built as for `-o` on the device's format.
