@@ -165,7 +165,10 @@ struct RenderCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Say which device format and render-thread priority playback got, and the xrun count.")
     var verbose = false
 
+    @OptionGroup var waveform: WaveformOption
+
     func validate() throws {
+        try waveform.validate(output: output)
         if let loop, loop < 1 { throw ValidationError("--loop needs a count of 1 or more (1 plays once).") }
         if (loopFrom != nil || loopTo != nil) && loop == nil { throw ValidationError("--loop-from/--loop-to need --loop COUNT.") }
         if networkConnect != nil && output != nil {
@@ -254,6 +257,7 @@ struct RenderCommand: ParsableCommand {
         }
         guard let frames else { fail("interrupted; \(output) was not written", .interrupted) }
         progress.finish(frames: frames)
+        waveform.draw(audio: output, sequence: sequence)
     }
 
     /// The format `-o path` is written in: `--format`, else the extension's (WAV for a stream).
