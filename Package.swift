@@ -35,6 +35,7 @@ let package = Package(
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
+        .systemLibrary(name: "CJACK", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
 
         // What the real-time threads share: the monotonic clock, SCHED_FIFO, a lock-free queue.
         .target(name: "RealtimeSupport", dependencies: [atomics]),
@@ -54,6 +55,8 @@ let package = Package(
         ]),
         .target(name: "AudioFiles", dependencies: ["CSndFile"]),
         .target(name: "ALSA", dependencies: ["CALSA", "MIDICore", atomics]),
+        // The thin libjack wrapper: client, ports, process callback, latency, transport, MIDI events.
+        .target(name: "JACK", dependencies: ["CJACK"]),
 
         // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output.
         .target(name: "AudioGraph", dependencies: [atomics]),
@@ -100,6 +103,8 @@ let package = Package(
         .target(name: "RenderTestSupport", dependencies: ["MIDICore", "MIDIFile", "TestSupport"], path: "Tests/RenderTestSupport"),
         // A seeded random number generator, so stress and fuzz tests repeat exactly.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // A real JACK server (jackd, dummy driver) per test, and jackd2's command-line tools.
+        .target(name: "JACKTestSupport", path: "Tests/JACKTestSupport"),
 
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile", "TestSupport"]),
         .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player", "TestSupport"]),
@@ -120,6 +125,8 @@ let package = Package(
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.
         .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "AllocationCounter"]),
         .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore", "RealtimeSupport", "TestSupport"]),
+        // JACK tests start their own jackd (Scripts/test-jack runs them) and skip where it is not installed.
+        .testTarget(name: "JACKTests", dependencies: ["JACK", "JACKTestSupport", "AllocationCounter", atomics]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles"]),
 
         // Benchmarks (run by the scripts in Benchmarks/) and the network interop probe (Scripts/test-network-interop).
