@@ -70,6 +70,9 @@ let package = Package(
         // Real-time output: a render thread driving an AudioEngine into an ALSA device or a clock.
         .target(name: "AudioOutput", dependencies: ["AudioGraph", "ALSA", "RealtimeSupport", atomics]),
 
+        // The JACK audio driver: the engine renders in JACK's process callback, into output ports.
+        .target(name: "JACKOutput", dependencies: ["JACK", "AudioOutput", "AudioGraph", atomics]),
+
         // Plays a sequence to ALSA sequencer ports on a kernel queue, timed by the exact tempo map.
         .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile", atomics]),
 
@@ -104,7 +107,7 @@ let package = Package(
         // A seeded random number generator, so stress and fuzz tests repeat exactly.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // A real JACK server (jackd, dummy driver) per test, and jackd2's command-line tools.
-        .target(name: "JACKTestSupport", path: "Tests/JACKTestSupport"),
+        .target(name: "JACKTestSupport", dependencies: ["JACK", atomics], path: "Tests/JACKTestSupport"),
 
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile", "TestSupport"]),
         .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player", "TestSupport"]),
@@ -126,7 +129,9 @@ let package = Package(
         .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "AllocationCounter"]),
         .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore", "RealtimeSupport", "TestSupport"]),
         // JACK tests start their own jackd (Scripts/test-jack runs them) and skip where it is not installed.
-        .testTarget(name: "JACKTests", dependencies: ["JACK", "JACKTestSupport", "AllocationCounter", atomics]),
+        .testTarget(name: "JACKTests", dependencies: [
+            "JACK", "JACKOutput", "JACKTestSupport", "AudioOutput", "AudioGraph", "AllocationCounter", atomics,
+        ]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles"]),
 
         // Benchmarks (run by the scripts in Benchmarks/) and the network interop probe (Scripts/test-network-interop).

@@ -15,6 +15,8 @@ public enum AudioOutputError: Error, Equatable, CustomStringConvertible {
     case alreadyStarted
     /// The render thread could not be created (errno).
     case threadCreationFailed(code: Int32)
+    /// A driver other than ALSA failed (e.g. the JACK server refused to activate the client).
+    case driverFailed(String)
 
     public var description: String {
         switch self {
@@ -31,6 +33,8 @@ public enum AudioOutputError: Error, Equatable, CustomStringConvertible {
             return "the output is already playing"
         case .threadCreationFailed(let code):
             return "cannot create the render thread (errno \(code))"
+        case .driverFailed(let reason):
+            return reason
         }
     }
 }
@@ -43,6 +47,8 @@ public enum PlaybackEnd: Equatable, Sendable {
     case stopped
     /// The device failed; playback stopped there.
     case failed(ALSAError)
+    /// A driver other than ALSA failed (the JACK server shut down); playback stopped there.
+    case driverFailed(String)
 }
 
 /// The scheduling the render thread got: real-time FIFO when the system allows it, else normal.

@@ -88,24 +88,7 @@ public class RealtimeOutput: @unchecked Sendable {
     }
 
     private func prepare(_ engine: AudioEngine) throws(AudioOutputError) {
-        let format = AudioFormat(sampleRate: Double(sampleRate), channelCount: channelCount)
-        if engine.isRunning {
-            guard engine.outputFormat == format else {
-                throw .formatMismatch(engine: engine.outputFormat, outputSampleRate: sampleRate,
-                                      outputChannelCount: channelCount)
-            }
-            guard engine.maximumFrameCount >= periodFrames else {
-                throw .periodTooLong(periodFrames: periodFrames, engineMaximumFrameCount: engine.maximumFrameCount)
-            }
-            return
-        }
-        do {
-            try engine.enableManualRenderingMode(format: format,
-                                                 maximumFrameCount: max(engine.maximumFrameCount, periodFrames))
-            try engine.start()
-        } catch {
-            throw .engine(error)
-        }
+        try engine.prepareForRealtimeOutput(sampleRate: sampleRate, channelCount: channelCount, periodFrames: periodFrames)
     }
 }
 

@@ -1,7 +1,9 @@
 import Foundation
 
-/// A real JACK server for tests: `jackd --no-realtime -d dummy` (no sound card, no D-Bus) under a
-/// name of its own, so tests and test runs never share a server. Stopped when released.
+/// A real JACK server for tests: `jackd --no-realtime -S -d dummy` (no sound card, no D-Bus) under a
+/// name of its own, so tests and test runs never share a server. Stopped when released. Synchronous
+/// mode (-S): the server waits for every client each cycle, as a loaded test machine needs for a
+/// capture to hold every frame (asynchronous mode drops a late client's cycle as an xrun).
 public final class JACKTestServer: @unchecked Sendable {
     /// The server's name; clients reach it with `JACKClient(name:serverName:)` or, for child
     /// processes, through `environment` (`JACK_DEFAULT_SERVER`).
@@ -22,7 +24,7 @@ public final class JACKTestServer: @unchecked Sendable {
         self.sampleRate = sampleRate
         self.blockFrames = blockFrames
         process.executableURL = URL(fileURLWithPath: jackd)
-        process.arguments = ["--no-realtime", "-n", name, "-d", "dummy", "-r", "\(sampleRate)", "-p", "\(blockFrames)"]
+        process.arguments = ["--no-realtime", "-S", "-n", name, "-d", "dummy", "-r", "\(sampleRate)", "-p", "\(blockFrames)"]
         process.environment = Self.baseEnvironment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
