@@ -7,10 +7,10 @@ import Foundation
 public final class JACKTestServer: @unchecked Sendable {
     /// The server's name; clients reach it with `JACKClient(name:serverName:)` or, for child
     /// processes, through `environment` (`JACK_DEFAULT_SERVER`).
-    public let name: String
+    public private(set) var name = ""
     public let sampleRate: Int
     public let blockFrames: Int
-    private let process = Process()
+    private var process = Process()
 
     /// Where jackd is, or nil when it is not installed (`Scripts/setup` installs jackd2).
     public static let jackdPath: String? = ["/usr/bin/jackd", "/usr/local/bin/jackd"].first {
@@ -20,16 +20,35 @@ public final class JACKTestServer: @unchecked Sendable {
     /// Starts a server and waits until it takes clients. Throws when jackd is missing or does not start.
     public init(sampleRate: Int = 48_000, blockFrames: Int = 256) throws {
         guard let jackd = Self.jackdPath else { throw ServerError("jackd is not installed (run Scripts/setup)") }
-        name = "seqplay-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         self.sampleRate = sampleRate
         self.blockFrames = blockFrames
+        // libjack's registry holds 8 servers and frees a killed server's entry only for a server of the
+        // same name: names come from a small pool, the next one taken when a name is in use.
+        var lastError: Error = ServerError("no free server name")
+        for slot in 0..<6 {
+            let name = "seqplay-test-\(slot)"
+            do {
+                process = try Self.launch(jackd, name: name, sampleRate: sampleRate, blockFrames: blockFrames)
+                self.name = name
+                try waitUntilReady()
+                return
+            } catch {
+                lastError = error
+                stop()
+            }
+        }
+        throw lastError
+    }
+
+    private static func launch(_ jackd: String, name: String, sampleRate: Int, blockFrames: Int) throws -> Process {
+        let process = Process()
         process.executableURL = URL(fileURLWithPath: jackd)
         process.arguments = ["--no-realtime", "-S", "-n", name, "-d", "dummy", "-r", "\(sampleRate)", "-p", "\(blockFrames)"]
-        process.environment = Self.baseEnvironment
+        process.environment = baseEnvironment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        try waitUntilReady()
+        return process
     }
 
     deinit { stop() }
@@ -53,6 +72,7 @@ public final class JACKTestServer: @unchecked Sendable {
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
+        removeSemaphores()
     }
 
     /// Kills the server outright (SIGKILL), as a crash would, and waits for it to be gone.
@@ -60,6 +80,15 @@ public final class JACKTestServer: @unchecked Sendable {
         guard process.isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        removeSemaphores()
+    }
+
+    /// jackd leaves a POSIX semaphore per client in /dev/shm, and when killed its shared memory too.
+    private func removeSemaphores() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm")) ?? []
+        for file in names where (file.hasPrefix("jack_sem.") && file.contains("_\(name)_")) || file.hasPrefix("jack_\(name)_") {
+            try? FileManager.default.removeItem(atPath: "/dev/shm/\(file)")
+        }
     }
 
     private static let baseEnvironment = [

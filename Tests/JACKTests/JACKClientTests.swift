@@ -90,7 +90,7 @@ final class JACKClientTests: XCTestCase {
 
         try client.becomeTimebaseMaster(BarBeatMaster())
         try client.transportLocate(frame: 96_000)
-        try waitFor { client.transportQuery().position.bar == 2 }
+        try waitFor { client.transportQuery().position.frame == 96_000 && client.transportQuery().position.bar == 2 }
         let position = client.transportQuery().position
         XCTAssertTrue(position.hasBarBeatTick)
         XCTAssertEqual(position.frame, 96_000)
