@@ -97,6 +97,7 @@ let package = Package(
             "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA", "SequencerPlayback",
             "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "Effects", "SequencerRecording", "LiveSampler",
             "NetworkBridge", "RealtimeSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
+            "JACK", "JACKOutput",
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
@@ -132,6 +133,8 @@ let package = Package(
         .testTarget(name: "JACKTests", dependencies: [
             "JACK", "JACKOutput", "JACKTestSupport", "AudioOutput", "AudioGraph", "AllocationCounter", atomics,
         ]),
+        // seqplay --audio-driver jack recorded by jack_rec, compared with the offline render (Scripts/test-jack).
+        .testTarget(name: "JACKCLITests", dependencies: ["seqplay", "AudioFiles", "AudioTestSupport", "JACKTestSupport"]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles"]),
 
         // Benchmarks (run by the scripts in Benchmarks/) and the network interop probe (Scripts/test-network-interop).

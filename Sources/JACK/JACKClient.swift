@@ -24,6 +24,10 @@ public final class JACKClient: @unchecked Sendable {
     private var isClosed = false
     /// The server this client is connected to (nil: the default one, or `$JACK_DEFAULT_SERVER`).
     public let serverName: String?
+    /// The server's name as users know it: as given, else `$JACK_DEFAULT_SERVER`, else `default`.
+    public var serverDisplayName: String {
+        serverName ?? getenv("JACK_DEFAULT_SERVER").map { String(cString: $0) } ?? "default"
+    }
     /// The client's name: as asked, or as the server made it unique (`seqplay-01`).
     public let name: String
 

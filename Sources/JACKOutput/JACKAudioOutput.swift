@@ -142,8 +142,7 @@ public final class JACKAudioOutput: RealtimeAudioOutput, @unchecked Sendable {
     }
 
     private func serverWentAway(_ reason: String) {
-        let server = client.serverName ?? "default"
-        let end = PlaybackEnd.driverFailed("the JACK server '\(server)' shut down" + (reason.isEmpty ? "" : " (\(reason))"))
+        let end = PlaybackEnd.driverFailed("the JACK server '\(client.serverDisplayName)' shut down" + (reason.isEmpty ? "" : " (\(reason))"))
         if state.setEnd(end) { onEnd?(end) }
     }
 

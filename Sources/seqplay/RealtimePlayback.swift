@@ -18,6 +18,7 @@ struct RealtimePlayback {
     enum Outcome {
         case finished, quit, interrupted
         case deviceFailed(ALSAError)
+        case driverFailed(String)
     }
 
     /// Opens the output with the channels `options` needs and at its rate (a device may choose another rate).
@@ -70,6 +71,7 @@ struct RealtimePlayback {
         if case .quit = outcome { end = playback.stop(draining: false) } else { end = playback.stop(draining: true) }
         FluidSynthLog.forwardPendingMessages()
         if case .failed(let error) = end { return .deviceFailed(error) }
+        if case .driverFailed(let reason) = end { return .driverFailed(reason) }
         if verbose { report("xruns: \(playback.output.xrunCount)") }
         return outcome
     }

@@ -159,6 +159,9 @@ struct RenderCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "Say which device format and render-thread priority playback got, and the xrun count.")
     var verbose = false
 
+    @OptionGroup(title: "Audio driver (playback)")
+    var audio: AudioDriverArguments
+
     func validate() throws {
         if let loop, loop < 1 { throw ValidationError("--loop needs a count of 1 or more (1 plays once).") }
         if (loopFrom != nil || loopTo != nil) && loop == nil { throw ValidationError("--loop-from/--loop-to need --loop COUNT.") }
@@ -175,6 +178,7 @@ struct RenderCommand: ParsableCommand {
         if !(2...64).contains(periods) { throw ValidationError("--periods must be 2 to 64.") }
         _ = try effectChain()
         _ = try parsedChannelMap()
+        if audio.usesJACK && channelMap != nil { throw ValidationError("--channel-map is for ALSA devices; with JACK connect the ports instead.") }
     }
 
     private func effectChain() throws -> EffectChainSpec? {
@@ -253,6 +257,7 @@ struct RenderCommand: ParsableCommand {
         case .finished, .quit: return
         case .interrupted: Seqplay.exit(withError: ExitCode.interrupted)
         case .deviceFailed(let error): fail("playback to \(device) ended: \(error)", .inputOutput)
+        case .driverFailed(let reason): fail("playback ended: \(reason)", .inputOutput)
         }
     }
 
@@ -269,9 +274,9 @@ struct RenderCommand: ParsableCommand {
             options.channelMap = map
             options.outputChannelCount = max(2, map.requiredChannelCount)
         }
-        let output: RealtimeOutput
+        let output: any RealtimeAudioOutput
         do {
-            output = try realtimePlayback.openOutput(options: options)
+            output = audio.usesJACK ? audio.openJACKOutput() : try realtimePlayback.openOutput(options: options)
         } catch {
             if case .device(.noSoundCard(let reason)) = error {
                 noSoundCard(reason)

@@ -12,6 +12,14 @@ public final class JACKTestServer: @unchecked Sendable {
     public let blockFrames: Int
     private var process = Process()
 
+    /// Why JACK tests cannot run here, or nil when they can: they run from `Scripts/test-jack`
+    /// (SEQPLAY_JACK_TESTS=1) with jackd installed, so the plain `swift test` run does not repeat them.
+    public static var skipReason: String? {
+        if jackdPath == nil { return "jackd is not installed (Scripts/setup installs jackd2)" }
+        if ProcessInfo.processInfo.environment["SEQPLAY_JACK_TESTS"] != "1" { return "JACK tests run from Scripts/test-jack" }
+        return nil
+    }
+
     /// Where jackd is, or nil when it is not installed (`Scripts/setup` installs jackd2).
     public static let jackdPath: String? = ["/usr/bin/jackd", "/usr/local/bin/jackd"].first {
         FileManager.default.isExecutableFile(atPath: $0)
@@ -136,5 +144,22 @@ public enum JACKTools {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
+
+extension JACKTools {
+    /// Starts `executable` with `arguments` in the background; its standard error is collected in
+    /// the returned pipe.
+    public static func launch(_ executable: URL, _ arguments: [String], environment: [String: String]) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = environment
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return (process, errors)
     }
 }

@@ -12,7 +12,7 @@ import XCTest
 /// at any block size; the process callback does not allocate; a server that dies ends playback.
 final class JACKAudioOutputTests: XCTestCase {
     override func setUpWithError() throws {
-        guard JACKTestServer.jackdPath != nil else { throw XCTSkip("jackd is not installed (Scripts/setup installs jackd2)") }
+        if let reason = JACKTestServer.skipReason { throw XCTSkip(reason) }
     }
 
     func testEveryRenderedFrameReachesThePortsInOrderAtBlockSizes64_256And1024() throws {

@@ -10,7 +10,7 @@ final class JACKClientTests: XCTestCase {
     private var server: JACKTestServer!
 
     override func setUpWithError() throws {
-        guard JACKTestServer.jackdPath != nil else { throw XCTSkip("jackd is not installed (Scripts/setup installs jackd2)") }
+        if let reason = JACKTestServer.skipReason { throw XCTSkip(reason) }
         server = try JACKTestServer()
     }
 
