@@ -1,10 +1,9 @@
-import ALSA
 import AudioGraph
 
 /// Why real-time output could not start or why it ended early.
 public enum AudioOutputError: Error, Equatable, CustomStringConvertible {
     /// The sound device failed: no card, cannot open, unsupported setting, disappeared.
-    case device(ALSAError)
+    case device(AudioDriverError)
     /// The engine renders a format the output does not play.
     case formatMismatch(engine: AudioFormat, outputSampleRate: Int, outputChannelCount: Int)
     /// The running engine cannot render a whole period in one cycle.
@@ -15,8 +14,6 @@ public enum AudioOutputError: Error, Equatable, CustomStringConvertible {
     case alreadyStarted
     /// The render thread could not be created (errno).
     case threadCreationFailed(code: Int32)
-    /// A driver other than ALSA failed (e.g. the JACK server refused to activate the client).
-    case driverFailed(String)
 
     public var description: String {
         switch self {
@@ -33,8 +30,6 @@ public enum AudioOutputError: Error, Equatable, CustomStringConvertible {
             return "the output is already playing"
         case .threadCreationFailed(let code):
             return "cannot create the render thread (errno \(code))"
-        case .driverFailed(let reason):
-            return reason
         }
     }
 }
@@ -46,9 +41,7 @@ public enum PlaybackEnd: Equatable, Sendable {
     /// `stop` was called.
     case stopped
     /// The device failed; playback stopped there.
-    case failed(ALSAError)
-    /// A driver other than ALSA failed (the JACK server shut down); playback stopped there.
-    case driverFailed(String)
+    case failed(AudioDriverError)
 }
 
 /// The scheduling the render thread got: real-time FIFO when the system allows it, else normal.

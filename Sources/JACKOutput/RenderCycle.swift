@@ -3,70 +3,74 @@ import AudioGraph
 import AudioOutput
 import JACK
 
-/// JACK's process callback: renders the engine for the cycle's frames straight into the output
-/// ports. No allocation, lock, logging or I/O.
-final class RenderCycle: JACKProcessHandler, @unchecked Sendable {
+/// JACK's process callback: asks the output's cycle for the frames JACK wants (in pieces no longer
+/// than the engine renders at once, should the server's block grow) and copies them into the ports.
+/// No allocation, lock, logging or I/O.
+final class ProcessCycle: JACKProcessHandler, @unchecked Sendable {
     private let ports: [JACKAudioPort]
     /// This cycle's port buffers (made once, refilled each cycle: no allocation).
     private var buffers: [UnsafeMutableBufferPointer<Float>]
-    private let state: JACKOutputState
-    /// Set by `prepare` before the client is activated, read only by the process callback after.
-    private var source: (any RealtimeRenderSource)?
-    private var maximumFrames = 0
-    private var frameLimit: Int64?
-    private var played: Int64 = 0
+    /// Set by `prepare` before the client is activated; read only by the process callback after.
+    private var cycle: AudioDriverCycle?
+    private var chunkFrames = 0
+    /// Raised once the ports are connected: until then, and after stop, the callback plays silence.
+    let rendering = ManagedAtomic(false)
+    let cycles = ManagedAtomic(0)
+    let xruns = ManagedAtomic(0)
+    let freewheeling = ManagedAtomic(false)
+    let freewheelCycles = ManagedAtomic(0)
+    private let serverWentAway = ManagedAtomic(false)
 
-    init(ports: [JACKAudioPort], state: JACKOutputState) {
+    init(ports: [JACKAudioPort]) {
         self.ports = ports
-        self.state = state
         buffers = Array(repeating: UnsafeMutableBufferPointer(start: nil, count: 0), count: ports.count)
     }
 
-    func prepare(source: any RealtimeRenderSource, maximumFrames: Int, frameLimit: Int64?) {
-        self.source = source
-        self.maximumFrames = maximumFrames
-        self.frameLimit = frameLimit
-        played = 0
+    func prepare(cycle: AudioDriverCycle, chunkFrames: Int) {
+        self.cycle = cycle
+        self.chunkFrames = chunkFrames
+    }
+
+    var isServerGone: Bool { serverWentAway.load(ordering: .acquiring) }
+
+    /// The server shut down: the output ends (called on libjack's notification thread).
+    func serverGone() {
+        serverWentAway.store(true, ordering: .releasing)
+        cycle?.fail(AudioDriverFailure(code: 1))
     }
 
     func process(frameCount: Int) -> Bool {
+        cycles.wrappingIncrement(ordering: .releasing)
+        if freewheeling.load(ordering: .relaxed) { freewheelCycles.wrappingIncrement(ordering: .relaxed) }
         for index in ports.indices { buffers[index] = ports[index].buffer(frameCount: frameCount) }
-        state.cycles.wrappingIncrement(ordering: .releasing)
-        if state.freewheeling.load(ordering: .relaxed) { state.freewheelCycles.wrappingIncrement(ordering: .relaxed) }
-        guard let source, !state.stopRequested.load(ordering: .acquiring), !state.completed.load(ordering: .relaxed) else {
-            state.released.store(true, ordering: .releasing)
-            silence(from: 0, frameCount: frameCount)
-            return true
-        }
-        guard state.rendering.load(ordering: .acquiring), !state.paused.load(ordering: .relaxed) else {
-            silence(from: 0, frameCount: frameCount)
+        guard let cycle, rendering.load(ordering: .acquiring) else {
+            silence(from: 0, to: frameCount)
             return true
         }
         var done = 0
         while done < frameCount {
-            var frames = min(frameCount - done, maximumFrames)
-            if let frameLimit { frames = Int(min(Int64(frames), frameLimit - played)) }
-            guard frames > 0 else { break }
-            if let block = source.renderBlock(frameCount: frames) {
-                for channel in buffers.indices {
-                    _ = UnsafeMutableBufferPointer(rebasing: buffers[channel][done..<done + frames])
-                        .update(fromContentsOf: UnsafeBufferPointer(rebasing: block[channel][0..<frames]))
-                }
-                played += Int64(frames)
-            } else {
-                silence(from: done, frameCount: frames)
+            let frames = min(frameCount - done, chunkFrames)
+            guard let block = cycle.render(frameCount: frames) else {
+                silence(from: done, to: done + frames)
+                done += frames
+                continue
             }
-            done += frames
+            let rendered = min(block.frameLength, frames)
+            for channel in buffers.indices {
+                _ = UnsafeMutableBufferPointer(rebasing: buffers[channel][done..<done + rendered])
+                    .update(fromContentsOf: UnsafeBufferPointer(rebasing: block[channel][0..<rendered]))
+            }
+            done += rendered
+            if rendered < frames { break }  // the end of a limited run
         }
-        if done < frameCount { silence(from: done, frameCount: frameCount - done) }
-        state.framesPlayed.store(played, ordering: .relaxed)
-        if let frameLimit, played >= frameLimit { state.completed.store(true, ordering: .releasing) }
+        silence(from: done, to: frameCount)
         return true
     }
 
-    private func silence(from offset: Int, frameCount: Int) {
+    private func silence(from start: Int, to end: Int) {
+        guard start < end else { return }
         for output in buffers {
-            UnsafeMutableBufferPointer(rebasing: output[offset..<offset + frameCount]).update(repeating: 0)
+            UnsafeMutableBufferPointer(rebasing: output[start..<end]).update(repeating: 0)
         }
     }
 }

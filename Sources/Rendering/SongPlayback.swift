@@ -5,7 +5,7 @@ import AudioOutput
 import Glibc
 #endif
 
-/// Plays a `SongRenderer` in real time through a `RealtimeAudioOutput` (a sound card, JACK, or `NullOutput`):
+/// Plays a `SongRenderer` in real time through a `RealtimeOutput` (a sound card, or `NullOutput`):
 /// the output's render thread pulls each period from the renderer, so the `MusicPlayer` drives the
 /// sampler from inside the render callback with the same block-exact timing as an offline render,
 /// whatever the period size.
@@ -28,7 +28,7 @@ import Glibc
 /// chased controller state) runs there, never on the render thread, and the hold is lowered again.
 public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
     public let renderer: SongRenderer
-    public let output: any RealtimeAudioOutput
+    public let output: RealtimeOutput
 
     /// 0: render. Otherwise the ticket of the hold the control thread asks for.
     private let holdRequest = ManagedAtomic<Int>(0)
@@ -42,7 +42,7 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
 
     /// Playback of `renderer` on `output`. The renderer must render the output's sample rate and
     /// channel count, in blocks of at least a period.
-    public init(renderer: SongRenderer, output: any RealtimeAudioOutput) throws(AudioOutputError) {
+    public init(renderer: SongRenderer, output: RealtimeOutput) throws(AudioOutputError) {
         let format = renderer.engine.outputFormat
         guard Int(format.sampleRate) == output.sampleRate, format.channelCount == output.channelCount else {
             throw .formatMismatch(engine: format, outputSampleRate: output.sampleRate, outputChannelCount: output.channelCount)
@@ -57,7 +57,7 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
     /// Starts the render thread. Playback then runs until `stop`, or by itself forever: the song's
     /// end is signalled by `isFinished`, after which the output keeps playing the dying sound.
     public func start() throws(AudioOutputError) {
-        try output.start(engine: renderer.engine, source: self, frameCount: nil) { [ended] _ in
+        try output.start(engine: renderer.engine, source: self) { [ended] _ in
             ended.store(true, ordering: .releasing)
         }
     }
@@ -75,7 +75,7 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
     /// The song's length in seconds of player time (loops included).
     public var durationSeconds: Double { renderer.player.durationInSeconds }
 
-    /// Stops the render thread (see `RealtimeAudioOutput.stop`) and returns how playback ended.
+    /// Stops the render thread (see `RealtimeOutput.stop`) and returns how playback ended.
     @discardableResult
     public func stop(draining: Bool) -> PlaybackEnd { output.stop(draining: draining) }
 

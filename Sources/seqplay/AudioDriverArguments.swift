@@ -32,6 +32,9 @@ struct AudioDriverArguments: ParsableArguments {
 
     var usesJACK: Bool { audioDriver == .jack }
 
+    /// What messages call the output: the ALSA device's name, or the JACK client.
+    func outputName(device: String) -> String { usesJACK ? "JACK (\(jackName))" : device }
+
     /// Where the output ports go.
     var jackConnection: JACKConnection {
         switch jackConnect {
@@ -43,9 +46,9 @@ struct AudioDriverArguments: ParsableArguments {
 
     /// Opens the JACK output with one port per name; without a server, says how to start one and
     /// exits 5.
-    func openJACKOutput(portNames: [String] = ["out_L", "out_R"]) -> JACKAudioOutput {
+    func openJACKOutput(portNames: [String] = ["out_L", "out_R"]) -> JACKOutput {
         do {
-            return try JACKAudioOutput(settings: JACKOutputSettings(clientName: jackName, portNames: portNames,
+            return try JACKOutput(settings: JACKOutputSettings(clientName: jackName, portNames: portNames,
                                                                     connection: jackConnection))
         } catch .noServer {
             CommandLineOutput.fail("no JACK server is running: start one (jackd -d alsa, or qjackctl; under PipeWire "

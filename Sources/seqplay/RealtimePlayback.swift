@@ -1,4 +1,5 @@
 import ALSA
+import ALSAAudio
 import AudioOutput
 import FluidSynth
 import Foundation
@@ -17,8 +18,7 @@ struct RealtimePlayback {
     /// How playback ended, for the exit status.
     enum Outcome {
         case finished, quit, interrupted
-        case deviceFailed(ALSAError)
-        case driverFailed(String)
+        case deviceFailed(AudioDriverError)
     }
 
     /// Opens the output with the channels `options` needs and at its rate (a device may choose another rate).
@@ -71,7 +71,6 @@ struct RealtimePlayback {
         if case .quit = outcome { end = playback.stop(draining: false) } else { end = playback.stop(draining: true) }
         FluidSynthLog.forwardPendingMessages()
         if case .failed(let error) = end { return .deviceFailed(error) }
-        if case .driverFailed(let reason) = end { return .driverFailed(reason) }
         if verbose { report("xruns: \(playback.output.xrunCount)") }
         return outcome
     }

@@ -251,13 +251,12 @@ struct RenderCommand: ParsableCommand {
         do {
             outcome = try playback.run(songPlayback, statusLine: statusLine, interruption: interruption)
         } catch {
-            fail("cannot play to \(device): \(error)", .inputOutput)
+            fail("cannot play to \(audio.outputName(device: device)): \(error)", .inputOutput)
         }
         switch outcome {
         case .finished, .quit: return
         case .interrupted: Seqplay.exit(withError: ExitCode.interrupted)
-        case .deviceFailed(let error): fail("playback to \(device) ended: \(error)", .inputOutput)
-        case .driverFailed(let reason): fail("playback ended: \(reason)", .inputOutput)
+        case .deviceFailed(let error): fail("playback to \(audio.outputName(device: device)) ended: \(error)", .inputOutput)
         }
     }
 
@@ -274,15 +273,16 @@ struct RenderCommand: ParsableCommand {
             options.channelMap = map
             options.outputChannelCount = max(2, map.requiredChannelCount)
         }
-        let output: any RealtimeAudioOutput
+        let output: RealtimeOutput
         do {
             output = audio.usesJACK ? audio.openJACKOutput() : try realtimePlayback.openOutput(options: options)
         } catch {
-            if case .device(.noSoundCard(let reason)) = error {
+            if case .device(let deviceError) = error, deviceError.kind == .noDevice,
+               case .noSoundCard(let reason) = deviceError.underlying as? ALSAError {
                 noSoundCard(reason)
                 return nil
             }
-            fail("cannot play to \(device): \(error)", .inputOutput)
+            fail("cannot play to \(audio.outputName(device: device)): \(error)", .inputOutput)
         }
         options.sampleRate = output.sampleRate
         options.blockFrames = output.periodFrames

@@ -19,9 +19,10 @@ final class JACKAudioOutputTests: XCTestCase {
         for blockFrames in [64, 256, 1024] {
             let server = try JACKTestServer(blockFrames: blockFrames)
             let recorder = try JACKTestRecorder(name: "rec", serverName: server.name, capacity: 48_000)
-            let output = try JACKAudioOutput(settings: JACKOutputSettings(serverName: server.name, connection: .matching("^rec:")))
+            let output = try JACKOutput(settings: JACKOutputSettings(serverName: server.name, connection: .matching("^rec:")))
             XCTAssertEqual(output.periodFrames, blockFrames)
             XCTAssertEqual(output.sampleRate, 48_000)
+            XCTAssertNil(output.scheduling)
             let source = RampSource(format: AudioFormat(sampleRate: 48_000, channelCount: 2))
             try output.start(engine: connectedEngine(), source: source, frameCount: 12_000, onEnd: nil)
             XCTAssertEqual(output.waitUntilEnded(), .completed)
@@ -38,7 +39,7 @@ final class JACKAudioOutputTests: XCTestCase {
 
     func testTheProcessCallbackDoesNotAllocateInSteadyState() throws {
         let server = try JACKTestServer(blockFrames: 128)
-        let output = try JACKAudioOutput(settings: JACKOutputSettings(serverName: server.name, connection: .none))
+        let output = try JACKOutput(settings: JACKOutputSettings(serverName: server.name, connection: .none))
         let source = RampSource(format: AudioFormat(sampleRate: 48_000, channelCount: 2), countsAllocations: true)
         try output.start(engine: connectedEngine(), source: source, frameCount: 128 * 80, onEnd: nil)
         XCTAssertEqual(output.waitUntilEnded(), .completed)
@@ -48,7 +49,7 @@ final class JACKAudioOutputTests: XCTestCase {
 
     func testAServerThatDiesEndsPlaybackWithItsReasonWithinTwoSeconds() throws {
         let server = try JACKTestServer()
-        let output = try JACKAudioOutput(settings: JACKOutputSettings(serverName: server.name))
+        let output = try JACKOutput(settings: JACKOutputSettings(serverName: server.name))
         let ended = ManagedAtomic(false)
         try output.start(engine: connectedEngine(), source: RampSource(format: AudioFormat(sampleRate: 48_000, channelCount: 2)),
                          frameCount: nil) { _ in ended.store(true, ordering: .relaxed) }
@@ -58,13 +59,14 @@ final class JACKAudioOutputTests: XCTestCase {
         server.kill()
         while !ended.load(ordering: .relaxed) && Date().timeIntervalSince(killed) < 2 { usleep(5_000) }
         XCTAssertTrue(ended.load(ordering: .relaxed), "no end reported within 2 s of the server's death")
-        guard case .driverFailed(let reason) = output.stop(draining: true) else { return XCTFail("not a driver failure") }
-        XCTAssertTrue(reason.contains("JACK server"), reason)
+        guard case .failed(let error) = output.stop(draining: true) else { return XCTFail("not a driver failure") }
+        XCTAssertEqual(error.kind, .deviceDisappeared)
+        XCTAssertTrue(error.description.contains("JACK server '\(server.name)' shut down"), error.description)
         XCTAssertLessThan(Date().timeIntervalSince(killed), 2)
     }
 
     func testNoServerIsReportedAsSuch() {
-        XCTAssertThrowsError(try JACKAudioOutput(settings: JACKOutputSettings(serverName: "seqplay-none"))) {
+        XCTAssertThrowsError(try JACKOutput(settings: JACKOutputSettings(serverName: "seqplay-none"))) {
             XCTAssertEqual($0 as? JACKError, .noServer(server: "seqplay-none"))
         }
     }

@@ -45,7 +45,7 @@ final class JACKClientTests: XCTestCase {
         XCTAssertEqual(client.ports(matching: "^ports:", type: .midi), [midi.name])
         try client.connect(left.name, to: playback[0])
         try client.connect(left.name, to: playback[0])  // already connected: fine
-        XCTAssertEqual(left.connections, ["system:playback_1"])
+        try waitFor { left.connections == ["system:playback_1"] }
         let listed = try JACKTools.run("jack_lsp", ["-c", "ports:out_L"], environment: server.environment).output
         XCTAssertTrue(listed.contains("system:playback_1"), listed)
         XCTAssertThrowsError(try client.connect(left.name, to: "system:no_such_port"))
