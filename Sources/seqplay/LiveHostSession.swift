@@ -41,6 +41,9 @@ struct LiveHostOptions: ParsableArguments {
     @Flag(help: "Turn the SoundFont's chorus off.")
     var noChorus = false
 
+    @OptionGroup(title: "Audio driver")
+    var audio: AudioDriverArguments
+
     func validate() throws {
         guard (8_000...192_000).contains(sampleRate) else { throw ValidationError("--sample-rate must be 8000...192000") }
         guard (16...8192).contains(period), (2...16).contains(periods) else {
@@ -54,26 +57,19 @@ struct LiveHostOptions: ParsableArguments {
 /// that serves keys, hot-plug and clock calibration until the user stops it.
 final class LiveHostSession {
     let host: LiveSamplerHost
-    private let output: ALSAOutput
+    private let output: RealtimeOutput
     private let engine = AudioEngine()
 
     /// Opens one input port per name in `portNames` on a client named `clientName`, each playing a
     /// sampler of its own (mixed into the main mixer), and the sound card.
     init(options: LiveHostOptions, clientName: String, portNames: [String]) throws {
+        let output = try Self.openOutput(options)
         var inputs: [(name: String, sampler: SamplerNode)] = []
         for name in portNames {
-            let sampler = try Self.makeSampler(options)
+            let sampler = try Self.makeSampler(options, sampleRate: output.sampleRate)
             engine.attach(sampler)
             engine.connect(sampler, to: engine.mainMixerNode)
             inputs.append((name, sampler))
-        }
-        let output: ALSAOutput
-        do {
-            output = try ALSAOutput(deviceName: options.device, settings: PCMPlaybackSettings(
-                sampleRate: options.sampleRate, periodFrames: options.period, periodCount: options.periods))
-        } catch {
-            FileHandle.standardError.write(Data("seqplay: \(error)\n".utf8))
-            throw ExitCode.inputOutput
         }
         let periodFrames = output.periodFrames
         let lookAhead = options.lookAhead.map { Int($0 / 1000 * Double(output.sampleRate)) }
@@ -87,16 +83,28 @@ final class LiveHostSession {
         }
         self.host = host
         let rate = Double(output.sampleRate)
-        let latency = Double(output.device.bufferFrames) / rate * 1000
+        let latency = Double(output.driver.outputLatencyFrames) / rate * 1000
         let delivery = options.timestamped ? String(format: "timestamped, look-ahead %.1f ms", Double(lookAhead) / rate * 1000)
                                            : "immediate"
         status(String(format: "%@: ports %@; %@ at %d Hz, period %d, buffer %.1f ms; %@",
-                      clientName, host.ports.map { "\($0.address)" }.joined(separator: " "), options.device,
+                      clientName, host.ports.map { "\($0.address)" }.joined(separator: " "), options.audio.outputName(device: options.device),
                       output.sampleRate, periodFrames, latency, delivery))
     }
 
-    private static func makeSampler(_ options: LiveHostOptions) throws -> SamplerNode {
-        let settings = SynthesizerSettings(sampleRate: Double(options.sampleRate), gain: options.gain,
+    /// The sound card (ALSA `--device`) or the JACK server (`-a jack`, at the server's rate).
+    private static func openOutput(_ options: LiveHostOptions) throws -> RealtimeOutput {
+        if options.audio.usesJACK { return options.audio.openJACKOutput() }
+        do {
+            return try ALSAOutput(deviceName: options.device, settings: PCMPlaybackSettings(
+                sampleRate: options.sampleRate, periodFrames: options.period, periodCount: options.periods))
+        } catch {
+            FileHandle.standardError.write(Data("seqplay: \(error)\n".utf8))
+            throw ExitCode.inputOutput
+        }
+    }
+
+    private static func makeSampler(_ options: LiveHostOptions, sampleRate: Int) throws -> SamplerNode {
+        let settings = SynthesizerSettings(sampleRate: Double(sampleRate), gain: options.gain,
                                            reverbEnabled: !options.noReverb, chorusEnabled: !options.noChorus)
         let fonts = SoundFontLocator.paths(given: options.soundFonts)
         do {

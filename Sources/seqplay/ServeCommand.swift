@@ -90,12 +90,14 @@ struct ServeCommand: ParsableCommand {
 
     /// `--network`: the network session plays to the sound card or, with -o, to a file.
     private func serveNetwork() throws {
-        let sampleRate = samplerOptions.sampleRate, gain = samplerOptions.gain
+        let gain = samplerOptions.gain
         let fontPaths = SoundFontLocator.paths(given: samplerOptions.soundFonts)
         let interruption = Interruption()
         let realtimeOutput: RealtimeOutput
         if output != nil {
-            realtimeOutput = NullOutput(sampleRate: sampleRate)
+            realtimeOutput = NullOutput(sampleRate: samplerOptions.sampleRate)
+        } else if samplerOptions.audio.usesJACK {
+            realtimeOutput = samplerOptions.audio.openJACKOutput()
         } else {
             do {
                 realtimeOutput = try ALSAOutput()

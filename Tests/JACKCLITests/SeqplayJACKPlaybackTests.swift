@@ -71,6 +71,20 @@ final class SeqplayJACKPlaybackTests: XCTestCase {
         XCTAssertTrue(message.contains("JACK server") && message.contains("shut down"), message)
     }
 
+    func testServeNetworkPlaysThroughJACKWithItsPortsOnThePhysicalPlaybackPorts() throws {
+        let server = try JACKTestServer()
+        let (process, errors) = try JACKTools.launch(seqplayURL, ["serve", "--network", "-a", "jack", "--jack-name", "host",
+                                                                  "--duration", "2", "--no-alsa-ports",
+                                                                  "--listen", "127.0.0.1:5914"] + font,
+                                                     environment: server.environment)
+        try waitForPort("host:out_R", server: server)
+        let listing = try JACKTools.run("jack_lsp", ["-c", "host:"], environment: server.environment).output
+        process.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(process.terminationStatus, 0, message)
+        XCTAssertTrue(listing.contains("host:out_L\n   system:playback_1") && listing.contains("host:out_R\n   system:playback_2"), listing)
+    }
+
     // MARK: - Helpers
 
     private var font: [String] { ["--sf2", "SoundFonts/seqplay-gm.sf2"] }
