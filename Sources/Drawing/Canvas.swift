@@ -1,7 +1,7 @@
 import CCairo
 
 /// A picture being drawn with cairo and written to a PNG, SVG or PDF file: filled rectangles,
-/// lines and text in RGBA colours, in pixel (PNG) or point (SVG, PDF) coordinates from the top left.
+/// lines and text in RGBA colours, in pixels (PNG, SVG) or points (PDF) from the top left.
 public final class Canvas {
     /// The file formats a canvas writes, chosen by the output file's extension.
     public enum Format: String, Sendable, CaseIterable {
@@ -33,7 +33,9 @@ public final class Canvas {
         self.path = path
         switch format {
         case .png: surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))
-        case .svg: surface = cairo_svg_surface_create(path, Double(width), Double(height))
+        case .svg:
+            surface = cairo_svg_surface_create(path, Double(width), Double(height))
+            cairo_svg_surface_set_document_unit(surface, CAIRO_SVG_UNIT_PX)
         case .pdf: surface = cairo_pdf_surface_create(path, Double(width), Double(height))
         }
         guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {

@@ -77,6 +77,8 @@ public struct SequenceReport: Codable, Equatable, Sendable {
     }
 
     public var file: String
+    /// The song's title: its first track's name (where SMF keeps it) without trailing NULs; nil when blank.
+    public var title: String?
     public var format: Int
     public var division: Division
     public var duration: Duration
@@ -116,6 +118,8 @@ public struct SequenceReport: Codable, Equatable, Sendable {
                   programs: summary.programs.map(Program.init),
                   notes: summary.noteCount, events: summary.eventCount)
         }
+        let name = tracks.first?.name.map { String($0.reversed().drop { $0 == "\0" }.reversed()) }
+        title = name.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
         timeSignatures = map.timeSignatures.map { placed($0.tick, nil, "\($0.numerator)/\($0.denominator)") }
         keySignatures = map.keySignatures.map { placed($0.tick, nil, $0.name) }
 
@@ -182,13 +186,5 @@ public struct SequenceReport: Codable, Equatable, Sendable {
         case .cuePoint: return "cue"
         default: return "text"
         }
-    }
-}
-
-extension SequenceReport {
-    /// The song's title: its first track's name (where SMF keeps it), if not blank.
-    public var title: String? {
-        guard let name = tracks.first?.name, !name.allSatisfy(\.isWhitespace) else { return nil }
-        return name
     }
 }
