@@ -23,9 +23,12 @@ struct AudioDriverArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Connect the JACK output ports to the ports matching this regular expression (in order), or 'none'; default: the physical playback ports.", valueName: "pattern|none"))
     var jackConnect: String?
 
+    @Flag(help: "JACK: also one stereo pair per MIDI channel (ch01_L, ch01_R … ch16_R) beside out_L/out_R, each channel's own sampler; --jack-connect connects the mix only.")
+    var jackMulti = false
+
     func validate() throws {
-        if audioDriver != .jack && jackConnect != nil {
-            throw ValidationError("--jack-connect needs --audio-driver jack.")
+        if audioDriver != .jack && (jackConnect != nil || jackMulti) {
+            throw ValidationError("--jack-connect and --jack-multi need --audio-driver jack.")
         }
         if jackName.isEmpty { throw ValidationError("--jack-name must not be empty.") }
     }
@@ -42,6 +45,12 @@ struct AudioDriverArguments: ParsableArguments {
         case "none": return .none
         case let pattern?: return .matching(pattern)
         }
+    }
+
+    /// The output ports: the mix, then with --jack-multi a pair per MIDI channel.
+    var jackPortNames: [String] {
+        let channels = jackMulti ? (1...16).flatMap { [String(format: "ch%02d_L", $0), String(format: "ch%02d_R", $0)] } : []
+        return ["out_L", "out_R"] + channels
     }
 
     /// Opens the JACK output with one port per name; without a server, says how to start one and

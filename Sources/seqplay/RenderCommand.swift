@@ -179,6 +179,7 @@ struct RenderCommand: ParsableCommand {
         _ = try effectChain()
         _ = try parsedChannelMap()
         if audio.usesJACK && channelMap != nil { throw ValidationError("--channel-map is for ALSA devices; with JACK connect the ports instead.") }
+        if audio.jackMulti && (fx != nil || output != nil) { throw ValidationError("--jack-multi plays to JACK without --fx or -o.") }
     }
 
     private func effectChain() throws -> EffectChainSpec? {
@@ -275,7 +276,11 @@ struct RenderCommand: ParsableCommand {
         }
         let output: RealtimeOutput
         do {
-            output = audio.usesJACK ? audio.openJACKOutput() : try realtimePlayback.openOutput(options: options)
+            if audio.jackMulti {
+                options.channelOutputs = true
+                options.outputChannelCount = audio.jackPortNames.count
+            }
+            output = audio.usesJACK ? audio.openJACKOutput(portNames: audio.jackPortNames) : try realtimePlayback.openOutput(options: options)
         } catch {
             if case .device(let deviceError) = error, deviceError.kind == .noDevice,
                case .noSoundCard(let reason) = deviceError.underlying as? ALSAError {

@@ -42,6 +42,40 @@ final class SeqplayJACKPlaybackTests: XCTestCase {
         }
     }
 
+    func testJackMultiGivesEachChannelItsOwnPairAndThePairsSumToTheMix() throws {
+        let server = try JACKTestServer()
+        let recorder = try JACKTestRecorder(name: "multi", serverName: server.name, channelCount: 34, capacity: 48_000 * 7)
+        let run = try seqplay([song, "--end", "4", "-a", "jack", "--jack-multi", "--jack-connect", "^multi:"] + font,
+                              environment: server.environment)
+        XCTAssertEqual(run.status, 0, run.errors)
+        let recorded = (0..<34).map { recorder.samples(channel: $0) }
+        let mix = Array(recorded[0...1])
+        // The pairs sum to the mix.
+        var worst: Float = 0
+        for frame in 0..<recorded[0].count {
+            for side in 0..<2 {
+                let sum = stride(from: 2 + side, to: 34, by: 2).reduce(Float(0)) { $0 + recorded[$1][frame] }
+                worst = max(worst, abs(sum - recorded[side][frame]))
+            }
+        }
+        XCTAssertLessThan(worst, 1e-5, "the channel pairs do not sum to the mix")
+        // Each sounding pair is its channel alone: the song rendered offline with only that channel.
+        let sounding = (1...16).filter { channel in recorded[2 * channel].contains { $0 != 0 } }
+        XCTAssertGreaterThanOrEqual(sounding.count, 3, "the song plays on several channels")
+        let full = directory.appendingPathComponent("full.wav").path
+        XCTAssertEqual(try seqplay([song, "--end", "4", "-r", "48000", "--bit-depth", "float", "-o", full] + font, environment: nil).status, 0)
+        let (lag, mixCorrelation) = try align(try AudioFileReader(path: full).readAll(), in: mix)
+        XCTAssertGreaterThanOrEqual(mixCorrelation, 0.99)
+        for channel in sounding {
+            let solo = directory.appendingPathComponent("solo-\(channel).wav").path
+            XCTAssertEqual(try seqplay([song, "--end", "4", "-r", "48000", "--bit-depth", "float", "--solo-channel", "\(channel)",
+                                        "-o", solo] + font, environment: nil).status, 0)
+            let value = correlation(try AudioFileReader(path: solo).readAll(), Array(recorded[2 * channel...2 * channel + 1]), lag: lag)
+            print("JACK multi: channel \(channel) pair against its solo render: correlation \(value)")
+            XCTAssertGreaterThanOrEqual(value, 0.99, "channel \(channel)")
+        }
+    }
+
     func testWithoutAServerItSaysHowToStartOneAndExits5() throws {
         var environment = ProcessInfo.processInfo.environment
         environment["JACK_DEFAULT_SERVER"] = "seqplay-no-such-server"
