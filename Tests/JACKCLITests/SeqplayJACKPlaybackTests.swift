@@ -76,6 +76,25 @@ final class SeqplayJACKPlaybackTests: XCTestCase {
         }
     }
 
+    func testWhenTheServerFreewheelsEveryCycleIsRenderedAndTheSongStaysExact() throws {
+        let reference = directory.appendingPathComponent("reference.wav").path
+        XCTAssertEqual(try seqplay([song, "--end", "4", "-r", "48000", "--bit-depth", "float", "-o", reference] + font, environment: nil).status, 0)
+        let server = try JACKTestServer()
+        let recorder = try JACKTestRecorder(name: "rec", serverName: server.name, capacity: 48_000 * 40)
+        let (process, errors) = try JACKTools.launch(seqplayURL, [song, "--end", "4", "-a", "jack", "--jack-connect", "^rec:"] + font,
+                                                     environment: server.environment)
+        try waitForPort("seqplay:out_R", server: server)
+        try recorder.client.setFreewheel(true)
+        process.waitUntilExit()
+        try recorder.client.setFreewheel(false)
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(process.terminationStatus, 0, message)
+        let captured = (0..<2).map { recorder.samples(channel: $0) }
+        let (lag, correlation) = try align(try AudioFileReader(path: reference).readAll(), in: captured)
+        print("JACK freewheel: \(captured[0].count) frames recorded, song at \(lag), correlation \(correlation)")
+        XCTAssertGreaterThanOrEqual(correlation, 0.99)
+    }
+
     func testWithoutAServerItSaysHowToStartOneAndExits5() throws {
         var environment = ProcessInfo.processInfo.environment
         environment["JACK_DEFAULT_SERVER"] = "seqplay-no-such-server"
