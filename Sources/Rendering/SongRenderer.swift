@@ -135,7 +135,8 @@ public final class SongRenderer {
 
     private static func makeSampler(soundFontPaths: [String], options: RenderOptions) throws(RenderError) -> SamplerNode {
         let settings = SynthesizerSettings(sampleRate: Double(options.sampleRate), gain: options.gain,
-                                           reverbEnabled: options.reverbEnabled, chorusEnabled: options.chorusEnabled)
+                                           reverbEnabled: options.reverbEnabled, chorusEnabled: options.chorusEnabled,
+                                           bankSelectMode: options.sound.bankSelect ?? .gs)
         let sampler: SamplerNode
         do throws(SynthesizerError) {
             sampler = try SamplerNode(settings: settings)
@@ -143,9 +144,14 @@ public final class SongRenderer {
             throw .synthesizer("\(error)")
         }
         do throws(SoundFontError) {
-            for path in soundFontPaths { try sampler.loadSoundFont(at: path) }
+            for path in options.sound.fontLoadOrder(soundFontPaths) { try sampler.loadSoundFont(at: path) }
         } catch {
             throw .soundFont(error)
+        }
+        do throws(SynthesizerError) {
+            try sampler.apply(options.sound)
+        } catch {
+            throw .synthesizer("\(error)")
         }
         return sampler
     }

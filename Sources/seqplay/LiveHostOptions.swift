@@ -40,6 +40,8 @@ struct LiveHostOptions: ParsableArguments {
     @Flag(help: "Turn the SoundFont's chorus off.")
     var noChorus = false
 
+    @OptionGroup(title: "Sound controls") var soundControls: SoundControlArguments
+
     @Option(name: [.short, .long], help: ArgumentHelp("Record what is played to this file (on the system clock) instead of playing to the sound card.", valueName: "file"))
     var output: String?
 
@@ -59,7 +61,7 @@ struct LiveHostOptions: ParsableArguments {
     }
 
     /// The session these options describe, with sequencer client `clientName` and input ports `portNames`.
-    func configuration(clientName: String, portNames: [String]) -> LiveSamplerConfiguration {
+    func configuration(clientName: String, portNames: [String]) throws -> LiveSamplerConfiguration {
         var configuration = LiveSamplerConfiguration(
             soundFonts: SoundFontLocator.paths(given: soundFonts),
             output: output.map { .recording(path: $0, sampleRate: sampleRate) }
@@ -67,6 +69,7 @@ struct LiveHostOptions: ParsableArguments {
                 ?? .soundCard(device: device, settings: PCMPlaybackSettings(sampleRate: sampleRate, periodFrames: period, periodCount: periods)))
         configuration.synthesizer = SynthesizerSettings(sampleRate: Double(sampleRate), gain: gain,
                                                         reverbEnabled: !noReverb, chorusEnabled: !noChorus)
+        configuration.sound = try soundControls.soundSettings()
         configuration.clientName = clientName
         configuration.portNames = portNames
         configuration.timestampedPorts = timestamped
@@ -148,7 +151,7 @@ enum LiveSessionRunner {
 
     /// A line of the session's own on standard error (as the VM checks read them: "Playing", "Connected").
     private static func status(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        CommandLineOutput.writeStandardError(Data((line + "\n").utf8))
     }
 
     private static func report(_ change: NetworkALSABridge.PortChange) {

@@ -66,7 +66,7 @@ struct RenderCommand: ParsableCommand {
     @Option(name: [.short, .long], help: ArgumentHelp("Write the audio to this file instead of playing it; '-' streams WAV to standard output.", valueName: "file"))
     var output: String?
 
-    @Option(help: ArgumentHelp("File format, if not the one the extension names.", valueName: "wav|aiff|flac|ogg"))
+    @Option(help: ArgumentHelp("File format, if not the one the extension names.", valueName: "wav|aiff|flac|ogg|mp3|opus"))
     var format: AudioFileFormat?
 
     @Option(help: ArgumentHelp("Sample format: 16, 24 or 32-bit integer, or 32-bit float (default 16; Ogg has none).", valueName: "16|24|32|float"))
@@ -137,6 +137,12 @@ struct RenderCommand: ParsableCommand {
 
     @Flag(help: "With --port: also send MIDI clock (24 per quarter note) with Song Position, Start and Stop.")
     var clock = false
+
+    @OptionGroup(title: "Sound controls")
+    var soundControls: SoundControlArguments
+
+    @OptionGroup(title: "Encoding (with -o)")
+    var encoding: EncodingArguments
 
     @OptionGroup(title: "Network MIDI (with --network-connect)")
     var networkOptions: NetworkArguments
@@ -209,6 +215,7 @@ struct RenderCommand: ParsableCommand {
 
     func run() throws {
         let sequence = readSong()
+        warnAboutNotesTransposedAway(in: sequence)
         if route == .alsa {
             return try playThroughSequencer(sequence)
         }
@@ -226,18 +233,24 @@ struct RenderCommand: ParsableCommand {
         }
         let renderer: SongRenderer
         do {
-            renderer = try SongRenderer(sequence: sequence, soundFontPaths: fontPaths, options: renderOptions(for: sequence))
+            var options = try renderOptions(for: sequence)
+            options.sampleRate = encoding.sampleRate(sampleRate, for: fileFormat(of: output))
+            renderer = try SongRenderer(sequence: sequence, soundFontPaths: fontPaths, options: options)
         } catch let error as RenderError {
             fail(error)
+        }
+        if encoding.dryRun {
+            return print(encoding.dryRunReport(path: output, format: fileFormat(of: output), sampleFormat: bitDepth?.sampleFormat, renderer: renderer))
         }
         let writer: AudioFileWriter
         do {
             writer = try AudioFileWriter(path: output, format: format, sampleFormat: bitDepth?.sampleFormat,
-                                         sampleRate: sampleRate, channelCount: 2, protecting: [song] + fontPaths)
+                                         sampleRate: renderer.options.sampleRate, channelCount: 2, protecting: [song] + fontPaths)
+            try writer.apply(encoding.encoding(for: sequence))
         } catch {
             fail(.audioFile(error))
         }
-        let progress = ProgressBar(expectedFrames: renderer.maximumFrames, sampleRate: sampleRate)
+        let progress = ProgressBar(expectedFrames: renderer.maximumFrames, sampleRate: renderer.options.sampleRate)
         let frames: Int64?
         do {
             frames = try renderer.render(to: writer, isCancelled: { interruption.isRequested }) { progress.update(frames: $0) }
@@ -246,6 +259,11 @@ struct RenderCommand: ParsableCommand {
         }
         guard let frames else { fail("interrupted; \(output) was not written", .interrupted) }
         progress.finish(frames: frames)
+    }
+
+    /// The format `-o path` is written in: `--format`, else the extension's (WAV for a stream).
+    private func fileFormat(of path: String) -> AudioFileFormat {
+        format ?? AudioFileFormat(pathExtension: (path as NSString).pathExtension) ?? .wav
     }
 
     /// Plays to the sound device (`--device`), the graph built as for `-o` on the device's format.
@@ -318,6 +336,18 @@ struct RenderCommand: ParsableCommand {
         return result.sequence
     }
 
+    /// Says once how many notes `--transpose` moves outside 0...127 (they are not played).
+    private func warnAboutNotesTransposedAway(in sequence: MusicSequence) {
+        guard transpose != 0 else { return }
+        let dropped = sequence.tracks.reduce(0) { count, track in
+            count + track.events.filter { timed in
+                guard case .midi(.noteOn(let channel, let note, let velocity)) = timed.event, channel != 9, velocity > 0 else { return false }
+                return !(0...127).contains(Int(note) + transpose)
+            }.count
+        }
+        if dropped > 0 { warn("--transpose \(transpose) moves \(dropped) note\(dropped == 1 ? "" : "s") outside 0...127; they are not played") }
+    }
+
     func renderOptions(for sequence: MusicSequence) throws -> RenderOptions {
         var options = RenderOptions()
         options.effects = try effectChain()
@@ -325,6 +355,7 @@ struct RenderCommand: ParsableCommand {
         options.gain = gain
         options.reverbEnabled = !noReverb
         options.chorusEnabled = !noChorus
+        options.sound = try soundControls.soundSettings()
         options.playback = PlaybackSettings(transpose: transpose, rate: rate, start: start?.position, end: end?.position)
         if let loop {
             let endTick = TempoMap(sequence: sequence.concatenatingPatterns()).endTick
