@@ -66,7 +66,7 @@ public final class JACKClient: @unchecked Sendable {
     public var lastFrameTime: Int64 { Int64(jack_last_frame_time(handle)) }
     /// The server's frame counter now (estimated). Real-time safe.
     public var frameTime: Int64 { Int64(jack_frame_time(handle)) }
-    /// Whether the server runs freewheeling (faster than real time, no deadlines).
+    /// Whether the server runs in real-time mode (jackd without --no-realtime).
     public var isRealtime: Bool { jack_is_realtime(handle) != 0 }
 
     /// Registers a mono audio port.
