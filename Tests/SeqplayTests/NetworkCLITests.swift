@@ -119,8 +119,11 @@ final class NetworkCLITests: XCTestCase {
         let port = freePort()
         let heard = directory.appendingPathComponent("heard.wav").path
         let reference = directory.appendingPathComponent("reference.wav").path
+        // A 100 ms playout buffer: the recording follows the sender's timestamps (what seqplay controls)
+        // even when a busy host delivers packets late, instead of measuring the host's scheduling.
         let server = try launch(["serve", "--network", "--listen", "127.0.0.1:\(port)", "--sf2", Self.font, "-o", heard,
-                                 "-r", "44100", "--duration", "\(Self.excerptSeconds + 3)"], in: directory, name: "serve")
+                                 "-r", "44100", "--network-latency", "100", "--duration", "\(Self.excerptSeconds + 3)"],
+                                in: directory, name: "serve")
         try waitFor("serving on", in: server.stderr)
         try playExcerpt(toPort: port, in: directory)
         let offline = try launch([Self.song, "--end", "\(Self.excerptSeconds)", "--sf2", Self.font, "-o", reference], in: directory, name: "render")
