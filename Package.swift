@@ -43,6 +43,7 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(name: "CJACK", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
 
         // What the real-time threads share: the monotonic clock, SCHED_FIFO, a lock-free queue.
         .target(name: "RealtimeSupport", dependencies: [atomics]),
@@ -65,6 +66,8 @@ let package = Package(
         .target(name: "FluidSynthOpenMP"),
         .target(name: "AudioFiles", dependencies: ["CSndFile"]),
         .target(name: "ALSA", dependencies: ["CALSA", "MIDICore", atomics]),
+        // The thin libjack wrapper: client, ports, process callback, latency, transport, MIDI events.
+        .target(name: "JACK", dependencies: ["CJACK"]),
 
         // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output.
         .target(name: "AudioGraph", dependencies: [atomics]),
@@ -79,6 +82,9 @@ let package = Package(
         .target(name: "AudioOutput", dependencies: ["AudioGraph", "RealtimeSupport", atomics]),
         // ALSA as an audio driver: ALSADriver and ALSAOutput.
         .target(name: "ALSAAudio", dependencies: ["ALSA", "AudioOutput", "AudioGraph"]),
+
+        // The JACK audio driver: the engine renders in JACK's process callback, into output ports.
+        .target(name: "JACKOutput", dependencies: ["JACK", "AudioOutput", "AudioGraph", atomics]),
 
         // Plays a sequence to ALSA sequencer ports on a kernel queue, timed by the exact tempo map.
         .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile", atomics]),
@@ -122,6 +128,7 @@ let package = Package(
             "SoundFontFile", "MediaLibrary", "Drawing", "Pictures",
     "SeqplayVersion", "CheckedConversion",
             "CheckedConversion", "SeqplayVersion",
+            "JACK", "JACKOutput",
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
@@ -133,6 +140,8 @@ let package = Package(
         .target(name: "RenderTestSupport", dependencies: ["MIDICore", "MIDIFile", "TestSupport"], path: "Tests/RenderTestSupport"),
         // A seeded random number generator, so stress and fuzz tests repeat exactly.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // A real JACK server (jackd, dummy driver) per test, and jackd2's command-line tools.
+        .target(name: "JACKTestSupport", dependencies: ["JACK", atomics], path: "Tests/JACKTestSupport"),
 
         .testTarget(name: "CheckedConversionTests", dependencies: ["CheckedConversion"]),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile", "TestSupport"]),
@@ -160,6 +169,12 @@ let package = Package(
         .testTarget(name: "SoundFontFileTests", dependencies: ["SoundFontFile", "FluidSynth"]),
         .testTarget(name: "MediaLibraryTests", dependencies: ["MediaLibrary", "MIDIFile", "MIDICore", "SoundFontFile"]),
         .testTarget(name: "PicturesTests", dependencies: ["Pictures", "Drawing", "MIDIFile", "MIDICore", "AudioFiles"]),
+        // JACK tests start their own jackd (Scripts/test-jack runs them) and skip where it is not installed.
+        .testTarget(name: "JACKTests", dependencies: [
+            "JACK", "JACKOutput", "JACKTestSupport", "AudioOutput", "AudioGraph", "AllocationCounter", atomics,
+        ]),
+        // seqplay --audio-driver jack recorded by jack_rec, compared with the offline render (Scripts/test-jack).
+        .testTarget(name: "JACKCLITests", dependencies: ["seqplay", "AudioFiles", "AudioTestSupport", "JACKTestSupport"]),
         // The umbrella module as a user imports it.
         .testTarget(name: "SeqplayKitTests", dependencies: ["SeqplayKit"]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles"]),

@@ -16,6 +16,8 @@ public struct LiveSamplerConfiguration: Sendable {
         case soundCard(device: String, settings: PCMPlaybackSettings)
         /// A clock of the system's, recording what is played to an audio file (format by extension).
         case recording(path: String, sampleRate: Int)
+        /// An output already opened with any driver (e.g. `JACKOutput`), at its own rate.
+        case opened(RealtimeOutput)
     }
 
     /// SoundFonts each sampler loads, in order (later ones win).

@@ -85,6 +85,9 @@ public final class LiveSamplerSession: @unchecked Sendable {
         case .recording(let path, let sampleRate):
             output = NullOutput(sampleRate: sampleRate)
             recorder = RecorderTap(path: path)
+        case .opened(let opened):
+            output = opened
+            recorder = nil
         }
         var samplers: [SamplerNode] = []
         var settings = configuration.synthesizer

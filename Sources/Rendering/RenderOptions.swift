@@ -53,6 +53,9 @@ public struct RenderOptions: Sendable {
     public var channelMap: ChannelMap?
     /// Whether the renderer meters the mix (`SongRenderer.levelMeter`), for a status line to show.
     public var metersLevel = false
+    /// One sampler per MIDI channel, each on its own stereo pair after the mix: 34 output channels
+    /// (1-2 the mix, 3-4 channel 1 … 33-34 channel 16; `outputChannelCount` must be 34). No effects.
+    public var channelOutputs = false
 
     public init() {}
 }

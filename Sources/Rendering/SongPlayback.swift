@@ -105,7 +105,7 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
     /// Ends every sounding note (Ctrl-C: before draining the device). Same hold as `seek`.
     @discardableResult
     public func allNotesOff() -> Bool {
-        withRendererHeld { renderer.sampler.allNotesOff() }
+        withRendererHeld { renderer.samplers.forEach { $0.allNotesOff() } }
     }
 
     /// Holds the render thread off the renderer, runs `body`, then lets it render again (unless paused).

@@ -30,6 +30,10 @@ public final class SongRenderer {
     /// The player feeding the sampler; mute and solo may still be changed while rendering.
     public let player: MusicPlayer
     public let sampler: SamplerNode
+    /// Every sampler playing: `sampler`, or with `options.channelOutputs` one per channel used.
+    public let samplers: [SamplerNode]
+    /// With `options.channelOutputs`: what splits the player's events among the samplers.
+    private let channelFanOut: ChannelEventFanOut?
     public let engine: AudioEngine
     /// Meters the stereo mix after the effects (before the varispeed and the channel map), when
     /// `options.metersLevel` asks for it.
@@ -63,26 +67,7 @@ public final class SongRenderer {
         let isEmpty = TempoMap(sequence: sequence.concatenatingPatterns()).endTick == 0
         player = try Self.makePlayer(for: sequence, options: options)
 
-        let settings = SynthesizerSettings(sampleRate: Double(options.sampleRate), gain: options.gain,
-                                           reverbEnabled: options.reverbEnabled, chorusEnabled: options.chorusEnabled,
-                                           bankSelectMode: options.sound.bankSelect ?? .gs)
-        do throws(SynthesizerError) {
-            sampler = try SamplerNode(settings: settings)
-        } catch {
-            throw .synthesizer("\(error)")
-        }
-        do throws(SoundFontError) {
-            for path in options.sound.fontLoadOrder(soundFontPaths) { try sampler.loadSoundFont(at: path) }
-        } catch {
-            throw .soundFont(error)
-        }
-        do throws(SynthesizerError) {
-            try sampler.apply(options.sound)
-        } catch {
-            throw .synthesizer("\(error)")
-        }
         eventSource = SeekableEventSource(player: player)
-        sampler.eventSource = eventSource
 
         engine = AudioEngine()
         let format = AudioFormat(sampleRate: Double(options.sampleRate), channelCount: options.outputChannelCount)
@@ -91,7 +76,25 @@ public final class SongRenderer {
         } catch {
             throw .engine(error.description)
         }
-        let (mix, effects) = try Self.connectGraph(of: engine, sampler: sampler, options: options)
+        let mix: MixerNode
+        var effects: [AudioNode] = []
+        if options.channelOutputs {
+            (samplers, mix, channelFanOut) = try ChannelOutputs.connect(engine, sequence: sequence, source: eventSource,
+                                                         sampleRate: options.sampleRate) { () throws(RenderError) in
+                try Self.makeSampler(soundFontPaths: soundFontPaths, options: options)
+            }
+            if let first = samplers.first {
+                sampler = first
+            } else {
+                sampler = try Self.makeSampler(soundFontPaths: soundFontPaths, options: options)
+            }
+        } else {
+            sampler = try Self.makeSampler(soundFontPaths: soundFontPaths, options: options)
+            sampler.eventSource = eventSource
+            (mix, effects) = try Self.connectGraph(of: engine, sampler: sampler, options: options)
+            samplers = [sampler]
+            channelFanOut = nil
+        }
         levelMeter = options.metersLevel ? LevelMeterTap() : nil
         if let levelMeter { mix.installTap(levelMeter, at: .output(bus: 0)) }
         do throws(AudioEngineError) {
@@ -128,6 +131,29 @@ public final class SongRenderer {
         while pending > 0, let block = pull(frameCount: min(options.blockFrames, pending)) {
             pending -= block.frameLength
         }
+    }
+
+    private static func makeSampler(soundFontPaths: [String], options: RenderOptions) throws(RenderError) -> SamplerNode {
+        let settings = SynthesizerSettings(sampleRate: Double(options.sampleRate), gain: options.gain,
+                                           reverbEnabled: options.reverbEnabled, chorusEnabled: options.chorusEnabled,
+                                           bankSelectMode: options.sound.bankSelect ?? .gs)
+        let sampler: SamplerNode
+        do throws(SynthesizerError) {
+            sampler = try SamplerNode(settings: settings)
+        } catch {
+            throw .synthesizer("\(error)")
+        }
+        do throws(SoundFontError) {
+            for path in options.sound.fontLoadOrder(soundFontPaths) { try sampler.loadSoundFont(at: path) }
+        } catch {
+            throw .soundFont(error)
+        }
+        do throws(SynthesizerError) {
+            try sampler.apply(options.sound)
+        } catch {
+            throw .synthesizer("\(error)")
+        }
+        return sampler
     }
 
     /// The player for `sequence` as `options` ask (playback settings, mutes, solos): what a renderer

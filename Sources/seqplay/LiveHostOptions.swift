@@ -48,6 +48,9 @@ struct LiveHostOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
     var duration: Double?
 
+    @OptionGroup(title: "Audio driver")
+    var audio: AudioDriverArguments
+
     func validate() throws {
         try FlagRange.check(sampleRate, "--sample-rate", in: 8_000...192_000, unit: " Hz")
         try FlagRange.check(period, "--period", in: 16...8192, unit: " frames")
@@ -62,6 +65,7 @@ struct LiveHostOptions: ParsableArguments {
         var configuration = LiveSamplerConfiguration(
             soundFonts: SoundFontLocator.paths(given: soundFonts),
             output: output.map { .recording(path: $0, sampleRate: sampleRate) }
+                ?? (audio.usesJACK ? .opened(audio.openJACKOutput()) : nil)
                 ?? .soundCard(device: device, settings: PCMPlaybackSettings(sampleRate: sampleRate, periodFrames: period, periodCount: periods)))
         configuration.synthesizer = SynthesizerSettings(sampleRate: Double(sampleRate), gain: gain,
                                                         reverbEnabled: !noReverb, chorusEnabled: !noChorus)
@@ -139,6 +143,8 @@ enum LiveSessionRunner {
             parts.append(String(format: "%@ at %d Hz, period %d, buffer %.1f ms", device, rate, session.output.periodFrames, latency))
         case .recording(let path, _):
             parts.append("recording to \(path) at \(rate) Hz")
+        case .opened:
+            parts.append("JACK at \(rate) Hz, block \(session.output.periodFrames)")
         }
         return "\(session.configuration.clientName): serving on " + parts.joined(separator: "; ")
     }

@@ -61,7 +61,7 @@ struct RealtimePlayback {
             let level = playback.renderer.levelMeter?.level(ofChannel: 0)
             terminal.showStatus(statusLine.text(paused: playback.isPaused, position: playback.positionSeconds,
                                                 duration: playback.durationSeconds,
-                                                voices: playback.renderer.sampler.activeVoiceCount,
+                                                voices: playback.renderer.samplers.reduce(0) { $0 + $1.activeVoiceCount },
                                                 xruns: playback.output.xrunCount, level: level))
         }
         terminal?.restore()

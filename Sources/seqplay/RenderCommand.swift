@@ -167,6 +167,9 @@ struct RenderCommand: ParsableCommand {
 
     @OptionGroup var waveform: WaveformOption
 
+    @OptionGroup(title: "Audio driver (playback)")
+    var audio: AudioDriverArguments
+
     func validate() throws {
         try waveform.validate(output: output)
         if let loop, loop < 1 { throw ValidationError("--loop needs a count of 1 or more (1 plays once).") }
@@ -191,6 +194,8 @@ struct RenderCommand: ParsableCommand {
         try FlagRange.check(periods, "--periods", in: 2...64)
         _ = try effectChain()
         _ = try parsedChannelMap()
+        if audio.usesJACK && channelMap != nil { throw ValidationError("--channel-map is for ALSA devices; with JACK connect the ports instead.") }
+        if audio.jackMulti && (fx != nil || output != nil) { throw ValidationError("--jack-multi plays to JACK without --fx or -o.") }
     }
 
     private func effectChain() throws -> EffectChainSpec? {
@@ -276,12 +281,12 @@ struct RenderCommand: ParsableCommand {
         do {
             outcome = try playback.run(songPlayback, statusLine: statusLine, interruption: interruption)
         } catch {
-            fail("cannot play to \(device): \(error)", .inputOutput)
+            fail("cannot play to \(audio.outputName(device: device)): \(error)", .inputOutput)
         }
         switch outcome {
         case .finished, .quit: return
         case .interrupted: Seqplay.exit(withError: ExitCode.interrupted)
-        case .deviceFailed(let error): fail("playback to \(device) ended: \(error)", .inputOutput)
+        case .deviceFailed(let error): fail("playback to \(audio.outputName(device: device)) ended: \(error)", .inputOutput)
         }
     }
 
@@ -300,14 +305,18 @@ struct RenderCommand: ParsableCommand {
         }
         let output: RealtimeOutput
         do {
-            output = try realtimePlayback.openOutput(options: options)
+            if audio.jackMulti {
+                options.channelOutputs = true
+                options.outputChannelCount = audio.jackPortNames.count
+            }
+            output = audio.usesJACK ? audio.openJACKOutput(portNames: audio.jackPortNames) : try realtimePlayback.openOutput(options: options)
         } catch {
             if case .device(let deviceError) = error, deviceError.kind == .noDevice,
                case .noSoundCard(let reason) = deviceError.underlying as? ALSAError {
                 noSoundCard(reason)
                 return nil
             }
-            fail("cannot play to \(device): \(error)", .inputOutput)
+            fail("cannot play to \(audio.outputName(device: device)): \(error)", .inputOutput)
         }
         options.sampleRate = output.sampleRate
         options.blockFrames = output.periodFrames
