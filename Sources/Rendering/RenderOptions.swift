@@ -1,5 +1,7 @@
 import AudioGraph
+import AudioOutput
 import Effects
+import FluidSynth
 import Player
 
 /// Everything that shapes a render of a song, offline or in real time: the synthesizer's settings, how
@@ -17,9 +19,8 @@ public struct RenderOptions: Sendable {
 
     /// The default tail: stop when silent, at most 3 s.
     public static let defaultTail = Tail.untilSilent(maximumSeconds: 3)
-    /// Output peaks below this count as silence: half a 16-bit step, so a silent tail would write
-    /// nothing but zeros to a 16-bit file.
-    public static let silenceThreshold: Float = 1.0 / 65_536
+    /// Output peaks below this count as silence (`AudioBuffer.silenceThreshold`: half a 16-bit step).
+    public static let silenceThreshold = AudioBuffer.silenceThreshold
 
     /// Output sample rate in Hz.
     public var sampleRate: Int = 44_100
@@ -27,6 +28,8 @@ public struct RenderOptions: Sendable {
     public var gain: Float = 0.2
     public var reverbEnabled = true
     public var chorusEnabled = true
+    /// Polyphony, interpolation, reverb/chorus parameters, drum channels, bank select and forced programs.
+    public var sound = SoundSettings()
     /// Transpose, rate, start/end and loop, as the MusicPlayer takes them.
     public var playback = PlaybackSettings()
     public var tail: Tail = RenderOptions.defaultTail
@@ -52,4 +55,16 @@ public struct RenderOptions: Sendable {
     public var metersLevel = false
 
     public init() {}
+}
+
+extension RenderOptions {
+    /// These options at `output`'s sample rate and channel count, in blocks of its period: what a
+    /// `SongRenderer` for `SongPlayback` on that output needs, so the rate is the output's alone.
+    public func matching(_ output: RealtimeOutput) -> RenderOptions {
+        var options = self
+        options.sampleRate = output.sampleRate
+        options.outputChannelCount = output.channelCount
+        options.blockFrames = output.periodFrames
+        return options
+    }
 }

@@ -66,7 +66,7 @@ struct RenderCommand: ParsableCommand {
     @Option(name: [.short, .long], help: ArgumentHelp("Write the audio to this file instead of playing it; '-' streams WAV to standard output.", valueName: "file"))
     var output: String?
 
-    @Option(help: ArgumentHelp("File format, if not the one the extension names.", valueName: "wav|aiff|flac|ogg"))
+    @Option(help: ArgumentHelp("File format, if not the one the extension names.", valueName: "wav|aiff|flac|ogg|mp3|opus"))
     var format: AudioFileFormat?
 
     @Option(help: ArgumentHelp("Sample format: 16, 24 or 32-bit integer, or 32-bit float (default 16; Ogg has none).", valueName: "16|24|32|float"))
@@ -137,6 +137,12 @@ struct RenderCommand: ParsableCommand {
 
     @Flag(help: "With --port: also send MIDI clock (24 per quarter note) with Song Position, Start and Stop.")
     var clock = false
+
+    @OptionGroup(title: "Sound controls")
+    var soundControls: SoundControlArguments
+
+    @OptionGroup(title: "Encoding (with -o)")
+    var encoding: EncodingArguments
 
     @OptionGroup(title: "Network MIDI (with --network-connect)")
     var networkOptions: NetworkArguments
@@ -222,18 +228,24 @@ struct RenderCommand: ParsableCommand {
         }
         let renderer: SongRenderer
         do {
-            renderer = try SongRenderer(sequence: sequence, soundFontPaths: fontPaths, options: renderOptions(for: sequence))
+            var options = try renderOptions(for: sequence)
+            options.sampleRate = encoding.sampleRate(sampleRate, for: fileFormat(of: output))
+            renderer = try SongRenderer(sequence: sequence, soundFontPaths: fontPaths, options: options)
         } catch let error as RenderError {
             fail(error)
+        }
+        if encoding.dryRun {
+            return print(encoding.dryRunReport(path: output, format: fileFormat(of: output), sampleFormat: bitDepth?.sampleFormat, renderer: renderer))
         }
         let writer: AudioFileWriter
         do {
             writer = try AudioFileWriter(path: output, format: format, sampleFormat: bitDepth?.sampleFormat,
-                                         sampleRate: sampleRate, channelCount: 2, protecting: [song] + fontPaths)
+                                         sampleRate: renderer.options.sampleRate, channelCount: 2, protecting: [song] + fontPaths)
+            try writer.apply(encoding.encoding(for: sequence))
         } catch {
             fail(.audioFile(error))
         }
-        let progress = ProgressBar(expectedFrames: renderer.maximumFrames, sampleRate: sampleRate)
+        let progress = ProgressBar(expectedFrames: renderer.maximumFrames, sampleRate: renderer.options.sampleRate)
         let frames: Int64?
         do {
             frames = try renderer.render(to: writer, isCancelled: { interruption.isRequested }) { progress.update(frames: $0) }
@@ -242,6 +254,11 @@ struct RenderCommand: ParsableCommand {
         }
         guard let frames else { fail("interrupted; \(output) was not written", .interrupted) }
         progress.finish(frames: frames)
+    }
+
+    /// The format `-o path` is written in: `--format`, else the extension's (WAV for a stream).
+    private func fileFormat(of path: String) -> AudioFileFormat {
+        format ?? AudioFileFormat(pathExtension: (path as NSString).pathExtension) ?? .wav
     }
 
     /// Plays to the sound device (`--device`), the graph built as for `-o` on the device's format.
@@ -329,6 +346,7 @@ struct RenderCommand: ParsableCommand {
         options.gain = gain
         options.reverbEnabled = !noReverb
         options.chorusEnabled = !noChorus
+        options.sound = try soundControls.soundSettings()
         options.playback = PlaybackSettings(transpose: transpose, rate: rate, start: start?.position, end: end?.position)
         if let loop {
             let endTick = TempoMap(sequence: sequence.concatenatingPatterns()).endTick
