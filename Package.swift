@@ -21,7 +21,7 @@ let package = Package(
         .library(name: "SeqplayKit", targets: [
             "MIDICore", "MIDIFile", "Player", "FluidSynth", "Sampler", "AudioGraph", "Effects",
             "AudioFiles", "AudioGraphFiles", "Rendering", "NetworkMIDI", "ALSA", "AudioOutput", "SequencerPlayback",
-            "SequencerRecording", "LiveSampler", "NetworkBridge", "RealtimeSupport",
+            "SequencerRecording", "LiveSampler", "NetworkBridge", "RealtimeSupport", "SongSessions",
         ]),
     ],
     dependencies: [
@@ -67,8 +67,8 @@ let package = Package(
         // Real-time output: a render thread driving an AudioEngine into an ALSA device or a clock.
         .target(name: "AudioOutput", dependencies: ["AudioGraph", "ALSA", "RealtimeSupport", atomics]),
 
-        // Plays a sequence to ALSA sequencer ports on a kernel queue, timed by the exact tempo map.
-        .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile", atomics]),
+        // ALSA sequencer ports as a song destination: a MusicPlayer's events stamped onto a kernel queue.
+        .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile", "Player", atomics]),
 
         // Records what arrives at a sequencer port into a MIDI file (kernel timestamps, pauses cut out).
         .target(name: "SequencerRecording", dependencies: ["ALSA", "MIDICore", "MIDIFile"]),
@@ -86,11 +86,16 @@ let package = Package(
             "MIDICore", "MIDIFile", "Player", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "Effects", "AudioOutput", atomics,
         ]),
 
+        // Song sessions: a song played to the sampler, ALSA ports and network sessions together, in step.
+        .target(name: "SongSessions", dependencies: [
+            "ALSA", "AudioOutput", "MIDICore", "MIDIFile", "NetworkMIDI", "Player", "Rendering", "RealtimeSupport", "SequencerPlayback", atomics,
+        ]),
+
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA", "SequencerPlayback",
             "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "Effects", "SequencerRecording", "LiveSampler",
-            "NetworkBridge", "RealtimeSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
+            "NetworkBridge", "RealtimeSupport", "SongSessions", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
@@ -118,7 +123,7 @@ let package = Package(
         .testTarget(name: "LiveSamplerTests", dependencies: ["LiveSampler", "MIDICore", "RealtimeSupport"]),
         .testTarget(name: "SequencerRecordingTests", dependencies: ["SequencerRecording", "MIDICore", "MIDIFile"]),
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.
-        .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "AllocationCounter"]),
+        .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "Player", "RealtimeSupport", "AllocationCounter"]),
         .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore", "RealtimeSupport", "TestSupport"]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles"]),
 

@@ -20,6 +20,9 @@ public final class ALSAOutput: RealtimeOutput, @unchecked Sendable {
         self.device = device
         super.init(sink: DeviceSink(device: device))
     }
+
+    /// The device buffer (period × periods): a sample written now is heard that much later.
+    override public var latencyFrames: Int { device.bufferFrames }
 }
 
 /// Converts each period into a preallocated interleaved buffer and writes it to the device.

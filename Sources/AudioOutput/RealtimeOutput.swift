@@ -36,6 +36,9 @@ public class RealtimeOutput: @unchecked Sendable {
     public var channelCount: Int { sink.channelCount }
     /// Frames rendered and delivered per cycle.
     public var periodFrames: Int { sink.periodFrames }
+    /// Frames between writing a sample and hearing it (the device buffer; 0 for a clock). Other
+    /// destinations of a song start this much later than the output to be heard in step with it.
+    public var latencyFrames: Int { 0 }
     /// Frames of engine audio played since `start` (pauses do not count).
     public var sampleTime: Int64 { shared.framesPlayed.load(ordering: .relaxed) }
     /// Underruns detected and recovered since `start`.

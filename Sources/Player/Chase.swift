@@ -8,15 +8,14 @@ enum Chase {
     /// and most controllers only the last per channel (and controller) is kept; bank select, RPN/NRPN
     /// selection and data entry (whose meaning depends on order) and SysEx are all kept. The result
     /// keeps the original order.
-    static func stateMessages<S: Sequence>(from history: S) -> [(track: Int, message: MIDIMessage)]
-    where S.Element == (track: Int, message: MIDIMessage) {
-        let candidates = history.filter { key(of: $0.message) != nil }
+    static func stateMessages<S: Sequence>(from history: S, message: (S.Element) -> MIDIMessage) -> [S.Element] {
+        let candidates = history.filter { key(of: message($0)) != nil }
         var lastIndex: [Int: Int] = [:]
         for (index, entry) in candidates.enumerated() {
-            if let key = key(of: entry.message), key >= 0 { lastIndex[key] = index }
+            if let key = key(of: message(entry)), key >= 0 { lastIndex[key] = index }
         }
         return candidates.enumerated().compactMap { index, entry in
-            let key = key(of: entry.message)!
+            let key = key(of: message(entry))!
             return key < 0 || lastIndex[key] == index ? entry : nil
         }
     }

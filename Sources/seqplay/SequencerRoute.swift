@@ -1,19 +1,11 @@
 import ALSA
-import ArgumentParser
 import Atomics
+import ArgumentParser
 import Foundation
 import LiveSampler
 import MIDIFile
 import Rendering
-
-/// How `seqplay SONG` gets the song to its own sampler.
-enum SongRoute: String, ExpressibleByArgument, CaseIterable {
-    /// In process: the `MusicPlayer` drives the sampler inside the render callback (block-exact).
-    case direct
-    /// Through the ALSA sequencer: seqplay's output port → the sampler's input port, so other
-    /// programs can watch or tap the stream (kernel-timestamp timing, within a few ms).
-    case alsa
-}
+import SongSessions
 
 /// `seqplay SONG.mid --route alsa`: plays the song on a kernel queue from seqplay's output port
 /// (client "seqplay", port "song") to a `LiveSamplerHost` input port (client "seqplay sampler"),
@@ -28,35 +20,39 @@ extension RenderCommand {
 
     func playThroughSequencer(_ sequence: MusicSequence) throws {
         let hostClient = try SequencerCommandSupport.openClient(name: "seqplay sampler")
-        guard let playback = try openSongPlayback(sequence, fontPaths: SoundFontLocator.paths(given: soundFonts), noSoundCard: { reason in
-            CommandLineOutput.fail("no sound card to play to (\(reason)); render to a file instead: -o song.wav", .inputOutput)
-        }) else { return }
-        let output = playback.output
+        let options = try device.mapped(renderOptions(for: sequence))
+        let output = device.openOutputOrExit(options: options)
+        let playback = try SongPlayback(sequence: sequence, soundFontPaths: sound.fontPaths, options: options, output: output)
+        // The song reaches the sampler through the host, not from its own player.
+        for track in 0..<playback.renderer.player.trackCount { playback.renderer.player.setTrack(track, muted: true) }
         let lookAheadFrames = Int(Self.routeLookAheadSeconds * Double(output.sampleRate))
         let host = try SequencerCommandSupport.run { () throws(SequencerError) in
             try LiveSamplerHost(client: hostClient, sampler: playback.renderer.sampler, delivery: .timestamped(lookAheadFrames: lookAheadFrames),
                                 sampleRate: output.sampleRate, periodFrames: output.periodFrames)
         }
-        let endTick = end.map { $0.position.tick(in: TempoMap(sequence: sequence.concatenatingPatterns())) }
-        let song = try SongToPorts(sequence: sequence, file: self.song, ports: ["\(host.ports[0].address)"] + ports,
-                                   clock: clock, endTick: endTick, tapped: true)
-        if verbose {
-            CommandLineOutput.note("route alsa: \(song.player.sourceAddress) → sampler \(host.ports[0].address), look-ahead \(Int(Self.routeLookAheadSeconds * 1000)) ms")
+        let client = try SequencerCommandSupport.openClient()
+        let listeners = try SequencerCommandSupport.run { () throws(SequencerError) in
+            try destinations.portNames.map { (name) throws(SequencerError) in try client.resolve(name) }
+        }
+        let song = try SongSession(sequence: sequence, options: options, ports: SongPorts(
+            client: client, ports: [host.ports[0].address], midiClock: destinations.clock, tapped: true, listeners: listeners))
+        if device.verbose, let ports = song.ports {
+            CommandLineOutput.note("route alsa: \(ports.sourceAddress) → sampler \(host.ports[0].address), look-ahead \(Int(Self.routeLookAheadSeconds * 1000)) ms")
         }
         do {
             try playback.start()
         } catch {
-            CommandLineOutput.fail("cannot play to \(device): \(error)", .inputOutput)
+            CommandLineOutput.fail("cannot play to \(device.device): \(error)", .inputOutput)
         }
         try SequencerCommandSupport.run { () throws(SequencerError) in try host.start() }
 
         let interruption = Interruption()
         let songEnded = ManagedAtomic(false)
         let watcherDone = DispatchSemaphore(value: 0)
-        Thread.detachNewThread { [player = song.player] in
+        Thread.detachNewThread {
             // Ctrl-C stops the song; until it ends, the host's timestamp clock is recalibrated every second.
             while !songEnded.load(ordering: .acquiring) {
-                if interruption.wait(timeout: 1) != nil { player.stop(); break }
+                if interruption.wait(timeout: 1) != nil { song.stop(); break }
                 try? host.calibrate()
             }
             watcherDone.signal()
@@ -73,7 +69,7 @@ extension RenderCommand {
         host.stop()
         if !finished || interruption.isRequested { playback.allNotesOff() }
         if case .failed(let error) = playback.stop(draining: true) {
-            CommandLineOutput.fail("playback to \(device) ended: \(error)", .inputOutput)
+            CommandLineOutput.fail("playback to \(device.device) ended: \(error)", .inputOutput)
         }
         interruption.finish()
         if host.lateEventCount > 0 { CommandLineOutput.note("\(host.lateEventCount) events reached the sampler late") }
