@@ -88,7 +88,8 @@ let package = Package(
 
         // Song sessions: a song played to the sampler, ALSA ports and network sessions together, in step.
         .target(name: "SongSessions", dependencies: [
-            "ALSA", "AudioOutput", "MIDICore", "MIDIFile", "NetworkMIDI", "Player", "Rendering", "RealtimeSupport", "SequencerPlayback", atomics,
+            "ALSA", "AudioOutput", "LiveSampler", "MIDICore", "MIDIFile", "NetworkMIDI", "Player", "Rendering", "RealtimeSupport",
+            "SequencerPlayback", atomics,
         ]),
 
         // The command-line tool.
@@ -107,7 +108,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
 
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile", "TestSupport"]),
-        .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player", "TestSupport"]),
+        .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player", "RealtimeSupport", "TestSupport", "AllocationCounter"]),
         .testTarget(name: "FluidSynthTests", dependencies: ["FluidSynth", "MIDICore", "AudioTestSupport", "AllocationCounter", logging]),
         .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles"]),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),

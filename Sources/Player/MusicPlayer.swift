@@ -223,13 +223,11 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         if generation != seenGeneration {
             seenGeneration = generation
             updateAudibility()
-            endNotes(handle) { [trackAudible, channelAudible] track, channel in
-                !(trackAudible[track] && channelAudible[channel])
-            }
+            endNotes(handle, all: false)
         }
         if pendingAllNotesOff {
             pendingAllNotesOff = false
-            endNotes(handle) { _, _ in true }
+            endNotes(handle, all: true)
         }
         if !pendingStateDelivered {
             pendingStateDelivered = true
@@ -241,7 +239,7 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         }
         while true {
             let nextEvent = cursor < schedule.count ? schedule[cursor].sampleTime : Int64.max
-            if let next = clock, next.time <= nextEvent, next.time < sampleTime {
+            if let next = clock, next.time < nextEvent || (next.time == nextEvent && !framesClock(schedule[cursor])), next.time < sampleTime {
                 lastTime = next.time
                 handle(SongEvent(sampleTime: next.time, track: SongEvent.clockTrack, port: 0, message: .timingClock))
                 clock = self.clock(after: next)
@@ -254,6 +252,12 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         if cursor == schedule.count && clock == nil && sampleTime >= durationInSamples {
             finished.store(true, ordering: .releasing)
         }
+    }
+
+    /// Whether `event` must go before a Timing Clock at the same time: Song Position, Start and
+    /// Continue (and the Stop of a loop jump) frame the clocks that follow; the final Stop comes last.
+    private func framesClock(_ event: SongEvent) -> Bool {
+        event.isClock && (event.message != .stop || cursor < schedule.count - 1)
     }
 
     private func deliver(_ event: SongEvent, _ handle: (SongEvent) -> Void) {
@@ -276,8 +280,9 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
     }
 
     private func updateAudibility() {
-        let anyTrackSoloed = trackSoloed.contains { $0.load(ordering: .relaxed) }
-        let anyChannelSoloed = channelSoloed.contains { $0.load(ordering: .relaxed) }
+        var anyTrackSoloed = false, anyChannelSoloed = false
+        for flag in trackSoloed where flag.load(ordering: .relaxed) { anyTrackSoloed = true }
+        for flag in channelSoloed where flag.load(ordering: .relaxed) { anyChannelSoloed = true }
         for track in 0..<trackCount {
             trackAudible[track] = !trackMuted[track].load(ordering: .relaxed)
                 && (!anyTrackSoloed || trackSoloed[track].load(ordering: .relaxed))
@@ -288,16 +293,18 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         }
     }
 
-    /// Sends a note-off (one per Note On still sounding, to its port) for every sounding note for
-    /// which `shouldEnd(track, channel)` holds.
-    private func endNotes(_ handle: (SongEvent) -> Void, where shouldEnd: (Int, Int) -> Bool) {
+    /// Sends a note-off (one per Note On still sounding, to its port) for every sounding note: `all`
+    /// of them, or those of tracks and channels no longer audible.
+    private func endNotes(_ handle: (SongEvent) -> Void, all: Bool) {
         for track in 0..<trackCount {
-            for channel in 0..<16 where shouldEnd(track, channel) {
+            for channel in 0..<16 where all || !(trackAudible[track] && channelAudible[channel]) {
                 let first = noteIndex(track, UInt8(channel), 0)
-                for note in 0..<128 where soundingCount[first + note] > 0 {
-                    for _ in 0..<soundingCount[first + note] {
+                for note in 0..<128 {
+                    var count = soundingCount[first + note]
+                    while count > 0 {
                         handle(SongEvent(sampleTime: lastTime, track: track, port: soundingPort[first + note],
                                          message: .noteOff(channel: UInt8(channel), note: UInt8(note), velocity: 0)))
+                        count -= 1
                     }
                     soundingCount[first + note] = 0
                 }

@@ -58,6 +58,9 @@ public final class SongSession: @unchecked Sendable {
     private let networkSession: NetworkMIDISession?
     private let stopRequested = ManagedAtomic(false)
     private let samplerStarted = ManagedAtomic(false)
+    /// Signalled once the sampler's output has been started (or failed to start).
+    private let samplerStartTried = DispatchSemaphore(value: 0)
+    private var began = false
     private let notice: @Sendable (String) -> Void
 
     /// Prepares the song for each destination given (at least one). `notice` hears what the user
@@ -150,12 +153,13 @@ public final class SongSession: @unchecked Sendable {
 
     /// Starts the network and the sampler so that song time 0 sounds at monotonic time `songStart`.
     private func begin(songStart: UInt64) {
+        began = true
         network?.start(at: songStart)
         guard let sampler else { return }
         let latency = UInt64(sampler.output.latencyFrames) * 1_000_000_000 / UInt64(sampler.output.sampleRate)
         let startAt = songStart - min(latency, songStart)
         let notice = self.notice
-        Thread.detachNewThread { [samplerStarted] in
+        Thread.detachNewThread { [samplerStarted, samplerStartTried] in
             MonotonicClock.sleep(until: startAt)
             do {
                 try sampler.start()
@@ -163,9 +167,8 @@ public final class SongSession: @unchecked Sendable {
             } catch {
                 notice("audio off (\(error)): playing to the other destinations only")
             }
+            samplerStartTried.signal()
         }
-        // The sampler alone: wait for its start here, so `finishSampler` sees whether it started.
-        if ports == nil && network == nil { MonotonicClock.sleep(until: songStart) }
     }
 
     /// Waits for the network sender to finish; true when it played to the end (or there is none).
@@ -193,9 +196,9 @@ public final class SongSession: @unchecked Sendable {
 
     /// Lets the sampler play out its tail (or ends its notes when stopped) and stops its output.
     private func finishSampler() throws(SongSessionError) {
-        guard let sampler else { return }
-        // The start thread may still be waiting for its moment (ports only flushed, say): give it that time.
-        if ports != nil || network != nil { waitUntil(MonotonicClock.now() + SequencerSongPlayer.leadNanoseconds, orStop: true) }
+        guard let sampler, began else { return }
+        samplerStartTried.wait()
+        samplerStartTried.signal()
         guard samplerStarted.load(ordering: .acquiring) else { return }
         while !isStopped && !sampler.isFinished && !sampler.hasEnded { usleep(10_000) }
         if isStopped { sampler.allNotesOff() }
@@ -209,6 +212,8 @@ public enum SongSessionError: Error, CustomStringConvertible {
     case render(RenderError)
     /// The sequencer failed (no sequencer, a port that does not exist, a write that failed).
     case sequencer(SequencerError)
+    /// The sound device could not start.
+    case audio(AudioOutputError)
     /// The sound device failed while playing.
     case deviceFailed(ALSAError)
 
@@ -216,6 +221,7 @@ public enum SongSessionError: Error, CustomStringConvertible {
         switch self {
         case .render(let error): return "\(error)"
         case .sequencer(let error): return "\(error)"
+        case .audio(let error): return "cannot play: \(error)"
         case .deviceFailed(let error): return "playback ended: \(error)"
         }
     }

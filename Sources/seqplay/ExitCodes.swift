@@ -43,7 +43,7 @@ extension CommandLineOutput {
             switch error {
             case .render(let error): fail(error, file: about)
             case .sequencer(let error): Seqplay.exit(withError: SequencerCommandSupport.exit(for: error))
-            case .deviceFailed: fail(error.description, .inputOutput)
+            case .audio, .deviceFailed: fail(error.description, .inputOutput)
             }
         case let error as SequencerError:
             Seqplay.exit(withError: SequencerCommandSupport.exit(for: error))
