@@ -193,7 +193,7 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         }
         cursor = low
         lastTime = max(0, sampleTime)
-        pendingStateMessages = Chase.stateMessages(from: schedule[..<low], message: \.message)
+        pendingStateMessages = Chase.stateEntries(from: schedule[..<low]) { $0.message }
         pendingStateDelivered = false
         pendingAllNotesOff = true
         clock = firstClock(fromStretch: stretchIndex(atSample: sampleTime) ?? 0, atOrAfter: sampleTime)

@@ -30,7 +30,7 @@ import SequencerPlayback
 ///
 /// In step: with ports, song time 0 is `SequencerSongPlayer.leadNanoseconds` after the kernel queue
 /// starts; otherwise `startLead` after `play()` begins. The network sends stamp events with that
-/// time; the sampler's output starts one output latency (`RealtimeOutput.latencyFrames`) before it,
+/// time; the sampler's output starts one output latency (`RealtimeOutput.outputLatency`) before it,
 /// so its first sample is heard when the first event goes out.
 public final class SongSession: @unchecked Sendable {
     /// The sampler's part: SoundFonts and the output it plays to.
@@ -130,7 +130,7 @@ public final class SongSession: @unchecked Sendable {
                 throw .sequencer(error)
             }
         } else {
-            let lead = network != nil || sampler == nil ? Self.startLead : Double(sampler!.output.latencyFrames) / Double(sampler!.output.sampleRate)
+            let lead = network != nil || sampler == nil ? Self.startLead : sampler!.output.outputLatency
             begin(songStart: MonotonicClock.now() + UInt64(lead * 1e9))
             finished = waitForNetwork()
         }
@@ -156,7 +156,7 @@ public final class SongSession: @unchecked Sendable {
         began = true
         network?.start(at: songStart)
         guard let sampler else { return }
-        let latency = UInt64(sampler.output.latencyFrames) * 1_000_000_000 / UInt64(sampler.output.sampleRate)
+        let latency = UInt64(sampler.output.outputLatency * 1e9)
         let startAt = songStart - min(latency, songStart)
         let notice = self.notice
         Thread.detachNewThread { [samplerStarted, samplerStartTried] in
@@ -215,7 +215,7 @@ public enum SongSessionError: Error, CustomStringConvertible {
     /// The sound device could not start.
     case audio(AudioOutputError)
     /// The sound device failed while playing.
-    case deviceFailed(ALSAError)
+    case deviceFailed(AudioDriverError)
 
     public var description: String {
         switch self {

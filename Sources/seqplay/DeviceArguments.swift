@@ -1,4 +1,5 @@
 import ALSA
+import ALSAAudio
 import ArgumentParser
 import AudioGraph
 import AudioOutput
@@ -63,10 +64,17 @@ struct DeviceArguments: ParsableArguments {
         do {
             return try openOutput(options: options)
         } catch {
-            if case .device(.noSoundCard(let reason)) = error {
+            if let reason = Self.noSoundCardReason(error) {
                 CommandLineOutput.fail("no sound card to play to (\(reason)); render to a file instead: -o song.wav", .inputOutput)
             }
             CommandLineOutput.fail("cannot play to \(device): \(error)", .inputOutput)
         }
+    }
+
+    /// Why the machine has no sound card, when that is why `error` happened.
+    static func noSoundCardReason(_ error: AudioOutputError) -> String? {
+        guard case .device(let driverError) = error, driverError.kind == .noDevice else { return nil }
+        if case .noSoundCard(let reason) = driverError.underlying as? ALSAError { return reason }
+        return driverError.description
     }
 }

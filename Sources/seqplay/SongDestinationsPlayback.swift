@@ -39,7 +39,7 @@ extension RenderCommand {
 
     /// Why the sound card cannot play, in a few words.
     private static func reason(_ error: AudioOutputError) -> String {
-        if case .device(.noSoundCard(let reason)) = error { return "no sound card: \(reason)" }
+        if let reason = DeviceArguments.noSoundCardReason(error) { return "no sound card: \(reason)" }
         return "\(error)"
     }
 

@@ -19,6 +19,7 @@ final class SequencerSongPlayerTests: XCTestCase {
         var events = [TimedEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000))), TimedEvent(tick: 1000, .meta(.tempo(microsecondsPerQuarter: 300_000)))]
         for index in 0..<300 {  // more than the player's preroll
             events.append(TimedEvent(tick: Int64(index * 10), .midi(.noteOn(channel: 0, note: UInt8(index % 128), velocity: 1))))
+            events.append(TimedEvent(tick: Int64(index * 10 + 5), .midi(.noteOff(channel: 0, note: UInt8(index % 128), velocity: 0))))
         }
         let sequence = MusicSequence(format: 0, division: .ticksPerQuarter(480), tracks: [MusicTrack(events: events)])
         let expected = try schedule(of: sequence)
