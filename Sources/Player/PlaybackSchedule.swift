@@ -110,10 +110,9 @@ struct PlaybackSchedule {
             }
             let startTime = map.time(atTick: pass.from)
             let first = PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.from)
-            // The song's last pass plays the events at its very end too (a final Note Off, a reset),
-            // unless the user chose that end: there, as at a loop's end, they belong to what follows.
-            let includesEnd = index == passes.count - 1 && settings.end == nil && pass.to == map.endTick
-            let end = PlaybackSchedule.firstIndex(in: source, atOrAfter: includesEnd ? pass.to + 1 : pass.to)
+            // Events at a pass's end tick belong to what follows (the song's own last tick included:
+            // its notes still sounding get their Note Offs there).
+            let end = PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.to)
             for event in source[first..<end] {
                 guard let message = event.message.transposed(by: settings.transpose) else { continue }
                 NoteKey.track(message, from: event.track, port: event.port, in: &sounding)
