@@ -21,7 +21,7 @@ let package = Package(
         .library(name: "SeqplayKit", targets: [
             "MIDICore", "MIDIFile", "Player", "FluidSynth", "Sampler", "AudioGraph", "Effects",
             "AudioFiles", "AudioGraphFiles", "Rendering", "NetworkMIDI", "ALSA", "AudioOutput", "SequencerPlayback",
-            "SequencerRecording", "LiveSampler", "NetworkBridge", "RealtimeSupport", "SongSessions",
+            "SequencerRecording", "LiveSampler", "NetworkBridge", "RealtimeSupport", "SeqplayVersion", "CheckedConversion", "SongSessions",
         ]),
     ],
     dependencies: [
@@ -40,6 +40,10 @@ let package = Package(
 
         // What the real-time threads share: the monotonic clock, SCHED_FIFO, a lock-free queue.
         .target(name: "RealtimeSupport", dependencies: [atomics]),
+        // Floating point to integer conversions that cannot trap, for every number from outside.
+        .target(name: "CheckedConversion"),
+        // The version of seqplay, defined once for the command line and the library.
+        .target(name: "SeqplayVersion"),
         // MIDI messages and the endpoint protocols every layer speaks.
         .target(name: "MIDICore"),
         // Standard MIDI Files: the bounds-checked codec, the sequence model and the tempo map.
@@ -78,17 +82,21 @@ let package = Package(
 
         // Live input: producers' lock-free queues → one clock model and held-note table → what a sampler pulls.
         .target(name: "LiveInput", dependencies: ["MIDICore", "RealtimeSupport", atomics]),
-        // A sampler host for MIDI arriving at sequencer ports: input thread → lock-free queue → SamplerNode.
-        .target(name: "LiveSampler", dependencies: ["ALSA", "MIDICore", "Sampler", "RealtimeSupport", atomics]),
+        // Live sampler sessions: ALSA input ports and network sessions as live-input producers → samplers → sound card or file.
+        .target(name: "LiveSampler", dependencies: [
+            "ALSA", "LiveInput", "MIDICore", "Sampler", "FluidSynth", "SoundFontFile", "RealtimeSupport", "AudioGraph", "AudioGraphFiles",
+            "AudioFiles", "AudioOutput", "ALSAAudio", "NetworkMIDI", "NetworkBridge", atomics,
+        ]),
 
         // Network MIDI sessions: RTP-MIDI (RFC 6295) with Apple's session protocol over UDP.
-        .target(name: "NetworkMIDI", dependencies: ["MIDICore", "RealtimeSupport"]),
+        .target(name: "NetworkMIDI", dependencies: ["MIDICore", "RealtimeSupport", "CheckedConversion"]),
         // Each network MIDI peer as an ALSA sequencer port, so ALSA programs route to and from it.
         .target(name: "NetworkBridge", dependencies: ["NetworkMIDI", "ALSA", "MIDICore"]),
 
         // A song to audio: sequence → player → sampler → effects → mixer → audio file or sound card.
         .target(name: "Rendering", dependencies: [
             "MIDICore", "MIDIFile", "Player", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "Effects", "AudioOutput", atomics,
+            "CheckedConversion",
         ]),
 
         // Song sessions: a song played to the sampler, ALSA ports and network sessions together, in step.
@@ -108,6 +116,7 @@ let package = Package(
             "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "ALSAAudio", "Effects", "SequencerRecording", "LiveSampler",
             "NetworkBridge", "RealtimeSupport", "SongSessions", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
             "SoundFontFile", "MediaLibrary", "Drawing", "Pictures",
+            "CheckedConversion", "SeqplayVersion",
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
@@ -120,6 +129,7 @@ let package = Package(
         // A seeded random number generator, so stress and fuzz tests repeat exactly.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
 
+        .testTarget(name: "CheckedConversionTests", dependencies: ["CheckedConversion"]),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile", "TestSupport"]),
         .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player", "RealtimeSupport", "TestSupport", "AllocationCounter"]),
         .testTarget(name: "FluidSynthTests", dependencies: ["FluidSynth", "MIDICore", "AudioTestSupport", "AllocationCounter", logging]),
@@ -137,7 +147,7 @@ let package = Package(
         ]),
         .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSAAudio", "ALSA", "AudioGraph", "AudioFiles", "AllocationCounter"]),
         .testTarget(name: "LiveInputTests", dependencies: ["LiveInput", "MIDICore", "RealtimeSupport", "TestSupport", "AllocationCounter"]),
-        .testTarget(name: "LiveSamplerTests", dependencies: ["LiveSampler", "MIDICore", "RealtimeSupport"]),
+        .testTarget(name: "LiveSamplerTests", dependencies: ["LiveSampler", "ALSA", "MIDICore", "RealtimeSupport", "NetworkMIDI", "NetworkBridge", "AudioFiles"]),
         .testTarget(name: "SequencerRecordingTests", dependencies: ["SequencerRecording", "MIDICore", "MIDIFile"]),
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.
         .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "Player", "RealtimeSupport", "AllocationCounter"]),

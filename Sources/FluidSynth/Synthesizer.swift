@@ -88,10 +88,15 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// fonts loaded earlier. Channels are re-assigned their presets from the new font stack.
     @discardableResult
     public func loadSoundFont(at path: String) throws(SoundFontError) -> SoundFontID {
-        defer { FluidSynthLog.forwardPendingMessages() }
         try SoundFontValidator.validate(path: path)
+        FluidSynthLog.forwardPendingMessages()
         let id = withSynthBetweenCycles { fluid_synth_sfload(synth, path, 1) }
-        guard id != FLUID_FAILED else { throw SoundFontError(path: path, problem: .rejectedByFluidSynth) }
+        // What FluidSynth said while loading: a refusal's reason goes into the error, not the log.
+        let messages = FluidSynthLog.takePendingMessages()
+        guard id != FLUID_FAILED else {
+            throw SoundFontError(path: path, problem: .rejectedByFluidSynth(reason: FluidSynthLog.firstError(in: messages)))
+        }
+        FluidSynthLog.log(messages)
         let font = SoundFontID(id: Int(id), path: path)
         soundFonts.append(font)
         return font

@@ -1,5 +1,6 @@
 import AudioFiles
 import AudioGraph
+import CheckedConversion
 import Effects
 import FluidSynth
 import MIDICore
@@ -58,7 +59,7 @@ public final class SongRenderer {
         switch options.tail {
         case .untilSilent(let seconds), .fixed(let seconds): tailSeconds = seconds
         }
-        guard tailSeconds >= 0, tailSeconds.isFinite else { throw .invalidTail(tailSeconds) }
+        guard tailSeconds.within(0...PlaybackSettings.maximumDuration) != nil else { throw .invalidTail(tailSeconds) }
 
         let isEmpty = TempoMap(sequence: sequence.concatenatingPatterns()).endTick == 0
         player = try Self.makePlayer(for: sequence, options: options)
@@ -85,7 +86,7 @@ public final class SongRenderer {
         } catch {
             throw .engine(error.description)
         }
-        let mix = try Self.connectGraph(of: engine, sampler: sampler, options: options)
+        let (mix, effects) = try Self.connectGraph(of: engine, sampler: sampler, options: options)
         levelMeter = options.metersLevel ? LevelMeterTap() : nil
         if let levelMeter { mix.installTap(levelMeter, at: .output(bus: 0)) }
         do throws(AudioEngineError) {
@@ -112,6 +113,16 @@ public final class SongRenderer {
         tailFrames = Int64((tailSeconds * Double(options.sampleRate)).rounded())
         maximumFrames = songFrames + tailFrames
         if case .untilSilent = options.tail { stopsAtSilence = true } else { stopsAtSilence = false }
+        skipEffectLatency(effects.latencyFrames)
+    }
+
+    /// Renders and drops the frames by which the effects' look-ahead (the limiter's) delays the sound,
+    /// so that output frame 0 is the song's sample 0 and every note keeps its time.
+    private func skipEffectLatency(_ latencyFrames: Int) {
+        var pending = Int((Double(latencyFrames) / speed).rounded())
+        while pending > 0, let block = pull(frameCount: min(options.blockFrames, pending)) {
+            pending -= block.frameLength
+        }
     }
 
     /// The player for `sequence` as `options` ask (playback settings, mutes, solos): what a renderer
@@ -133,15 +144,15 @@ public final class SongRenderer {
     }
 
     /// Connects sampler → effects → the stereo mix, and the mix to the output (through a router when
-    /// `options.channelMap` spreads it over more channels). Returns the mix. The engine's output
-    /// format must be set already.
+    /// `options.channelMap` spreads it over more channels). Returns the mix and the effect nodes. The
+    /// engine's output format must be set already.
     private static func connectGraph(of engine: AudioEngine, sampler: SamplerNode,
-                                     options: RenderOptions) throws(RenderError) -> MixerNode {
+                                     options: RenderOptions) throws(RenderError) -> (MixerNode, [AudioNode]) {
         let effects = options.effects?.makeNodes() ?? []
         for node in [sampler] + effects { engine.attach(node) }
         guard let map = options.channelMap else {
             engine.connect([sampler] + effects + [engine.mainMixerNode])
-            return engine.mainMixerNode
+            return (engine.mainMixerNode, effects)
         }
         guard map.requiredChannelCount <= options.outputChannelCount else {
             throw .channelMap(.deviceTooSmall(route: map.routes.last!.name, deviceChannelCount: options.outputChannelCount))
@@ -153,7 +164,7 @@ public final class SongRenderer {
             throw .channelMap(error)
         }
         engine.connect([sampler] + effects + [mix])
-        return mix
+        return (mix, effects)
     }
 
     private static func applyMutesAndSolos(_ options: RenderOptions, to player: MusicPlayer) throws(RenderError) {

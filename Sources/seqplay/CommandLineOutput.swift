@@ -15,6 +15,17 @@ enum CommandLineOutput {
         Seqplay.exit(withError: status)
     }
 
+    /// Flushes standard output and exits with status 5 if anything written to it was lost (a full
+    /// disk, `> /dev/full`, a closed descriptor). Every command's output passes through here.
+    static func finishStandardOutput() {
+        // C's `stdout` (which `print` writes through) is a global Swift 6 will not read directly;
+        // its address is found as the linker's.
+        guard let symbol = dlsym(nil, "stdout") else { return }
+        let file = symbol.assumingMemoryBound(to: UnsafeMutablePointer<FILE>.self).pointee
+        guard fflush(file) != 0 || ferror(file) != 0 else { return }
+        fail("cannot write to standard output: \(String(cString: strerror(errno)))", .inputOutput)
+    }
+
     /// Reads the MIDI file at `path`, or exits with the reader's one-line message: status 5 when the
     /// file cannot be read, 3 when it is not a MIDI file seqplay can read (`strict`: one that needs repair).
     static func readMIDIFile(_ path: String, strict: Bool = false) -> MIDIFileReadResult {

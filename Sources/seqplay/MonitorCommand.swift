@@ -9,7 +9,11 @@ import MIDICore
 struct MonitorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "monitor",
-        abstract: "Print MIDI events arriving from ALSA sequencer ports or network MIDI peers, with timestamps and note names."
+        abstract: "Print MIDI events arriving from ALSA sequencer ports or network MIDI peers, with timestamps and note names.",
+        discussion: """
+            Channels are numbered 1-16, as every other seqplay command numbers them (aseqdump \
+            says 0-15), in the Ch column and in the JSON "channel" field.
+            """
     )
 
     @Flag(help: "Listen for network MIDI peers (RTP-MIDI/AppleMIDI) instead of ALSA ports.")
@@ -77,6 +81,7 @@ struct EventDescription: Encodable {
     let time: Double?
     let source: String
     let event: String
+    /// 1-16, as every seqplay command numbers channels.
     let channel: Int?
     let note: Int?
     let noteName: String?
@@ -106,7 +111,7 @@ struct EventDescription: Encodable {
         self.time = time
         self.source = source
         bytes = message.bytes.map { String(format: "%02X", $0) }.joined(separator: " ")
-        channel = message.channel.map(Int.init)
+        channel = message.channel.map { Int($0) + 1 }
         var note: UInt8?, velocity: UInt8?, controller: UInt8?, value: Int?
         switch message {
         case .noteOn(_, let n, let v): (event, label, note, velocity) = ("noteOn", "Note on", n, v)

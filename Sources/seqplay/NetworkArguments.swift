@@ -37,8 +37,9 @@ struct NetworkArguments: ParsableArguments {
         }
         configuration.onPeerEvent = { event in
             switch event {
-            case .connected(let peer): CommandLineOutput.note("network peer '\(peer.name)' connected from \(peer.controlAddress)")
-            case .ended(let peer, let reason): CommandLineOutput.note("network peer '\(peer.name)' left (\(reason)); its notes were released")
+            case .connected: CommandLineOutput.note("\(event)")
+            case .ended(_, .invitationTimedOut), .ended(_, .refused): CommandLineOutput.note("\(event)")
+            case .ended: CommandLineOutput.note("\(event); its notes were released")
             }
         }
         return configuration

@@ -54,53 +54,37 @@ struct RecordCommand: ParsableCommand {
             let addresses = try sources.map { (source) throws(SequencerError) in try client.resolve(source) }
             return try SequencerTakeRecording(client: client, sources: addresses, path: file, take: take)
         }
-        try save(recording)
-        let interruption = Interruption()
-        let keys = TerminalKeys()
-        defer { keys.restore() }
-        status("Recording at \(recording.port.address) into \(file). Space: pause/resume, q: stop.")
-        var recorded: TimeInterval = 0
-        var lastSave = Date()
-        var lastTick = Date()
-        var stopping = false
-        while !stopping && interruption.signalReceived == nil {
-            if let duration, recorded >= duration { break }
-            _ = try SequencerCommandSupport.run { () throws(SequencerError) in
-                try recording.readEvents(timeoutMilliseconds: 20)
-            }
-            let now = Date()
-            if !recording.take.isPaused { recorded += now.timeIntervalSince(lastTick) }
-            lastTick = now
-            switch keys.nextKey() {
-            case " ", "p":
-                let paused = recording.take.isPaused
-                try SequencerCommandSupport.run { () throws(SequencerError) in
-                    paused ? try recording.resume() : try recording.pause()
+        recording.autosaveInterval = autosaveInterval
+        recording.duration = duration
+        do {
+            try recording.finish()  // the file exists from the start
+            let interruption = Interruption()
+            let keys = TerminalKeys()
+            defer { keys.restore() }
+            status("Recording at \(recording.port.address) into \(file). Space: pause/resume, q: stop.")
+            recording: while interruption.signalReceived == nil, try !recording.record() {
+                switch keys.nextKey() {
+                case " ", "p":
+                    let paused = recording.take.isPaused
+                    try SequencerCommandSupport.run { () throws(SequencerError) in
+                        paused ? try recording.resume() : try recording.pause()
+                    }
+                    status(paused ? "Recording" : "Paused")
+                case "q", "\n":
+                    break recording
+                default:
+                    break
                 }
-                status(paused ? "Recording" : "Paused")
-            case "q", "\n":
-                stopping = true
-            default:
-                break
             }
-            if now.timeIntervalSince(lastSave) >= autosaveInterval {
-                try save(recording)
-                lastSave = now
+            try recording.finish()
+        } catch let error as SequencerRecordingError {
+            switch error {
+            case .sequencer(let error): throw SequencerCommandSupport.exit(for: error)
+            case .cannotSave(let error): CommandLineOutput.fail("\(error)", .inputOutput)
             }
         }
-        _ = try SequencerCommandSupport.run { () throws(SequencerError) in try recording.readEvents(timeoutMilliseconds: 0) }
-        try save(recording)
         SequencerCommandSupport.printLine(String(format: "%@: %d events, %.1f s paused time cut", file,
                                                  recording.take.eventCount, recording.take.pausedSeconds))
-    }
-
-    private func save(_ recording: SequencerTakeRecording) throws {
-        do {
-            try recording.save()
-        } catch {
-            FileHandle.standardError.write(Data("seqplay: \(error)\n".utf8))
-            throw ExitCode.inputOutput
-        }
     }
 
     private func status(_ line: String) {

@@ -6,14 +6,20 @@ import RealtimeSupport
 import SequencerPlayback
 import XCTest
 
-/// A song played to ports arrives complete, in order, stamped with its exact scheduled times, with
-/// every playback setting applied as the sampler gets it.
+/// A song played to ports arrives complete, in order, at exactly the times seqplay scheduled on the
+/// kernel queue, with every playback setting applied as the sampler gets it; how late the kernel
+/// delivered it is printed, and bounded only on real hardware.
 final class SequencerSongPlayerTests: XCTestCase {
     func testSongArrivesInOrderAtItsExactTimes() throws {
         try requireSequencer()
-        let listener = try SequencerClient(name: "seqplay song listener")
-        let clock = try SequencerQueue(client: listener, name: "listener clock")
-        let input = try listener.createPort(name: "in", capabilities: .input, timestampQueue: clock)
+        // Two receivers of the same stream: a port that keeps each event's time on seqplay's queue (what
+        // seqplay controls, exact), and one the kernel re-stamps with the arrival time on its own clock
+        // (how late delivery was: the host's business under emulation).
+        let scheduledListener = try SequencerClient(name: "seqplay song listener")
+        let scheduledInput = try scheduledListener.createPort(name: "in", capabilities: .input)
+        let arrivalListener = try SequencerClient(name: "seqplay song arrival")
+        let clock = try SequencerQueue(client: arrivalListener, name: "listener clock")
+        let arrivalInput = try arrivalListener.createPort(name: "in", capabilities: .input, timestampQueue: clock)
         try clock.start()
 
         var events = [TimedEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000))), TimedEvent(tick: 1000, .meta(.tempo(microsecondsPerQuarter: 300_000)))]
@@ -24,22 +30,46 @@ final class SequencerSongPlayerTests: XCTestCase {
         let sequence = MusicSequence(format: 0, division: .ticksPerQuarter(480), tracks: [MusicTrack(events: events)])
         let expected = try schedule(of: sequence)
         let player = try SequencerSongPlayer(player: MusicPlayer(sequence: sequence, sampleRate: MusicPlayer.nanosecondRate),
-                                             ports: [input.address], client: try SequencerClient(name: "seqplay song player"))
-        let received = try play(player, receiving: expected.count, from: listener).events
+                                             ports: [scheduledInput.address], client: try SequencerClient(name: "seqplay song player"),
+                                             sendsToSubscribers: true)
+        try arrivalListener.connect(from: player.sourceAddress, to: arrivalInput.address)
+        // Read while it plays: each listener's kernel input pool holds only 200 events.
+        let count = expected.count
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var finished = false
+        nonisolated(unsafe) var arrived: [SequencerEvent] = []
+        DispatchQueue.global().async {
+            finished = (try? player.play()) ?? false
+            done.signal()
+        }
+        nonisolated(unsafe) let arrivalReader = arrivalListener  // read by that thread alone until done
+        DispatchQueue.global().async {
+            arrived = (try? receive(count, from: arrivalReader)) ?? []
+            done.signal()
+        }
+        let received = try receive(count, from: scheduledListener)
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        XCTAssertTrue(finished)
         XCTAssertEqual(received.map(\.message), expected.map(\.message))
-        let stamps = received.compactMap { event -> Int64? in
+        XCTAssertEqual(arrived.map(\.message), expected.map(\.message))
+        XCTAssertEqual(received.map(\.timestamp), expected.map {
+            .realTime(nanoseconds: UInt64($0.sampleTime) + SequencerSongPlayer.leadNanoseconds)
+        }, "each event carries exactly the time it was scheduled for")
+
+        // Delivery: the two queues started at different moments, so align them by the median difference.
+        let stamps = arrived.compactMap { event -> Int64? in
             if case .realTime(let nanoseconds) = event.timestamp { return Int64(nanoseconds) }
             return nil
         }
-        XCTAssertEqual(stamps.count, expected.count)
-        // The two queues started at different moments: align them by the median difference, then every
-        // event must sit within the bound of its exact time.
+        XCTAssertEqual(stamps.count, count)
         let differences = zip(stamps, expected).map { $0 - $1.sampleTime }
         let offset = differences.sorted()[differences.count / 2]
         let worst = differences.map { abs($0 - offset) }.max() ?? .max
-        let bound = Self.runsUnderEmulation ? 10_000_000 : 1_000_000
-        print("song to port: \(stamps.count) events, worst kernel timestamp error \(worst) ns (bound \(bound) ns)")
-        XCTAssertLessThan(worst, Int64(bound), "worst timestamp error \(worst) ns")
+        let hardware = !sequencerTimingIsEmulated
+        print("song to port: \(count) events at their scheduled times; delivery off the median by at most \(worst) ns"
+            + (hardware ? " (bound 1 ms)" : " (emulated: not bounded)"))
+        if hardware { XCTAssertLessThan(worst, 1_000_000, "worst delivery error \(worst) ns") }
     }
 
     /// Start, loop, rate, transpose, mute and solo, MIDI clock, SMF port routing and a track on a port
@@ -145,12 +175,5 @@ final class SequencerSongPlayerTests: XCTestCase {
         let third = MusicTrack(events: [on(0, 0, 40), off(1800, 0, 40)])
         return MusicSequence(format: 1, division: .ticksPerQuarter(480),
                              tracks: [conductor, MusicTrack(events: first), MusicTrack(events: second), third, MusicTrack(events: drums)])
-    }
-
-    /// Under software emulation (the alsa-vm guest on a machine without KVM) the guest's timer interrupts
-    /// come several milliseconds late when the host is busy (0.5 ms measured on a quiet host, 2-7 ms
-    /// under load), so the 1 ms bound of real hardware is relaxed to 10 ms there; the figure is printed.
-    static var runsUnderEmulation: Bool {
-        ((try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? "").contains(" hypervisor")
     }
 }
