@@ -69,8 +69,11 @@ public final class SongSession: @unchecked Sendable {
                 network: NetworkMIDISession? = nil, notice: @escaping @Sendable (String) -> Void = { _ in }) throws(SongSessionError) {
         precondition(sampler != nil || ports != nil || network != nil, "a song session needs a destination")
         let ownPortTracks = Set(ports?.trackPorts.keys ?? [:].keys)
-        let shared: Set<Int>? = ownPortTracks.isEmpty ? nil
-            : Set(0..<sequence.concatenatingPatterns().tracks.count).subtracting(ownPortTracks)
+        let trackCount = sequence.concatenatingPatterns().tracks.count
+        if let track = ownPortTracks.first(where: { !(0..<trackCount).contains($0) }) {
+            throw .render(.noSuchTrack(track, trackCount: trackCount))
+        }
+        let shared: Set<Int>? = ownPortTracks.isEmpty ? nil : Set(0..<trackCount).subtracting(ownPortTracks)
         func nanosecondPlayer(tracks: Set<Int>?, midiClock: Bool) throws(SongSessionError) -> MusicPlayer {
             var destinationOptions = options
             destinationOptions.sampleRate = MusicPlayer.nanosecondRate
