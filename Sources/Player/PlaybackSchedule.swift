@@ -28,14 +28,12 @@ public struct SongEvent: Sendable, Hashable {
     public var isClock: Bool { track == SongEvent.clockTrack }
 }
 
-typealias ScheduledEvent = SongEvent
-
 /// A sequence turned into a flat, time-ordered list of messages at exact sample times, with start,
 /// end, loop, transpose, rate and the track selection applied: everything `MusicPlayer` delivers
 /// (but the periodic Timing Clocks, which it generates as it goes), worked out in advance. It is the
 /// one place where a song becomes timed events, whatever the destination.
 struct PlaybackSchedule {
-    var events: [ScheduledEvent] = []
+    var events: [SongEvent] = []
     /// The length of the whole playback, loops included, rounded to the nearest sample.
     var durationInSamples: Int64 = 0
     /// The stretches of the song played, in order, with the sample each starts at.

@@ -24,9 +24,6 @@ struct DestinationArguments: ParsableArguments {
     /// Whether the song goes to sequencer ports (other than through `--route alsa`).
     var hasPorts: Bool { !ports.isEmpty || !trackPorts.isEmpty }
 
-    /// `--port` values, commas split.
-    var portNames: [String] { ports.flatMap { $0.split(separator: ",").map(String.init) } }
-
     func validate() throws {
         if clock && !hasPorts && route == .direct { throw ValidationError("--clock needs --port or --port-for-track.") }
         if route == .alsa {

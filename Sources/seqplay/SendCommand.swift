@@ -28,9 +28,7 @@ struct SendCommand: ParsableCommand {
         let interruption = Interruption()
         do {
             let client = try SequencerCommandSupport.openClient()
-            let ports = try SequencerCommandSupport.run { () throws(SequencerError) in
-                try port.flatMap { $0.split(separator: ",").map(String.init) }.map { (name) throws(SequencerError) in try client.resolve(name) }
-            }
+            let ports = try SequencerCommandSupport.resolve(port, on: client)
             let session = try SongSession(sequence: sequence, options: RenderOptions(),
                                           ports: SongPorts(client: client, ports: ports, midiClock: clock))
             Thread.detachNewThread {

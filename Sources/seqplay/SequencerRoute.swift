@@ -13,9 +13,7 @@ extension RenderCommand {
         let songClient = try SequencerCommandSupport.openClient()
         let options = try device.mapped(renderOptions(for: sequence))
         let output = device.openOutputOrExit(options: options)
-        let listeners = try SequencerCommandSupport.run { () throws(SequencerError) in
-            try destinations.portNames.map { (name) throws(SequencerError) in try songClient.resolve(name) }
-        }
+        let listeners = try SequencerCommandSupport.resolve(destinations.ports, on: songClient)
         let song = try SequencerRoutedSong(sequence: sequence, options: options,
                                            sampler: .init(soundFontPaths: sound.fontPaths, output: output),
                                            songClient: songClient, samplerClient: samplerClient, listeners: listeners,

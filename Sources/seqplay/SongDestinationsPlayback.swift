@@ -46,12 +46,12 @@ extension RenderCommand {
     /// The sequencer client and the ports the flags name.
     private func songPorts() throws -> SongPorts {
         let client = try SequencerCommandSupport.openClient()
-        return try SequencerCommandSupport.run { () throws(SequencerError) in
-            var trackPorts: [Int: PortAddress] = [:]
-            for assignment in destinations.trackPorts { trackPorts[assignment.track] = try client.resolve(assignment.port) }
-            return SongPorts(client: client, ports: try destinations.portNames.map { (name) throws(SequencerError) in try client.resolve(name) },
-                             trackPorts: trackPorts, midiClock: destinations.clock)
+        var trackPorts: [Int: PortAddress] = [:]
+        for assignment in destinations.trackPorts {
+            trackPorts[assignment.track] = try SequencerCommandSupport.resolve([assignment.port], on: client)[0]
         }
+        return SongPorts(client: client, ports: try SequencerCommandSupport.resolve(destinations.ports, on: client),
+                         trackPorts: trackPorts, midiClock: destinations.clock)
     }
 
     /// A network session connected to the peer at `target`, its clock synchronised.
