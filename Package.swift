@@ -13,17 +13,23 @@ import PackageDescription
 let atomics = Target.Dependency.product(name: "Atomics", package: "swift-atomics")
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 
+/// The modules a package that depends on seqplay can import, each its own product (and all of them
+/// through SeqplayKit). A new library module goes here and into Sources/SeqplayKit/SeqplayKit.swift.
+let libraryModules = [
+    "RealtimeSupport", "MIDICore", "MIDIFile", "Player", "SoundFontFile", "FluidSynth", "Sampler", "AudioGraph",
+    "Effects", "AudioFiles", "AudioGraphFiles", "AudioOutput", "ALSA", "ALSAAudio", "Rendering", "SequencerPlayback",
+    "SequencerRecording", "LiveInput", "LiveSampler", "NetworkMIDI", "NetworkBridge", "MediaLibrary", "Drawing", "Pictures",
+    "SeqplayVersion", "CheckedConversion", "SongSessions",
+]
+
 let package = Package(
     name: "seqplay",
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "seqplay", targets: ["seqplay"]),
-        .library(name: "SeqplayKit", targets: [
-            "MIDICore", "MIDIFile", "Player", "FluidSynth", "Sampler", "AudioGraph", "Effects",
-            "AudioFiles", "AudioGraphFiles", "Rendering", "NetworkMIDI", "ALSA", "AudioOutput", "SequencerPlayback",
-            "SequencerRecording", "LiveSampler", "NetworkBridge", "RealtimeSupport", "SeqplayVersion", "CheckedConversion", "SongSessions",
-        ]),
-    ],
+        // SeqplayKit re-exports every library module: `import SeqplayKit`.
+        .library(name: "SeqplayKit", targets: ["SeqplayKit"]),
+    ] + libraryModules.map { .library(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -110,12 +116,16 @@ let package = Package(
         .target(name: "Drawing", dependencies: ["CCairo"]),
         .target(name: "Pictures", dependencies: ["Drawing", "MIDIFile", "AudioFiles"]),
 
+        // Every library module in one import.
+        .target(name: "SeqplayKit", dependencies: libraryModules.map { .target(name: $0) }),
+
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA", "SequencerPlayback",
             "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "ALSAAudio", "Effects", "SequencerRecording", "LiveSampler",
             "NetworkBridge", "RealtimeSupport", "SongSessions", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
             "SoundFontFile", "MediaLibrary", "Drawing", "Pictures",
+    "SeqplayVersion", "CheckedConversion",
             "CheckedConversion", "SeqplayVersion",
         ]),
 
@@ -155,6 +165,8 @@ let package = Package(
         .testTarget(name: "SoundFontFileTests", dependencies: ["SoundFontFile", "FluidSynth"]),
         .testTarget(name: "MediaLibraryTests", dependencies: ["MediaLibrary", "MIDIFile", "MIDICore", "SoundFontFile"]),
         .testTarget(name: "PicturesTests", dependencies: ["Pictures", "Drawing", "MIDIFile", "MIDICore", "AudioFiles"]),
+        // The umbrella module as a user imports it.
+        .testTarget(name: "SeqplayKitTests", dependencies: ["SeqplayKit"]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles"]),
 
         // Benchmarks (run by the scripts in Benchmarks/) and the network interop probe (Scripts/test-network-interop).

@@ -20,7 +20,8 @@ import Glibc
 /// lock-free and applied at the start of the next `render`; the ones that change the font stack or
 /// the synth's size (fonts, polyphony, sample rate, reading presets) take the synth between two
 /// render cycles. A render cycle (`beginRenderCycle`) never waits for them: while one holds the
-/// synth, the cycle is skipped and its caller plays silence.
+/// synth, the cycle is skipped and its caller plays silence. Control calls come from one thread at a
+/// time (or are serialised by the caller).
 public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// The settings the synthesizer was created with (gain, reverb, chorus and polyphony follow
     /// later changes made through this object).

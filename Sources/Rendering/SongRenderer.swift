@@ -16,8 +16,7 @@ import Sampler
 ///
 /// ```swift
 /// let renderer = try SongRenderer(sequence: song, soundFontPaths: ["piano.sf2"], options: RenderOptions())
-/// let writer = try AudioFileWriter(path: "song.wav", sampleRate: 44_100, channelCount: 2)
-/// try renderer.render(to: writer)   // finishes the file
+/// try renderer.render(toFile: "song.wav")   // at the options' sample rate; finishes the file
 /// ```
 ///
 /// `render(to:progress:)` is the whole job; `renderNextBlock()` is the step it repeats, for callers
@@ -232,7 +231,7 @@ public final class SongRenderer {
     private func advance(over block: AudioBuffer) {
         let inTail = renderedFrames >= songFrames
         renderedFrames += Int64(block.frameLength)
-        if renderedFrames >= maximumFrames || (inTail && stopsAtSilence && Self.peak(of: block) < RenderOptions.silenceThreshold) {
+        if renderedFrames >= maximumFrames || (inTail && stopsAtSilence && block.peak < RenderOptions.silenceThreshold) {
             isFinished = true
         }
     }
@@ -262,13 +261,20 @@ public final class SongRenderer {
         return renderedFrames
     }
 
-    private static func peak(of block: AudioBuffer) -> Float {
-        var peak: Float = 0
-        for channel in 0..<block.channelCount {
-            let samples = block[channel]
-            for i in 0..<block.frameLength { peak = max(peak, abs(samples[i])) }
+    /// Renders the whole song and tail to the file at `path` (see `render(to:isCancelled:progress:)`),
+    /// at the renderer's sample rate and channel count; `format` defaults to the one the extension
+    /// names. Returns the frames written, or nil when cancelled.
+    @discardableResult
+    public func render(toFile path: String, format: AudioFileFormat? = nil, sampleFormat: AudioSampleFormat? = nil,
+                       isCancelled: () -> Bool = { false }, progress: ((Int64) -> Void)? = nil) throws(RenderError) -> Int64? {
+        let writer: AudioFileWriter
+        do throws(AudioFileError) {
+            writer = try AudioFileWriter(path: path, format: format, sampleFormat: sampleFormat,
+                                         sampleRate: options.sampleRate, channelCount: options.outputChannelCount)
+        } catch {
+            throw .audioFile(error)
         }
-        return peak
+        return try render(to: writer, isCancelled: isCancelled, progress: progress)
     }
 }
 

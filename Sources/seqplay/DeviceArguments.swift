@@ -10,10 +10,10 @@ struct DeviceArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Sound device to play to (ALSA name: default, hw:1,0, plughw:1,0, ...; null: a clock, no sound).", valueName: "name"))
     var device = "default"
 
-    @Option(help: ArgumentHelp("Frames per period of the sound device (latency: period x periods).", valueName: "frames"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Frames per period of the sound device (latency: period x periods).", valueName: "frames"))
     var period = 256
 
-    @Option(help: ArgumentHelp("Periods in the sound device's buffer.", valueName: "count"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Periods in the sound device's buffer.", valueName: "count"))
     var periods = 3
 
     @Option(help: ArgumentHelp("Playback: send the stereo mix to these device channels, e.g. main:3-4 (channels from 1).", valueName: "map"))
@@ -23,8 +23,8 @@ struct DeviceArguments: ParsableArguments {
     var verbose = false
 
     func validate() throws {
-        if !(16...8192).contains(period) { throw ValidationError("--period must be 16 to 8192 frames.") }
-        if !(2...64).contains(periods) { throw ValidationError("--periods must be 2 to 64.") }
+        try FlagRange.check(period, "--period", in: 16...8192, unit: " frames")
+        try FlagRange.check(periods, "--periods", in: 2...64)
         _ = try parsedChannelMap()
     }
 

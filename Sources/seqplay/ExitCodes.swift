@@ -64,7 +64,9 @@ extension CommandLineOutput {
 
     private static func fail(_ error: RenderError, file about: String) -> Never {
         switch error {
-        case .soundFont: fail(error.description, .badSoundFont)
+        case .soundFont(let fontError):
+            if case .unreadable = fontError.problem { fail(error.description, .inputOutput) }
+            fail(error.description, .badSoundFont)
         case .playback(.tooLong): fail("\(about)\(error)", .badMIDIFile)
         case .playback, .noSuchTrack, .noSuchChannel, .unsupportedSampleRate, .invalidTail, .channelMap:
             fail(error.description, .validationFailure)

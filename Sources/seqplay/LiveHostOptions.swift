@@ -16,22 +16,22 @@ struct LiveHostOptions: ParsableArguments {
     @Option(help: "ALSA playback device.")
     var device = "default"
 
-    @Option(name: [.customShort("r"), .customLong("sample-rate")], help: "Sample rate, Hz.")
+    @Option(name: [.customShort("r"), .customLong("sample-rate")], parsing: .unconditional, help: "Sample rate, Hz.")
     var sampleRate = 48_000
 
-    @Option(help: "Frames per period: the render thread's block (latency = period × periods).")
+    @Option(parsing: .unconditional, help: "Frames per period: the render thread's block (latency = period × periods).")
     var period = 128
 
-    @Option(help: "Periods in the device buffer.")
+    @Option(parsing: .unconditional, help: "Periods in the device buffer.")
     var periods = 2
 
     @Flag(help: "Play each event from ALSA ports at its kernel timestamp plus a fixed look-ahead (jitter ≤ 64 samples) instead of at the next block (lowest latency).")
     var timestamped = false
 
-    @Option(name: .customLong("look-ahead"), help: "Look-ahead of --timestamped, in ms (default: one period + 2 ms).")
+    @Option(name: .customLong("look-ahead"), parsing: .unconditional, help: "Look-ahead of --timestamped, in ms (default: one period + 2 ms).")
     var lookAhead: Double?
 
-    @Option(name: [.short, .long], help: "Master volume of the synthesizer.")
+    @Option(name: [.short, .long], parsing: .unconditional, help: "Master volume of the synthesizer.")
     var gain: Float = 0.3
 
     @Flag(help: "Turn the SoundFont's reverb off.")
@@ -43,17 +43,16 @@ struct LiveHostOptions: ParsableArguments {
     @Option(name: [.short, .long], help: ArgumentHelp("Record what is played to this file (on the system clock) instead of playing to the sound card.", valueName: "file"))
     var output: String?
 
-    @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
     var duration: Double?
 
     func validate() throws {
-        guard (8_000...192_000).contains(sampleRate) else { throw ValidationError("--sample-rate must be 8000...192000") }
-        guard (16...8192).contains(period), (2...16).contains(periods) else {
-            throw ValidationError("--period must be 16...8192 frames and --periods 2...16")
-        }
-        if let lookAhead, !(0...1000).contains(lookAhead) { throw ValidationError("--look-ahead must be 0...1000 ms") }
-        if let duration, !(duration > 0) { throw ValidationError("--duration needs a positive number of seconds.") }
-        if !(gain >= 0 && gain <= 10) { throw ValidationError("--gain must be between 0 and 10.") }
+        try FlagRange.check(sampleRate, "--sample-rate", in: 8_000...192_000, unit: " Hz")
+        try FlagRange.check(period, "--period", in: 16...8192, unit: " frames")
+        try FlagRange.check(periods, "--periods", in: 2...16)
+        try FlagRange.check(lookAhead, "--look-ahead", atLeast: 0, atMost: 1000, unit: " ms")
+        try FlagRange.seconds(duration, "--duration", above: 0)
+        try FlagRange.check(Double(gain), "--gain", atLeast: 0, atMost: 10)
     }
 
     /// The session these options describe, with sequencer client `clientName` and input ports `portNames`.

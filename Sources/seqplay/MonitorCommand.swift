@@ -28,17 +28,16 @@ struct MonitorCommand: ParsableCommand {
     @Flag(help: "Print one JSON object per event (JSON Lines).")
     var json = false
 
-    @Option(help: "Stop after this many events.")
+    @Option(parsing: .unconditional, help: "Stop after this many events.")
     var count: Int?
 
-    @Option(help: "Stop after this many seconds.")
+    @Option(parsing: .unconditional, help: "Stop after this many seconds.")
     var duration: Double?
 
     func validate() throws {
         if network && !ports.isEmpty { throw ValidationError("--network listens for peers; it takes no ALSA ports.") }
-        if let duration, !(duration >= 0) {
-            throw ValidationError("--duration must be a number of seconds, 0 or more")
-        }
+        try FlagRange.seconds(duration, "--duration")
+        try FlagRange.check(count, "--count", in: 1...Int.max, unit: " events")
     }
 
     func run() throws {

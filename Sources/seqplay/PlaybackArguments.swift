@@ -12,45 +12,51 @@ struct SongArguments: ParsableArguments {
     @Flag(help: "Refuse a MIDI file that needs repair instead of repairing it.")
     var strict = false
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Shift every note by this many semitones (drums on channel 10 stay put).", valueName: "semitones"))
+    @Option(name: [.short, .long], parsing: .unconditional, help: ArgumentHelp("Shift every note by this many semitones (drums on channel 10 stay put).", valueName: "semitones"))
     var transpose = 0
 
-    @Option(help: ArgumentHelp("Tempo factor: 2 plays twice as fast, 0.5 at half speed (pitch unchanged).", valueName: "factor"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Tempo factor: 2 plays twice as fast, 0.5 at half speed (pitch unchanged).", valueName: "factor"))
     var rate = 1.0
 
-    @Option(help: ArgumentHelp("Start playing here (controllers and instruments set before it still apply).", valueName: "position"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Start playing here (controllers and instruments set before it still apply).", valueName: "position"))
     var start: PositionArgument?
 
-    @Option(help: ArgumentHelp("Stop playing here.", valueName: "position"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stop playing here.", valueName: "position"))
     var end: PositionArgument?
 
-    @Option(help: ArgumentHelp("Play the song (or the --loop-from/--loop-to region) this many times in all.", valueName: "count"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Play the song (or the --loop-from/--loop-to region) this many times in all.", valueName: "count"))
     var loop: Int?
 
-    @Option(help: ArgumentHelp("Start of the region --loop repeats (default: --start).", valueName: "position"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Start of the region --loop repeats (default: --start).", valueName: "position"))
     var loopFrom: PositionArgument?
 
-    @Option(help: ArgumentHelp("End of the region --loop repeats (default: --end).", valueName: "position"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("End of the region --loop repeats (default: --end).", valueName: "position"))
     var loopTo: PositionArgument?
 
-    @Option(help: ArgumentHelp("Silence a track; repeat for more.", valueName: "track"))
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Silence a track; repeat for more.", valueName: "track"))
     var mute: [Int] = []
 
-    @Option(help: ArgumentHelp("Play only this track (and any other soloed ones); repeat for more.", valueName: "track"))
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Play only this track (and any other soloed ones); repeat for more.", valueName: "track"))
     var solo: [Int] = []
 
-    @Option(help: ArgumentHelp("Silence a MIDI channel (1-16); repeat for more.", valueName: "channel"))
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Silence a MIDI channel (1-16); repeat for more.", valueName: "channel"))
     var muteChannel: [Int] = []
 
-    @Option(help: ArgumentHelp("Play only this MIDI channel (1-16); repeat for more.", valueName: "channel"))
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Play only this MIDI channel (1-16); repeat for more.", valueName: "channel"))
     var soloChannel: [Int] = []
 
     func validate() throws {
         if let loop, loop < 1 { throw ValidationError("--loop needs a count of 1 or more (1 plays once).") }
         if (loopFrom != nil || loopTo != nil) && loop == nil { throw ValidationError("--loop-from/--loop-to need --loop COUNT.") }
-        for channel in muteChannel + soloChannel where !(1...16).contains(channel) {
-            throw ValidationError("MIDI channels are 1 to 16, not \(channel).")
+        try FlagRange.check(transpose, "--transpose", in: -127...127, unit: " semitones")
+        try FlagRange.check(rate, "--rate", above: 0, atMost: 100)
+        try FlagRange.check(rate, "--rate", atLeast: 0.01, atMost: 100)
+        for (position, flag) in [(start, "--start"), (end, "--end"), (loopFrom, "--loop-from"), (loopTo, "--loop-to")] {
+            try FlagRange.seconds(position?.seconds, flag)
         }
+        try FlagRange.check(mute + solo, "--mute/--solo", in: 0...Int.max)
+        try FlagRange.check(muteChannel, "--mute-channel", in: 1...16)
+        try FlagRange.check(soloChannel, "--solo-channel", in: 1...16)
     }
 
     /// Reads the song, saying once on stderr when it needed repair; exits (3 or 5) when it cannot be read.
@@ -86,9 +92,16 @@ struct PositionArgument: ExpressibleByArgument {
             position = .barBeatTick(barBeatTick)
         } else {
             let number = argument.hasSuffix("s") ? String(argument.dropLast()) : argument
-            guard let seconds = Double(number), seconds >= 0, seconds.isFinite else { return nil }
+            // Any number parses, so the command's range check can say what is wrong with it.
+            guard let seconds = Double(number) else { return nil }
             position = .seconds(seconds)
         }
+    }
+
+    /// The position in seconds, when it was given so (for `FlagRange.seconds`).
+    var seconds: Double? {
+        if case .seconds(let seconds) = position { return seconds }
+        return nil
     }
 
     static var defaultValueDescription: String { "seconds or bar:beat[:tick]" }

@@ -23,28 +23,29 @@ struct RecordCommand: ParsableCommand {
     @Option(name: .customLong("from"), help: "Port to record from (14:0, a client name); repeat for several. None: wait for connections.")
     var sources: [String] = []
 
-    @Option(help: "Tempo written to the file, in beats per minute.")
+    @Option(parsing: .unconditional, help: "Tempo written to the file, in beats per minute.")
     var tempo: Double = 120
 
     @Option(name: .customLong("time-signature"), help: "Time signature written to the file, e.g. 3/4.")
     var timeSignature: String = "4/4"
 
-    @Option(help: "Ticks per quarter note.")
+    @Option(parsing: .unconditional, help: "Ticks per quarter note.")
     var ppq: UInt16 = 480
 
-    @Option(help: "Stop after this many seconds of recording (pauses not counted).")
+    @Option(parsing: .unconditional, help: "Stop after this many seconds of recording (pauses not counted).")
     var duration: Double?
 
-    @Option(name: .customLong("autosave-interval"), help: "Seconds between autosaves.")
+    @Option(name: .customLong("autosave-interval"), parsing: .unconditional, help: "Seconds between autosaves.")
     var autosaveInterval: Double = 1
 
     func validate() throws {
         guard TimeSignature(timeSignature) != nil else {
             throw ValidationError("--time-signature must look like 3/4 (denominator a power of two up to 64)")
         }
-        guard (10...1000).contains(tempo) else { throw ValidationError("--tempo must be 10...1000 BPM") }
-        guard (1...32767).contains(ppq) else { throw ValidationError("--ppq must be 1...32767") }
-        guard autosaveInterval > 0 else { throw ValidationError("--autosave-interval must be positive") }
+        try FlagRange.check(tempo, "--tempo", atLeast: 10, atMost: 1000, unit: " BPM")
+        try FlagRange.check(ppq, "--ppq", in: 1...32767)
+        try FlagRange.seconds(duration, "--duration", above: 0)
+        try FlagRange.seconds(autosaveInterval, "--autosave-interval", above: 0)
     }
 
     func run() throws {

@@ -10,7 +10,7 @@ extension RenderCommand {
         let writer: AudioFileWriter
         do {
             writer = try AudioFileWriter(path: path, format: file.format, sampleFormat: file.bitDepth?.sampleFormat,
-                                         sampleRate: sound.sampleRate, channelCount: 2)
+                                         sampleRate: sound.sampleRate, channelCount: 2, protecting: [song.song] + sound.fontPaths)
         } catch {
             throw RenderError.audioFile(error)
         }

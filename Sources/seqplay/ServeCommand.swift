@@ -42,7 +42,7 @@ struct ServeCommand: ParsableCommand {
     @Flag(help: "Play what network MIDI peers (RTP-MIDI/AppleMIDI) send.")
     var network = false
 
-    @Option(help: ArgumentHelp("Open this many ALSA sequencer input ports (in-1...in-N), 16 channels each.", valueName: "N"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Open this many ALSA sequencer input ports (in-1...in-N), 16 channels each.", valueName: "N"))
     var ports: Int?
 
     @OptionGroup var networkOptions: NetworkArguments
@@ -54,7 +54,7 @@ struct ServeCommand: ParsableCommand {
 
     func validate() throws {
         if !network && ports == nil { throw ValidationError("serve needs an input: --network, --ports N, or both.") }
-        if let ports, !(1...16).contains(ports) { throw ValidationError("--ports must be 1...16.") }
+        try FlagRange.check(ports, "--ports", in: 1...16)
     }
 
     func run() throws {

@@ -11,10 +11,10 @@ struct SoundArguments: ParsableArguments {
     @Option(name: .customLong("sf2"), help: ArgumentHelp("A SoundFont (.sf2/.sf3) to play with; repeat to layer fonts (later ones win).", valueName: "file"))
     var soundFonts: [String] = []
 
-    @Option(name: [.customShort("r"), .long], help: ArgumentHelp("Sample rate in Hz (8000 to 96000).", valueName: "Hz"))
+    @Option(name: [.customShort("r"), .long], parsing: .unconditional, help: ArgumentHelp("Sample rate in Hz (8000 to 96000).", valueName: "Hz"))
     var sampleRate = 44_100
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Master volume of the synthesizer (FluidSynth's default 0.2; 0.5 is louder, may clip).", valueName: "gain"))
+    @Option(name: [.short, .long], parsing: .unconditional, help: ArgumentHelp("Master volume of the synthesizer (FluidSynth's default 0.2; 0.5 is louder, may clip).", valueName: "gain"))
     var gain: Float = 0.2
 
     @Flag(help: "Turn the SoundFont's reverb off.")
@@ -26,12 +26,13 @@ struct SoundArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Effects after the sampler, in order, e.g. 'eq:lowshelf,120,+3;reverb:large-hall,wet=30;limiter'. Effects: eq:TYPE,FREQ,GAIN,BW reverb:PRESET,WET delay:TIME,FEEDBACK,CUTOFF,WET distortion:MODE,PREGAIN,WET compressor:THRESHOLD,RATIO,ATTACK,RELEASE,MAKEUP,KNEE limiter:CEILING,ATTACK,RELEASE,PREGAIN varispeed:RATE (last).", valueName: "chain"))
     var fx: String?
 
-    @Option(help: ArgumentHelp("Seconds of audio after the last event (default: until silent, at most 3).", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds of audio after the last event (default: until silent, at most 3).", valueName: "seconds"))
     var tail: Double?
 
     func validate() throws {
-        if let tail, !(tail >= 0) { throw ValidationError("--tail needs 0 seconds or more.") }
-        if !(gain >= 0 && gain <= 10) { throw ValidationError("--gain must be between 0 and 10.") }
+        try FlagRange.seconds(tail, "--tail")
+        try FlagRange.check(Double(gain), "--gain", atLeast: 0, atMost: 10)
+        try FlagRange.check(sampleRate, "--sample-rate", in: SongRenderer.supportedSampleRates, unit: " Hz")
         _ = try effectChain()
     }
 
