@@ -26,7 +26,7 @@ for ((i = 0; i < files; i++)); do
     name="$(basename "$source")"
     cp "$source" "$folder/$i-copy-${name%.*}.${name##*.}"
 done
-echo "files: $files copies of ${#sources[@]} corpus MIDI files ($(du -sh "$work/songs" | cut -f1)), cores $cores"
+echo "files: $files copies of ${#sources[@]} corpus MIDI files ($(du -sh "$work/songs" | cut -f1)), cores $cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 now() { date +%s.%N; }
 seconds() { python3 -c "print(f'{$2 - $1:.3f}')"; }
@@ -45,16 +45,19 @@ query() {
     local best=999999 elapsed
     for _ in 1 2 3 4 5; do
         start=$(now)
-        taskset -c "$cores" "$seqplay" library query --db "$db" "$@" >"$work/query.txt"
+        taskset -c "$cores" "$seqplay" "$@" >"$work/query.txt" 2>/dev/null
         elapsed=$(python3 -c "print(round(($(now) - $start) * 1000, 1))")
         best=$(python3 -c "print(min($best, $elapsed))")
     done
-    echo "query (best of 5): $best ms  $(wc -l <"$work/query.txt") lines  $*"
+    echo "$best ms (best of 5)  $(wc -l <"$work/query.txt") lines  seqplay $*"
 }
-query --where 'drums and duration < 60 and (family = "Strings" or tempo >= 120)' --paths
-query --where 'time_signature = 3/4 and key = "D minor"' --sort duration:desc --limit 20
-query --where 'title contains "the"' --json
-query --group-by family
+echo "process start, for comparison:"
+query help library
+echo "queries (the whole command):"
+query library query --db "$db" --where 'drums and duration < 60 and (family = "Strings" or tempo >= 120)' --paths
+query library query --db "$db" --where 'time_signature = 3/4 and key = "D minor"' --sort duration:desc --limit 20
+query library query --db "$db" --where 'title contains "the"' --json
+query library query --db "$db" --group-by family
 
 mapfile -t some < <(find "$work/songs" -type f | sort | awk -v n="$sample" -v total="$files" 'NR % int(total / n) == 0' | head -n "$sample")
 start=$(now)

@@ -7,8 +7,10 @@ extension NetworkMIDIPeer {
     }
 }
 
-extension NetworkMIDIPeerEvent.EndReason: CustomStringConvertible {
-    public var description: String {
+extension NetworkMIDIPeerEvent.EndReason {
+    /// Why the peer left, in words ("it did not answer the invitation"); `"\(reason)"` stays the
+    /// case name, as logs and scripts read it.
+    public var explanation: String {
         switch self {
         case .endedByPeer: return "it ended the session"
         case .refused: return "it refused the invitation"
@@ -20,13 +22,13 @@ extension NetworkMIDIPeerEvent.EndReason: CustomStringConvertible {
     }
 }
 
-extension NetworkMIDIPeerEvent: CustomStringConvertible {
+extension NetworkMIDIPeerEvent {
     /// "network peer 'Mac' connected from 10.0.0.2:5004", "network peer at 10.0.0.9:5004 left: it
-    /// did not answer the invitation".
-    public var description: String {
+    /// did not answer the invitation" (`"\(event)"` stays the plain case, as logs and scripts read it).
+    public var explanation: String {
         switch self {
         case .connected(let peer): return "network peer \(peer.displayName) connected from \(peer.controlAddress)"
-        case .ended(let peer, let reason): return "network peer \(peer.displayName) left: \(reason)"
+        case .ended(let peer, let reason): return "network peer \(peer.displayName) left: \(reason.explanation)"
         }
     }
 }

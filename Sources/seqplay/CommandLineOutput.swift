@@ -6,7 +6,22 @@ import MIDIFile
 enum CommandLineOutput {
     /// Writes `seqplay: message` to standard error.
     static func note(_ message: String) {
-        FileHandle.standardError.write(Data("seqplay: \(message)\n".utf8))
+        writeStandardError(Data("seqplay: \(message)\n".utf8))
+    }
+
+    /// Writes `data` to standard output now; a write that fails (a full disk, a closed pipe's
+    /// reader gone) ends the command with status 5. (FileHandle's own `write(_:)` traps instead.)
+    static func writeStandardOutput(_ data: Data) {
+        do {
+            try FileHandle.standardOutput.write(contentsOf: data)
+        } catch {
+            fail("cannot write to standard output: \((error as NSError).localizedDescription)", .inputOutput)
+        }
+    }
+
+    /// Writes `data` to standard error; if that fails there is nowhere left to say so.
+    static func writeStandardError(_ data: Data) {
+        try? FileHandle.standardError.write(contentsOf: data)
     }
 
     /// Reports `message` and exits with `status`.

@@ -112,7 +112,7 @@ struct ConvertCommand: ParsableCommand {
         }
         do {
             if output == "-" {
-                FileHandle.standardOutput.write(Data(try MIDIFileWriter.write(converted)))
+                CommandLineOutput.writeStandardOutput(Data(try MIDIFileWriter.write(converted)))
             } else {
                 try MIDIFileWriter.write(converted, to: output)
             }

@@ -142,7 +142,7 @@ enum LiveSessionRunner {
 
     /// A line of the session's own on standard error (as the VM checks read them: "Playing", "Connected").
     private static func status(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        CommandLineOutput.writeStandardError(Data((line + "\n").utf8))
     }
 
     private static func report(_ change: NetworkALSABridge.PortChange) {

@@ -52,7 +52,7 @@ struct MonitorCommand: ParsableCommand {
             }
             return (clock, port)
         }
-        FileHandle.standardError.write(Data("Waiting for data at \(input.1.address). Press Ctrl+C to end.\n".utf8))
+        CommandLineOutput.writeStandardError(Data("Waiting for data at \(input.1.address). Press Ctrl+C to end.\n".utf8))
         if !json {
             SequencerCommandSupport.printLine("    Time  Source  Event                  Ch  Data")
         }

@@ -37,9 +37,9 @@ struct NetworkArguments: ParsableArguments {
         }
         configuration.onPeerEvent = { event in
             switch event {
-            case .connected: CommandLineOutput.note("\(event)")
-            case .ended(_, .invitationTimedOut), .ended(_, .refused): CommandLineOutput.note("\(event)")
-            case .ended: CommandLineOutput.note("\(event); its notes were released")
+            case .connected: CommandLineOutput.note(event.explanation)
+            case .ended(_, .invitationTimedOut), .ended(_, .refused): CommandLineOutput.note(event.explanation)
+            case .ended: CommandLineOutput.note(event.explanation + "; its notes were released")
             }
         }
         return configuration

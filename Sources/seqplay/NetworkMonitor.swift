@@ -22,7 +22,7 @@ extension MonitorCommand {
         let interruption = Interruption()
         let startTime = MonotonicClock.now()
         let deadline = duration.map { startTime + UInt64($0 * 1e9) }
-        FileHandle.standardError.write(Data("Waiting for network MIDI peers at \(session.controlAddress). Press Ctrl+C to end.\n".utf8))
+        CommandLineOutput.writeStandardError(Data("Waiting for network MIDI peers at \(session.controlAddress). Press Ctrl+C to end.\n".utf8))
         if !json {
             SequencerCommandSupport.printLine("    Time  Source  Event                  Ch  Data")
         }

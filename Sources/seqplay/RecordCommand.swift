@@ -89,6 +89,6 @@ struct RecordCommand: ParsableCommand {
     }
 
     private func status(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        CommandLineOutput.writeStandardError(Data((line + "\n").utf8))
     }
 }

@@ -9,7 +9,7 @@ extension Seqplay {
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.isEmpty {  // a newcomer's first try: the commands, not "missing <song>"
-            FileHandle.standardError.write(Data((helpMessage() + "\n").utf8))
+            CommandLineOutput.writeStandardError(Data((helpMessage() + "\n").utf8))
             Foundation.exit(ExitCode.validationFailure.rawValue)
         }
         if arguments.first == "help", let name = arguments.dropFirst().first(where: { !$0.hasPrefix("-") }),

@@ -166,6 +166,25 @@ final class HostileCommandLineTests: RenderTestCase {
         XCTAssertTrue(failures.isEmpty, "\(failures.count) of \(Self.renderRows.count + Self.otherCommandRows.count) rows:\n" + failures.joined(separator: "\n"))
     }
 
+    /// A transpose that moves notes outside 0...127 says how many are dropped, once.
+    func testNotesTransposedAwayAreCountedInOneWarning() throws {
+        let (directory, song, font) = try makeWorkspace()
+        let run = try seqplay([song, "--sf2", font, "-o", directory.appendingPathComponent("out.wav").path, "--transpose", "100"])
+        XCTAssertEqual(run.status, 0, run.standardError)
+        XCTAssertEqual(run.standardError, "seqplay: --transpose 100 moves 1 note outside 0...127; they are not played\n")
+    }
+
+    /// Standard error that cannot be written does not trap: the command still exits with its status.
+    func testAFullStandardErrorDoesNotTrap() throws {
+        let process = Process()
+        process.executableURL = Bundle.main.bundleURL.appendingPathComponent("seqplay")
+        process.arguments = ["info", "/nonexistent/song.mid"]
+        process.standardError = FileHandle(forWritingAtPath: "/dev/full")
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 5)
+    }
+
     /// A FIFO's reader receives the whole render (a WAV stream), and nothing replaces the FIFO.
     func testAFIFOIsWrittenThrough() throws {
         let (directory, song, font) = try makeWorkspace()
@@ -192,7 +211,7 @@ final class HostileCommandLineTests: RenderTestCase {
     /// Standard output that cannot be written is a write error (5), for audio and for text alike.
     func testAFullStandardOutputIsAWriteError() throws {
         let (_, song, font) = try makeWorkspace()
-        for arguments in [[song, "--sf2", font, "-o", "-"], ["info", song], ["--version"]] {
+        for arguments in [[song, "--sf2", font, "-o", "-"], ["info", song], ["--version"], ["convert", song, "-o", "-"]] {
             let process = Process()
             process.executableURL = Bundle.main.bundleURL.appendingPathComponent("seqplay")
             process.arguments = arguments
