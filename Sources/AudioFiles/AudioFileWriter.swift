@@ -1,7 +1,7 @@
 import CSndFile
 import Foundation
 
-/// Writes audio to a WAV, AIFF, FLAC or Ogg Vorbis file through libsndfile, or WAV to standard
+/// Writes audio to a WAV, AIFF, FLAC, Ogg Vorbis, MP3 or Opus file through libsndfile, or WAV to standard
 /// output when the path is `-`. `OutputTarget` decides where the bytes go and what is refused.
 ///
 /// A file is written under a temporary name in the destination's directory and renamed over the
@@ -22,14 +22,15 @@ public final class AudioFileWriter {
     /// The destination path, `-` for standard output.
     public let path: String
     public let format: AudioFileFormat
-    /// The stored sample format (`nil` for Ogg Vorbis).
+    /// The stored sample format (`nil` for the lossy formats: Ogg Vorbis, MP3, Opus).
     public let sampleFormat: AudioSampleFormat?
     public let sampleRate: Int
     public let channelCount: Int
     /// Frames written so far.
     public private(set) var framesWritten: Int64 = 0
 
-    private var file: OpaquePointer?
+    /// The libsndfile handle, nil once finished or cancelled (`AudioEncoding` sets its options on it).
+    var file: OpaquePointer?
     private let descriptor: Int32
     /// The temporary file being written and the real path it replaces, `nil` when writing a stream.
     private let temporaryPath: String?
@@ -65,13 +66,13 @@ public final class AudioFileWriter {
         }
         if toStandardOutput, format != .wav { throw fail(.streamMustBeWAV(format)) }
         let sampleFormat = sampleFormat ?? format.defaultSampleFormat
-        guard format == .ogg ? sampleFormat == nil : format.supportedSampleFormats.contains(sampleFormat!) else {
+        guard format.isLossy ? sampleFormat == nil : format.supportedSampleFormats.contains(sampleFormat!) else {
             throw fail(.unsupportedSampleFormat(format, sampleFormat))
         }
         var info = SF_INFO()
         info.samplerate = Int32(clamping: sampleRate)
         info.channels = Int32(clamping: channelCount)
-        info.format = format.sndfileMajor | (sampleFormat?.sndfileSubtype ?? Int32(SF_FORMAT_VORBIS))
+        info.format = format.sndfileMajor | (sampleFormat?.sndfileSubtype ?? format.lossySubtype)
         guard sampleRate > 0, channelCount > 0, sf_format_check(&info) != 0 else {
             throw fail(.unsupportedSettings("\(format.rawValue) at \(sampleRate) Hz with \(channelCount) channels"))
         }

@@ -22,6 +22,9 @@ public struct LiveSamplerConfiguration: Sendable {
     public var soundFonts: [String]
     /// The samplers' settings; the sample rate is the output's.
     public var synthesizer = SynthesizerSettings()
+    /// Forced programs, channel fonts, drum channels, polyphony, interpolation, reverb and chorus
+    /// parameters (its `bankSelect` overrides `synthesizer.bankSelectMode` when set).
+    public var sound = SoundSettings()
     public var output: Output
     /// The sequencer client of the input ports (as `aconnect -l` lists it).
     public var clientName = "seqplay live"

@@ -1,6 +1,7 @@
 import AudioGraph
 import AudioOutput
 import Effects
+import FluidSynth
 import Player
 
 /// Everything that shapes a render of a song, offline or in real time: the synthesizer's settings, how
@@ -27,6 +28,8 @@ public struct RenderOptions: Sendable {
     public var gain: Float = 0.2
     public var reverbEnabled = true
     public var chorusEnabled = true
+    /// Polyphony, interpolation, reverb/chorus parameters, drum channels, bank select and forced programs.
+    public var sound = SoundSettings()
     /// Transpose, rate, start/end and loop, as the MusicPlayer takes them.
     public var playback = PlaybackSettings()
     public var tail: Tail = RenderOptions.defaultTail

@@ -64,16 +64,22 @@ public final class SongRenderer {
         player = try Self.makePlayer(for: sequence, options: options)
 
         let settings = SynthesizerSettings(sampleRate: Double(options.sampleRate), gain: options.gain,
-                                           reverbEnabled: options.reverbEnabled, chorusEnabled: options.chorusEnabled)
+                                           reverbEnabled: options.reverbEnabled, chorusEnabled: options.chorusEnabled,
+                                           bankSelectMode: options.sound.bankSelect ?? .gs)
         do throws(SynthesizerError) {
             sampler = try SamplerNode(settings: settings)
         } catch {
             throw .synthesizer("\(error)")
         }
         do throws(SoundFontError) {
-            for path in soundFontPaths { try sampler.loadSoundFont(at: path) }
+            for path in options.sound.fontLoadOrder(soundFontPaths) { try sampler.loadSoundFont(at: path) }
         } catch {
             throw .soundFont(error)
+        }
+        do throws(SynthesizerError) {
+            try sampler.apply(options.sound)
+        } catch {
+            throw .synthesizer("\(error)")
         }
         eventSource = SeekableEventSource(player: player)
         sampler.eventSource = eventSource

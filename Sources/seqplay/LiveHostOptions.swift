@@ -40,6 +40,8 @@ struct LiveHostOptions: ParsableArguments {
     @Flag(help: "Turn the SoundFont's chorus off.")
     var noChorus = false
 
+    @OptionGroup(title: "Sound controls") var soundControls: SoundControlArguments
+
     @Option(name: [.short, .long], help: ArgumentHelp("Record what is played to this file (on the system clock) instead of playing to the sound card.", valueName: "file"))
     var output: String?
 
@@ -56,13 +58,14 @@ struct LiveHostOptions: ParsableArguments {
     }
 
     /// The session these options describe, with sequencer client `clientName` and input ports `portNames`.
-    func configuration(clientName: String, portNames: [String]) -> LiveSamplerConfiguration {
+    func configuration(clientName: String, portNames: [String]) throws -> LiveSamplerConfiguration {
         var configuration = LiveSamplerConfiguration(
             soundFonts: SoundFontLocator.paths(given: soundFonts),
             output: output.map { .recording(path: $0, sampleRate: sampleRate) }
                 ?? .soundCard(device: device, settings: PCMPlaybackSettings(sampleRate: sampleRate, periodFrames: period, periodCount: periods)))
         configuration.synthesizer = SynthesizerSettings(sampleRate: Double(sampleRate), gain: gain,
                                                         reverbEnabled: !noReverb, chorusEnabled: !noChorus)
+        configuration.sound = try soundControls.soundSettings()
         configuration.clientName = clientName
         configuration.portNames = portNames
         configuration.timestampedPorts = timestamped

@@ -15,6 +15,8 @@ struct RenderCommand: ParsableCommand {
 
     @OptionGroup var song: SongArguments
     @OptionGroup(title: "Sound") var sound: SoundArguments
+    @OptionGroup(title: "Sound controls") var soundControls: SoundControlArguments
+    @OptionGroup(title: "Encoding (with -o)") var encoding: EncodingArguments
     @OptionGroup(title: "Rendering to a file") var file: FileArguments
     @OptionGroup(title: "Playing to a sound card") var device: DeviceArguments
     @OptionGroup(title: "MIDI destinations") var destinations: DestinationArguments
@@ -47,6 +49,8 @@ struct RenderCommand: ParsableCommand {
 
     /// The render options of the flags, for `sequence`.
     func renderOptions(for sequence: MusicSequence) throws -> RenderOptions {
-        try sound.renderOptions(song: song, sequence: sequence)
+        var options = try sound.renderOptions(song: song, sequence: sequence)
+        options.sound = try soundControls.soundSettings()
+        return options
     }
 }

@@ -71,7 +71,7 @@ struct FileArguments: ParsableArguments {
     @Option(name: [.short, .long], help: ArgumentHelp("Write the audio to this file instead of playing it; '-' streams WAV to standard output.", valueName: "file"))
     var output: String?
 
-    @Option(help: ArgumentHelp("File format, if not the one the extension names.", valueName: "wav|aiff|flac|ogg"))
+    @Option(help: ArgumentHelp("File format, if not the one the extension names.", valueName: "wav|aiff|flac|ogg|mp3|opus"))
     var format: AudioFileFormat?
 
     @Option(help: ArgumentHelp("Sample format: 16, 24 or 32-bit integer, or 32-bit float (default 16; Ogg has none).", valueName: "16|24|32|float"))
