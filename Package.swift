@@ -19,7 +19,7 @@ let libraryModules = [
     "RealtimeSupport", "MIDICore", "MIDIFile", "Player", "SoundFontFile", "FluidSynth", "Sampler", "AudioGraph",
     "Effects", "AudioFiles", "AudioGraphFiles", "AudioOutput", "ALSA", "ALSAAudio", "Rendering", "SequencerPlayback",
     "SequencerRecording", "LiveInput", "LiveSampler", "NetworkMIDI", "NetworkBridge", "MediaLibrary", "Drawing", "Pictures",
-    "SeqplayVersion", "CheckedConversion",
+    "SeqplayVersion", "CheckedConversion", "SongSessions",
 ]
 
 let package = Package(
@@ -86,8 +86,8 @@ let package = Package(
         // The JACK audio driver: the engine renders in JACK's process callback, into output ports.
         .target(name: "JACKOutput", dependencies: ["JACK", "AudioOutput", "AudioGraph", atomics]),
 
-        // Plays a sequence to ALSA sequencer ports on a kernel queue, timed by the exact tempo map.
-        .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile", atomics]),
+        // ALSA sequencer ports as a song destination: a MusicPlayer's events stamped onto a kernel queue.
+        .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile", "Player", atomics]),
 
         // Records what arrives at a sequencer port into a MIDI file (kernel timestamps, pauses cut out).
         .target(name: "SequencerRecording", dependencies: ["ALSA", "MIDICore", "MIDIFile"]),
@@ -111,6 +111,11 @@ let package = Package(
             "CheckedConversion",
         ]),
 
+        // Song sessions: a song played to the sampler, ALSA ports and network sessions together, in step.
+        .target(name: "SongSessions", dependencies: [
+            "ALSA", "AudioOutput", "LiveSampler", "MIDICore", "MIDIFile", "NetworkMIDI", "Player", "Rendering", "RealtimeSupport",
+            "SequencerPlayback", atomics,
+        ]),
         // The library index: songs and SoundFonts in SQLite (GRDB), scanned on every core, and its query language.
         .target(name: "MediaLibrary", dependencies: ["MIDIFile", "SoundFontFile", .product(name: "GRDB", package: "GRDB.swift")]),
         // Pictures: the thin cairo wrapper, then piano rolls and waveforms drawn with it.
@@ -124,7 +129,7 @@ let package = Package(
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA", "SequencerPlayback",
             "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "ALSAAudio", "Effects", "SequencerRecording", "LiveSampler",
-            "NetworkBridge", "RealtimeSupport", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
+            "NetworkBridge", "RealtimeSupport", "SongSessions", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
             "SoundFontFile", "MediaLibrary", "Drawing", "Pictures",
     "SeqplayVersion", "CheckedConversion",
             "CheckedConversion", "SeqplayVersion",
@@ -145,7 +150,7 @@ let package = Package(
 
         .testTarget(name: "CheckedConversionTests", dependencies: ["CheckedConversion"]),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile", "TestSupport"]),
-        .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player", "TestSupport"]),
+        .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player", "RealtimeSupport", "TestSupport", "AllocationCounter"]),
         .testTarget(name: "FluidSynthTests", dependencies: ["FluidSynth", "MIDICore", "AudioTestSupport", "AllocationCounter", logging]),
         .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles"]),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
@@ -164,7 +169,7 @@ let package = Package(
         .testTarget(name: "LiveSamplerTests", dependencies: ["LiveSampler", "ALSA", "MIDICore", "RealtimeSupport", "NetworkMIDI", "NetworkBridge", "AudioFiles"]),
         .testTarget(name: "SequencerRecordingTests", dependencies: ["SequencerRecording", "MIDICore", "MIDIFile"]),
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.
-        .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "AllocationCounter"]),
+        .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "Player", "RealtimeSupport", "AllocationCounter"]),
         .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore", "RealtimeSupport", "TestSupport"]),
         .testTarget(name: "SoundFontFileTests", dependencies: ["SoundFontFile", "FluidSynth"]),
         .testTarget(name: "MediaLibraryTests", dependencies: ["MediaLibrary", "MIDIFile", "MIDICore", "SoundFontFile"]),

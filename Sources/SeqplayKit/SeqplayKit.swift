@@ -30,4 +30,5 @@
 @_exported import SeqplayVersion
 @_exported import SequencerPlayback
 @_exported import SequencerRecording
+@_exported import SongSessions
 @_exported import SoundFontFile
