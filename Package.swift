@@ -131,7 +131,6 @@ let package = Package(
             "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "ALSAAudio", "Effects", "SequencerRecording", "LiveSampler",
             "NetworkBridge", "RealtimeSupport", "SongSessions", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
             "SoundFontFile", "MediaLibrary", "Drawing", "Pictures",
-    "SeqplayVersion", "CheckedConversion",
             "CheckedConversion", "SeqplayVersion",
             "JACK", "JACKOutput",
         ]),

@@ -9,8 +9,10 @@ import Foundation
 /// the temporary file, so a half-written file never appears under the destination's name. Devices
 /// and FIFOs are written through.
 ///
-/// WAV to a file is RF64 while it is written and becomes a plain WAV at `finish()` when its data
-/// stayed under 4 GiB (libsndfile's auto-downgrade), so long renders get correct lengths.
+/// WAV to a file is a plain RIFF WAV when `expectedFrameCount` says its data fits in 4 GiB, which every
+/// reader takes. Otherwise (longer, or of unknown length: a recording) it is RF64 while it is written
+/// and becomes a WAV at `finish()` when its data stayed under 4 GiB (libsndfile's auto-downgrade, which
+/// keeps RF64's extensible format header), so long files get correct lengths.
 ///
 /// Standard output redirected to a file gets an ordinary WAV file. On a pipe, libsndfile 1.2
 /// refuses WAV ("this file format does not support pipe write"), so the writer sends its own WAV
@@ -41,10 +43,19 @@ public final class AudioFileWriter {
     private let scratch: UnsafeMutablePointer<Float>
     private let scratchFrames: Int
 
+    /// Whether `frames` of audio make a data chunk a RIFF WAV can describe (its sizes are 32-bit, less
+    /// room for the header); false when the length is not known.
+    static func fitsInRIFF(frames: Int64?, sampleFormat: AudioSampleFormat, channelCount: Int) -> Bool {
+        guard let frames, frames >= 0 else { return false }
+        let (bytes, overflow) = frames.multipliedReportingOverflow(by: Int64(channelCount * sampleFormat.bitDepth / 8))
+        return !overflow && bytes < Int64(UInt32.max) - 1_048_576
+    }
+
     /// Opens a writer. `format` defaults to the one `path`'s extension names (WAV for a stream: `-`,
     /// a device, a FIFO), and `sampleFormat`
     /// to the container's default (16-bit integer; Vorbis for Ogg). `inputs` are the files the audio
-    /// is made from, which the output may not be (see `OutputTarget`).
+    /// is made from, which the output may not be (see `OutputTarget`); `expectedFrameCount`, the most
+    /// frames the file will hold when known, lets a WAV that fits be a plain RIFF WAV.
     public init(
         path: String,
         format: AudioFileFormat? = nil,
@@ -52,6 +63,7 @@ public final class AudioFileWriter {
         sampleRate: Int,
         channelCount: Int,
         maximumFramesPerWrite: Int = 4096,
+        expectedFrameCount: Int64? = nil,
         protecting inputs: [String] = []
     ) throws(AudioFileError) {
         func fail(_ problem: AudioFileError.Problem) -> AudioFileError { AudioFileError(path: path, problem: problem) }
@@ -110,7 +122,7 @@ public final class AudioFileWriter {
                 throw error
             }
             info.format = Int32(SF_FORMAT_RAW | SF_ENDIAN_LITTLE) | sampleFormat!.sndfileSubtype
-        } else if format == .wav {
+        } else if format == .wav && !Self.fitsInRIFF(frames: expectedFrameCount, sampleFormat: sampleFormat!, channelCount: channelCount) {
             info.format = Int32(SF_FORMAT_RF64) | sampleFormat!.sndfileSubtype
         }
         // libsndfile gets its own descriptor: it closes the one it is given even when opening fails.

@@ -302,7 +302,8 @@ public final class SongRenderer {
         let writer: AudioFileWriter
         do throws(AudioFileError) {
             writer = try AudioFileWriter(path: path, format: format, sampleFormat: sampleFormat,
-                                         sampleRate: options.sampleRate, channelCount: options.outputChannelCount)
+                                         sampleRate: options.sampleRate, channelCount: options.outputChannelCount,
+                                         expectedFrameCount: maximumFrames)
         } catch {
             throw .audioFile(error)
         }

@@ -16,7 +16,8 @@ extension RenderCommand {
         let writer: AudioFileWriter
         do {
             writer = try AudioFileWriter(path: path, format: file.format, sampleFormat: file.bitDepth?.sampleFormat,
-                                         sampleRate: renderer.options.sampleRate, channelCount: 2, protecting: [song.song] + sound.fontPaths)
+                                         sampleRate: renderer.options.sampleRate, channelCount: 2,
+                                         expectedFrameCount: renderer.maximumFrames, protecting: [song.song] + sound.fontPaths)
             try writer.apply(encoding.encoding(for: sequence))
         } catch {
             throw RenderError.audioFile(error)
