@@ -181,7 +181,7 @@ let package = Package(
         .testTarget(name: "JACKCLITests", dependencies: ["seqplay", "AudioFiles", "AudioTestSupport", "JACKTestSupport"]),
         // The umbrella module as a user imports it.
         .testTarget(name: "SeqplayKitTests", dependencies: ["SeqplayKit"]),
-        .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles"]),
+        .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles", "TestSupport"]),
 
         // Benchmarks (run by the scripts in Benchmarks/) and the network interop probe (Scripts/test-network-interop).
         .executableTarget(name: "network-midi-probe", dependencies: ["NetworkMIDI", "MIDICore", "RealtimeSupport"]),

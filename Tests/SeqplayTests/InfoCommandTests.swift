@@ -2,40 +2,12 @@ import Foundation
 import XCTest
 import MIDICore
 import MIDIFile
+import TestSupport
 
 /// Runs the built `seqplay info` on files written here and checks what it prints and how it exits.
 final class InfoCommandTests: XCTestCase {
-    private struct Run {
-        var status: Int32
-        var standardOutput: String
-        var standardError: String
-    }
-
-    /// The directory holding the built products (the test bundle sits next to the seqplay binary).
-    private var productsDirectory: URL {
-        #if os(macOS)
-        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
-            return bundle.bundleURL.deletingLastPathComponent()
-        }
-        fatalError("no .xctest bundle")
-        #else
-        return Bundle.main.bundleURL
-        #endif
-    }
-
-    private func seqplay(_ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = productsDirectory.appendingPathComponent("seqplay")
-        process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, standardOutput: String(decoding: outData, as: UTF8.self),
-                   standardError: String(decoding: errData, as: UTF8.self))
+    private func seqplay(_ arguments: [String]) throws -> CommandRun {
+        try runCommand(builtSeqplay, arguments)
     }
 
     private func temporaryFile(_ bytes: [UInt8], name: String = "song.mid") throws -> String {

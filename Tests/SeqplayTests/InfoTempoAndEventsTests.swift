@@ -1,5 +1,6 @@
 import Foundation
 import MIDIFile
+import TestSupport
 import XCTest
 
 /// `seqplay info`'s tempo map table and `--events` list, checked against our tempo map and against mido.
@@ -8,17 +9,8 @@ final class InfoTempoAndEventsTests: XCTestCase {
     private let song = packageRoot.appendingPathComponent("Songs/beethoven-ode-to-joy.mid").path
 
     private func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+        let run = try runCommand(URL(fileURLWithPath: executable), arguments)
+        return (run.status, run.standardOutput, run.standardError)
     }
 
     private func seqplay(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {

@@ -1,32 +1,16 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Runs the built `seqplay library`, `info` (SoundFonts), `roll` and `waveform` and checks what they print and how they exit.
 final class LibraryCommandTests: XCTestCase {
-    private struct Run {
-        var status: Int32
-        var standardOutput: String
-        var standardError: String
-    }
-
     private static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus").path
     private static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 
-    private func seqplay(_ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = Bundle.main.bundleURL.appendingPathComponent("seqplay")
-        process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, standardOutput: String(decoding: outData, as: UTF8.self),
-                   standardError: String(decoding: errData, as: UTF8.self))
+    private func seqplay(_ arguments: [String]) throws -> CommandRun {
+        try runCommand(builtSeqplay, arguments)
     }
 
     private func temporaryFolder() throws -> String {

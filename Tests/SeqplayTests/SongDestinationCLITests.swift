@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `--port` and `--port-for-track` take every playback flag (they were refused before the one
@@ -9,16 +10,8 @@ final class SongDestinationCLITests: XCTestCase {
     static let song = packageRoot.appendingPathComponent("Songs/bach-prelude-c.mid").path
 
     private func run(_ arguments: [String]) throws -> (status: Int32, errors: String) {
-        let process = Process()
-        process.executableURL = Bundle.main.bundleURL.appendingPathComponent("seqplay")
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let data = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let run = try runCommand(builtSeqplay, arguments)
+        return (run.status, run.standardError)
     }
 
     func testPortsTakeEveryPlaybackFlag() throws {
