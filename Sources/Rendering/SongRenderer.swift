@@ -52,7 +52,40 @@ public final class SongRenderer {
 
     /// Builds and starts the graph: loads `soundFontPaths` in order (later fonts take priority),
     /// schedules `sequence` with `options.playback`, applies mutes and solos, inserts the effects.
-    public init(sequence: MusicSequence, soundFontPaths: [String], options: RenderOptions) throws(RenderError) {
+    public convenience init(sequence: MusicSequence, soundFontPaths: [String], options: RenderOptions) throws(RenderError) {
+        try self.init(sequence: sequence, sampler: Self.makeSampler(soundFontPaths: soundFontPaths, options: options),
+                      options: options)
+    }
+
+    /// A sampler with `soundFontPaths` loaded in order (later fonts take priority), set up as
+    /// `options` ask: what `init(sequence:soundFontPaths:options:)` plays through.
+    public static func makeSampler(soundFontPaths: [String], options: RenderOptions) throws(RenderError) -> SamplerNode {
+        let sampler = try makeSampler(options: options)
+        do throws(SoundFontError) {
+            for path in soundFontPaths { try sampler.loadSoundFont(at: path) }
+        } catch {
+            throw .soundFont(error)
+        }
+        return sampler
+    }
+
+    /// A sampler with no fonts, set up as `options` ask (give it fonts before rendering).
+    public static func makeSampler(options: RenderOptions) throws(RenderError) -> SamplerNode {
+        let settings = SynthesizerSettings(sampleRate: Double(options.sampleRate), gain: options.gain,
+                                           reverbEnabled: options.reverbEnabled, chorusEnabled: options.chorusEnabled)
+        let sampler: SamplerNode
+        do throws(SynthesizerError) {
+            sampler = try SamplerNode(settings: settings)
+        } catch {
+            throw .synthesizer("\(error)")
+        }
+        return sampler
+    }
+
+    /// Builds and starts the graph around `sampler` (fonts loaded, made by `makeSampler` with the
+    /// same options, attached to no running engine): schedules `sequence` with `options.playback`,
+    /// applies mutes and solos, inserts the effects.
+    public init(sequence: MusicSequence, sampler: SamplerNode, options: RenderOptions) throws(RenderError) {
         guard Self.supportedSampleRates.contains(options.sampleRate) else { throw .unsupportedSampleRate(options.sampleRate) }
         let tailSeconds: Double
         switch options.tail {
@@ -63,18 +96,7 @@ public final class SongRenderer {
         let isEmpty = TempoMap(sequence: sequence.concatenatingPatterns()).endTick == 0
         player = try Self.makePlayer(for: sequence, options: options)
 
-        let settings = SynthesizerSettings(sampleRate: Double(options.sampleRate), gain: options.gain,
-                                           reverbEnabled: options.reverbEnabled, chorusEnabled: options.chorusEnabled)
-        do throws(SynthesizerError) {
-            sampler = try SamplerNode(settings: settings)
-        } catch {
-            throw .synthesizer("\(error)")
-        }
-        do throws(SoundFontError) {
-            for path in soundFontPaths { try sampler.loadSoundFont(at: path) }
-        } catch {
-            throw .soundFont(error)
-        }
+        self.sampler = sampler
         eventSource = SeekableEventSource(player: player)
         sampler.eventSource = eventSource
 

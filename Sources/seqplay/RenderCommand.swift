@@ -32,6 +32,7 @@ struct RenderCommand: ParsableCommand {
           seqplay song.mid --port 14:0 --clock    (to a sequencer port with MIDI clock, and the sampler)
           seqplay song.mid --port 20:0,24:0 --no-audio   (only the ports, as `seqplay send`)
           seqplay song.mid --route alsa           (to the sampler through the sequencer: aseqdump can watch)
+          seqplay render corpus/ more.mid --output-dir out --jobs 2   (many songs; see --output-dir)
 
         Positions (--start, --end, --loop-from, --loop-to) are seconds
         (42, 12.5s) or bar:beat[:tick] (17:1, 9:3:240). Track numbers are
@@ -57,8 +58,12 @@ struct RenderCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The MIDI file (.mid) to play.")
-    var song: String
+    @Argument(help: "The MIDI file (.mid) to play; with --output-dir, any number of files and directories ('-': a list on standard input).")
+    var songs: [String] = []
+    var song: String { songs.first ?? "" }
+
+    @OptionGroup(title: "Many songs (render to a directory)")
+    var batch: BatchArguments
 
     @Option(name: .customLong("sf2"), help: ArgumentHelp("A SoundFont (.sf2/.sf3) to play with; repeat to layer fonts (later ones win).", valueName: "file"))
     var soundFonts: [String] = []
@@ -160,6 +165,7 @@ struct RenderCommand: ParsableCommand {
     var verbose = false
 
     func validate() throws {
+        try validateSongCount()
         if let loop, loop < 1 { throw ValidationError("--loop needs a count of 1 or more (1 plays once).") }
         if (loopFrom != nil || loopTo != nil) && loop == nil { throw ValidationError("--loop-from/--loop-to need --loop COUNT.") }
         if networkConnect != nil && output != nil {
@@ -196,6 +202,7 @@ struct RenderCommand: ParsableCommand {
     }
 
     func run() throws {
+        if batch.isRequested { runBatch() }
         let sequence = readSong()
         if route == .alsa {
             return try playThroughSequencer(sequence)

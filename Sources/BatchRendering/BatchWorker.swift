@@ -1,0 +1,102 @@
+import AudioFiles
+import FluidSynth
+import Foundation
+import MIDIFile
+import Rendering
+import Sampler
+
+/// One worker of a batch: renders inputs one after another on its thread, each through a new sampler
+/// playing the batch's shared fonts.
+final class BatchWorker {
+    private let settings: BatchRenderSettings
+    private let isCancelled: @Sendable () -> Bool
+    private let observer: @Sendable (BatchRenderer.Event) -> Void
+    private let options: @Sendable (MusicSequence) throws -> RenderOptions
+    private let fonts: SharedSoundFonts
+
+    init(settings: BatchRenderSettings, fonts: SharedSoundFonts, isCancelled: @escaping @Sendable () -> Bool,
+         observer: @escaping @Sendable (BatchRenderer.Event) -> Void,
+         options: @escaping @Sendable (MusicSequence) throws -> RenderOptions) {
+        self.settings = settings
+        self.isCancelled = isCancelled
+        self.observer = observer
+        self.options = options
+        self.fonts = fonts
+    }
+
+    /// Renders `input` (or skips it when its output exists); nil when cancelled meanwhile.
+    func render(_ input: BatchInput) -> BatchResult? {
+        let outputPath = settings.outputPath(for: input)
+        func result(_ status: BatchResult.Status, repairs: Int = 0) -> BatchResult {
+            BatchResult(input: input, outputPath: outputPath, status: status, repairs: repairs)
+        }
+        if !settings.overwritesFinishedOutputs, FileManager.default.fileExists(atPath: outputPath) {
+            return result(.skipped)
+        }
+        let read: MIDIFileReadResult
+        do {
+            read = try MIDIFileReader.read(contentsOf: input.path, mode: settings.readMode)
+        } catch {
+            return result(.failed("\(error)"))
+        }
+        let repairs = read.warnings.count
+        do {
+            let songOptions = try options(read.sequence)
+            guard let rendered = try render(read.sequence, options: songOptions, to: outputPath) else { return nil }
+            return result(.rendered(rendered), repairs: repairs)
+        } catch {
+            return result(.failed("\(input.path): \(error)"), repairs: repairs)
+        }
+    }
+
+    private func render(_ sequence: MusicSequence, options: RenderOptions, to outputPath: String) throws -> RenderedAudio? {
+        let started = Date()
+        try OutputDirectory.prepare(for: outputPath)
+        let sampler = try SongRenderer.makeSampler(options: options)
+        sampler.addSoundFonts(fonts)
+        let renderer = try SongRenderer(sequence: sequence, sampler: sampler, options: options)
+        let writer = try AudioFileWriter(path: outputPath, format: settings.format, sampleFormat: settings.sampleFormat,
+                                         sampleRate: options.sampleRate, channelCount: options.outputChannelCount)
+        var peak: Float = 0
+        var reported: Int64 = 0
+        while let block = renderer.renderNextBlock() {
+            if isCancelled() {
+                writer.cancel()
+                return nil
+            }
+            for channel in 0..<block.channelCount {
+                let samples = block[channel]
+                for i in 0..<block.frameLength { peak = max(peak, abs(samples[i])) }
+            }
+            if block.channelCount == 2 {
+                try writer.write(left: block[0].baseAddress!, right: block[1].baseAddress!, frameCount: block.frameLength)
+            } else {
+                try writer.write(left: block[0].baseAddress!, right: nil, frameCount: block.frameLength)
+            }
+            if renderer.renderedFrames - reported >= 16_384 {
+                observer(.progress(frames: renderer.renderedFrames - reported))
+                reported = renderer.renderedFrames
+            }
+        }
+        try writer.finish()
+        observer(.progress(frames: renderer.renderedFrames - reported))
+        return RenderedAudio(frames: renderer.renderedFrames, sampleRate: options.sampleRate, peak: peak,
+                             renderSeconds: Date().timeIntervalSince(started))
+    }
+}
+
+/// The output's directory, made when missing, and temporary files left in it by an earlier run that
+/// was killed while writing this output removed.
+enum OutputDirectory {
+    static func prepare(for outputPath: String) throws {
+        let directory = (outputPath as NSString).deletingLastPathComponent
+        let name = (outputPath as NSString).lastPathComponent
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        let listed = (try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)) ?? []
+        for entry in listed where entry.hasPrefix("." + name + ".") && entry.hasSuffix(".tmp") {
+            unlink((directory as NSString).appendingPathComponent(entry))
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import ArgumentParser
+import BatchRendering
+import Foundation
+import MIDIFile
+import Rendering
+
+extension ExitCode {
+    /// `render --output-dir`: some inputs could not be rendered (each was reported); the others were.
+    static let someInputsFailed = ExitCode(2)
+}
+
+extension RenderCommand {
+    /// One song without --output-dir; any number of paths with it.
+    func validateSongCount() throws {
+        if batch.isRequested {
+            if songs.isEmpty { throw ValidationError("--output-dir needs MIDI files or directories to render ('-' reads a list).") }
+            if output != nil { throw ValidationError("-o names one output; with --output-dir the outputs are named after the inputs.") }
+            if networkConnect != nil || !ports.isEmpty || route == .alsa {
+                throw ValidationError("--output-dir renders to files; --network-connect, --port and --route alsa play in real time.")
+            }
+        } else if songs.count != 1 {
+            throw ValidationError(songs.isEmpty ? "Missing the MIDI file to play." : "One MIDI file at a time; to render many, add --output-dir DIR.")
+        }
+    }
+
+    /// `seqplay render A.mid DIR… --output-dir OUT`: renders every song with the same flags, reports
+    /// the files that failed, and exits 2 if any did (130 when interrupted).
+    func runBatch() -> Never {
+        let (inputs, problems) = BatchInputDiscovery.discover(batchPaths())
+        for problem in problems { CommandLineOutput.note("\(problem)") }
+        let selected = batch.parsedShard.map { shard in inputs.filter(shard.contains) } ?? inputs
+        var settings = BatchRenderSettings(outputDirectory: batch.outputDir!, soundFontPaths: SoundFontLocator.paths(given: soundFonts))
+        settings.format = format ?? .wav
+        settings.sampleFormat = bitDepth?.sampleFormat
+        settings.jobs = batch.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        settings.overwritesFinishedOutputs = batch.force
+        settings.readMode = strict ? .strict : .lenient
+
+        let interruption = Interruption()
+        let progress = BatchProgress(total: selected.count, sampleRate: sampleRate)
+        let command = UncheckedSendable(value: self)
+        let renderer: BatchRenderer
+        do {
+            renderer = try BatchRenderer(inputs: selected, settings: settings)
+        } catch {
+            CommandLineOutput.fail("\(error)", .badSoundFont)
+        }
+        let results = renderer.run(
+            isCancelled: { interruption.isRequested },
+            observer: { event in
+                progress.record(event)
+                if case .finished(let result) = event, case .failed(let reason) = result.status {
+                    progress.note(reason)
+                }
+            },
+            options: { sequence in try command.value.renderOptions(for: sequence) })
+        progress.finish()
+        if interruption.isRequested {
+            CommandLineOutput.fail("interrupted; finished outputs are kept, a rerun renders the rest", .interrupted)
+        }
+        let failed = results.filter(\.hasFailed).count + problems.count
+        let skipped = results.filter { if case .skipped = $0.status { return true } else { return false } }.count
+        CommandLineOutput.note("\(results.count - skipped - (failed - problems.count)) rendered, \(skipped) already there, \(failed) failed"
+            + (batch.parsedShard.map { " (shard \($0) of \(inputs.count) inputs)" } ?? ""))
+        Seqplay.exit(withError: failed > 0 ? ExitCode.someInputsFailed : ExitCode.success)
+    }
+
+    /// The paths given, `-` replaced by the lines of standard input.
+    private func batchPaths() -> [String] {
+        songs.flatMap { path -> [String] in
+            guard path == "-" else { return [path] }
+            let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            return BatchInputDiscovery.paths(fromList: text)
+        }
+    }
+}
+
+/// A value handed to worker threads that only read it.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+}
