@@ -123,6 +123,7 @@ let package = Package(
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.
         .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "AllocationCounter"]),
         .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore", "RealtimeSupport", "TestSupport"]),
+        .testTarget(name: "BatchRenderingTests", dependencies: ["seqplay", "BatchRendering", "Rendering", "AudioFiles", "MIDIFile", "MIDICore"]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles"]),
 
         // Benchmarks (run by the scripts in Benchmarks/) and the network interop probe (Scripts/test-network-interop).
