@@ -35,6 +35,7 @@ let package = Package(
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
+        .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
 
         // What the real-time threads share: the monotonic clock, SCHED_FIFO, a lock-free queue.
         .target(name: "RealtimeSupport", dependencies: [atomics]),
@@ -86,8 +87,10 @@ let package = Package(
             "MIDICore", "MIDIFile", "Player", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "Effects", "AudioOutput", atomics,
         ]),
 
+        // Loudness as EBU R128 measures it (the thin libebur128 wrapper).
+        .target(name: "Loudness", dependencies: ["CEBUR128"]),
         // Many songs at once: input discovery, shards, a pool of workers sharing the fonts, atomic outputs, resume.
-        .target(name: "BatchRendering", dependencies: ["Rendering", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "MIDIFile", atomics]),
+        .target(name: "BatchRendering", dependencies: ["Loudness", "Rendering", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "MIDIFile", atomics]),
 
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
@@ -123,7 +126,7 @@ let package = Package(
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.
         .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "AllocationCounter"]),
         .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore", "RealtimeSupport", "TestSupport"]),
-        .testTarget(name: "BatchRenderingTests", dependencies: ["seqplay", "BatchRendering", "Rendering", "AudioFiles", "MIDIFile", "MIDICore"]),
+        .testTarget(name: "BatchRenderingTests", dependencies: ["seqplay", "BatchRendering", "RenderTestSupport", "Rendering", "AudioFiles", "MIDIFile", "MIDICore"]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles"]),
 
         // Benchmarks (run by the scripts in Benchmarks/) and the network interop probe (Scripts/test-network-interop).

@@ -86,6 +86,9 @@ public final class AudioFileWriter {
             throw fail(.unsupportedSettings(reason))
         }
         sf_command(file, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        // No PEAK chunk in float files: it holds the time of writing, so the same render would
+        // differ byte for byte from one run to the next.
+        sf_command(file, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
 
         self.path = path
         self.format = format

@@ -16,6 +16,10 @@ public struct BatchRenderSettings: Sendable {
     public var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
     /// Render outputs that already exist again (a rerun otherwise skips them).
     public var overwritesFinishedOutputs = false
+    /// Write beside each output the notes as they sound (`NoteLabels`, a `.labels.csv` file).
+    public var writesLabels = false
+    /// Measure each output's integrated loudness (EBU R128).
+    public var measuresLoudness = false
     /// How the MIDI reader treats files that need repair.
     public var readMode: MIDIFileReader.Mode = .lenient
 

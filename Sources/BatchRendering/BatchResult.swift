@@ -38,13 +38,23 @@ public struct RenderedAudio: Sendable {
     public var peak: Float
     /// Wall-clock seconds the render took.
     public var renderSeconds: Double
+    /// Integrated loudness (EBU R128) in LUFS, when measured and not silent.
+    public var loudness: Double?
+    /// Whether samples went past full scale in an integer output (and were clipped there).
+    public var clips: Bool
+    /// The channels that sounded and their instruments.
+    public var parts: [RenderedPart]
 
     public var durationSeconds: Double { Double(frames) / Double(sampleRate) }
 
-    public init(frames: Int64, sampleRate: Int, peak: Float, renderSeconds: Double) {
+    public init(frames: Int64, sampleRate: Int, peak: Float, renderSeconds: Double, loudness: Double? = nil,
+                clips: Bool = false, parts: [RenderedPart] = []) {
         self.frames = frames
         self.sampleRate = sampleRate
         self.peak = peak
         self.renderSeconds = renderSeconds
+        self.loudness = loudness
+        self.clips = clips
+        self.parts = parts
     }
 }

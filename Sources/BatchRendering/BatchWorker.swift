@@ -1,6 +1,7 @@
 import AudioFiles
 import FluidSynth
 import Foundation
+import Loudness
 import MIDIFile
 import Rendering
 import Sampler
@@ -30,7 +31,8 @@ final class BatchWorker {
         func result(_ status: BatchResult.Status, repairs: Int = 0) -> BatchResult {
             BatchResult(input: input, outputPath: outputPath, status: status, repairs: repairs)
         }
-        if !settings.overwritesFinishedOutputs, FileManager.default.fileExists(atPath: outputPath) {
+        if !settings.overwritesFinishedOutputs, FileManager.default.fileExists(atPath: outputPath),
+           !settings.writesLabels || FileManager.default.fileExists(atPath: NoteLabels.path(besideOutput: outputPath)) {
             return result(.skipped)
         }
         let read: MIDIFileReadResult
@@ -55,6 +57,9 @@ final class BatchWorker {
         let sampler = try SongRenderer.makeSampler(options: options)
         sampler.addSoundFonts(fonts)
         let renderer = try SongRenderer(sequence: sequence, sampler: sampler, options: options)
+        let recorder = NoteRecorder(source: sampler.eventSource!, frameScale: 1 / Double(options.effects?.varispeedRate ?? 1))
+        sampler.eventSource = recorder
+        let meter = settings.measuresLoudness ? LoudnessMeter(sampleRate: options.sampleRate) : nil
         let writer = try AudioFileWriter(path: outputPath, format: settings.format, sampleFormat: settings.sampleFormat,
                                          sampleRate: options.sampleRate, channelCount: options.outputChannelCount)
         var peak: Float = 0
@@ -69,6 +74,7 @@ final class BatchWorker {
                 for i in 0..<block.frameLength { peak = max(peak, abs(samples[i])) }
             }
             if block.channelCount == 2 {
+                meter?.add(left: block[0].baseAddress!, right: block[1].baseAddress!, frameCount: block.frameLength)
                 try writer.write(left: block[0].baseAddress!, right: block[1].baseAddress!, frameCount: block.frameLength)
             } else {
                 try writer.write(left: block[0].baseAddress!, right: nil, frameCount: block.frameLength)
@@ -80,8 +86,14 @@ final class BatchWorker {
         }
         try writer.finish()
         observer(.progress(frames: renderer.renderedFrames - reported))
+        let notes = recorder.finishedNotes(endFrame: renderer.renderedFrames)
+        if settings.writesLabels {
+            let text = NoteLabels.text(notes, sampleRate: options.sampleRate) { _ in "mix" }
+            try Data(text.utf8).write(to: URL(fileURLWithPath: NoteLabels.path(besideOutput: outputPath)), options: .atomic)
+        }
         return RenderedAudio(frames: renderer.renderedFrames, sampleRate: options.sampleRate, peak: peak,
-                             renderSeconds: Date().timeIntervalSince(started))
+                             renderSeconds: Date().timeIntervalSince(started), loudness: meter?.integratedLoudness,
+                             clips: peak > 1 && writer.sampleFormat != .float32, parts: recorder.parts())
     }
 }
 

@@ -16,6 +16,12 @@ struct BatchArguments: ParsableArguments {
     @Flag(help: "Render outputs that exist already again (a rerun otherwise skips them).")
     var force = false
 
+    @Option(help: ArgumentHelp("Write one JSON object per input to this file: paths, status (rendered, skipped, failed + reason), duration, sample rate, frames, peak, loudness (LUFS), SoundFonts, and each channel's instrument.", valueName: "file.jsonl"))
+    var manifest: String?
+
+    @Flag(help: "Also write beside each output the notes as they sound (NAME.labels.csv: onset/offset in seconds and samples, pitch, velocity, channel, program, stem).")
+    var labels = false
+
     /// Whether the batch mode is asked for.
     var isRequested: Bool { outputDir != nil }
 
@@ -24,8 +30,8 @@ struct BatchArguments: ParsableArguments {
         if let shard, BatchShard(parsing: shard) == nil {
             throw ValidationError("--shard needs I/N with 1 ≤ I ≤ N, e.g. --shard 2/8 (not '\(shard)').")
         }
-        if !isRequested, jobs != nil || shard != nil || force {
-            throw ValidationError("--jobs, --shard and --force go with --output-dir.")
+        if !isRequested, jobs != nil || shard != nil || force || manifest != nil || labels {
+            throw ValidationError("--jobs, --shard, --force, --manifest and --labels go with --output-dir.")
         }
     }
 

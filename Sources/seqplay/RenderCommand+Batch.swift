@@ -35,6 +35,13 @@ extension RenderCommand {
         settings.jobs = batch.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         settings.overwritesFinishedOutputs = batch.force
         settings.readMode = strict ? .strict : .lenient
+        settings.writesLabels = batch.labels
+        settings.measuresLoudness = batch.manifest != nil
+        let manifest = openManifest(settings: settings)
+        for problem in problems {
+            manifest?.append(BatchResult(input: BatchInput(path: problem.path, relativePath: problem.path), outputPath: "",
+                                         status: .failed(problem.description)))
+        }
 
         let interruption = Interruption()
         let progress = BatchProgress(total: selected.count, sampleRate: sampleRate)
@@ -49,8 +56,13 @@ extension RenderCommand {
             isCancelled: { interruption.isRequested },
             observer: { event in
                 progress.record(event)
-                if case .finished(let result) = event, case .failed(let reason) = result.status {
-                    progress.note(reason)
+                guard case .finished(let result) = event else { return }
+                manifest?.append(result)
+                switch result.status {
+                case .failed(let reason): progress.note(reason)
+                case .rendered(let audio) where audio.clips:
+                    progress.note("\(result.outputPath): clipped (peak \(String(format: "%+.1f", 20 * log10(Double(audio.peak)))) dBFS); lower --gain")
+                default: break
                 }
             },
             options: { sequence in try command.value.renderOptions(for: sequence) })
@@ -63,6 +75,16 @@ extension RenderCommand {
         CommandLineOutput.note("\(results.count - skipped - (failed - problems.count)) rendered, \(skipped) already there, \(failed) failed"
             + (batch.parsedShard.map { " (shard \($0) of \(inputs.count) inputs)" } ?? ""))
         Seqplay.exit(withError: failed > 0 ? ExitCode.someInputsFailed : ExitCode.success)
+    }
+
+    /// The manifest file asked for (emptied), or nil; exits when it cannot be written.
+    private func openManifest(settings: BatchRenderSettings) -> BatchManifest? {
+        guard let path = batch.manifest else { return nil }
+        do {
+            return try BatchManifest(path: path, settings: settings)
+        } catch {
+            CommandLineOutput.fail("cannot write the manifest \(path): \(error.localizedDescription)", .inputOutput)
+        }
     }
 
     /// The paths given, `-` replaced by the lines of standard input.

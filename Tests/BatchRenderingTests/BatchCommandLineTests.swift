@@ -9,7 +9,7 @@ final class BatchCommandLineTests: BatchTestCase {
     func testRendersFilesDirectoriesAndAListOnStandardInputAndExitsTwoWhenSomeFailed() throws {
         let root = try temporaryDirectory(), out = try temporaryDirectory()
         let songs = try writeCorpus(in: root, count: 4, seconds: 1)
-        FileManager.default.createFile(atPath: root + "/bad.mid", contents: Data("not midi".utf8))
+        _ = FileManager.default.createFile(atPath: root + "/bad.mid", contents: Data("not midi".utf8))
         let run = try seqplay(["render", root + "/set1", "-", "--output-dir", out, "--jobs", "2"] + font,
                               standardInput: "\(root)/song0.mid\n\(root)/bad.mid\n")
         XCTAssertEqual(run.status, 2, run.standardError)

@@ -6,8 +6,8 @@ final class BatchInputDiscoveryTests: BatchTestCase {
     func testFindsMIDIFilesRecursivelyWithPathsRelativeToTheDirectoryGiven() throws {
         let root = try temporaryDirectory()
         let written = try writeCorpus(in: root, count: 5, seconds: 1)
-        FileManager.default.createFile(atPath: root + "/notes.txt", contents: Data("x".utf8))
-        FileManager.default.createFile(atPath: root + "/set1/UPPER.MID", contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: root + "/notes.txt", contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: root + "/set1/UPPER.MID", contents: Data("x".utf8))
         let found = BatchInputDiscovery.discover([root, root + "/nowhere"])
         XCTAssertEqual(found.inputs.map(\.relativePath), (written + ["set1/UPPER.MID"]).sorted())
         XCTAssertEqual(found.problems.map(\.path), [root + "/nowhere"])

@@ -47,7 +47,7 @@ final class BatchRendererTests: BatchTestCase {
     func testABadFileIsReportedAndTheBatchGoesOn() throws {
         let root = try temporaryDirectory()
         try writeCorpus(in: root, count: 3, seconds: 1)
-        FileManager.default.createFile(atPath: root + "/broken.mid", contents: Data("MThd\u{0}\u{0}".utf8))
+        _ = FileManager.default.createFile(atPath: root + "/broken.mid", contents: Data("MThd\u{0}\u{0}".utf8))
         let results = try batch(root, output: try temporaryDirectory(), jobs: 2)
         XCTAssertEqual(results.count, 4)
         let failed = try XCTUnwrap(results.first(where: \.hasFailed))

@@ -103,7 +103,7 @@ class BatchTestCase: XCTestCase {
     func files(under directory: String) -> [String] {
         (FileManager.default.subpaths(atPath: directory) ?? []).filter { path in
             var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent(path), isDirectory: &isDirectory)
+            _ = FileManager.default.fileExists(atPath: (directory as NSString).appendingPathComponent(path), isDirectory: &isDirectory)
             return !isDirectory.boolValue
         }.sorted()
     }
