@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // C libraries (Debian packages installed by Scripts/setup).
@@ -36,6 +37,7 @@ let package = Package(
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
 
         // What the real-time threads share: the monotonic clock, SCHED_FIFO, a lock-free queue.
         .target(name: "RealtimeSupport", dependencies: [atomics]),
@@ -47,12 +49,11 @@ let package = Package(
         .target(name: "Player", dependencies: ["MIDICore", "MIDIFile", "RealtimeSupport", atomics]),
 
         // Thin Swift wrappers over the C libraries.
-        .target(name: "FluidSynth", dependencies: ["CFluidSynth", "FluidSynthOpenMP", "MIDICore", logging, atomics]),
+        // SoundFont 2/3 files read by bounds-checked code: RIFF structure, header, presets, zones, samples.
+        .target(name: "SoundFontFile"),
+        .target(name: "FluidSynth", dependencies: ["CFluidSynth", "FluidSynthOpenMP", "MIDICore", "RealtimeSupport", "SoundFontFile", logging, atomics]),
         // Runs FluidSynth's one-thread OpenMP regions inline, so rendering with reverb/chorus does not allocate.
-        .target(name: "FluidSynthOpenMP", linkerSettings: [
-            // libfluidsynth must bind to this program's GOMP_parallel, so it has to be a dynamic symbol.
-            .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=GOMP_parallel"]),
-        ]),
+        .target(name: "FluidSynthOpenMP"),
         .target(name: "AudioFiles", dependencies: ["CSndFile"]),
         .target(name: "ALSA", dependencies: ["CALSA", "MIDICore", atomics]),
 
@@ -65,8 +66,10 @@ let package = Package(
         // The graph's file ends: RecorderTap (a tap writing to a file) and AudioPlayerNode.scheduleFile.
         .target(name: "AudioGraphFiles", dependencies: ["AudioGraph", "AudioFiles", atomics]),
 
-        // Real-time output: a render thread driving an AudioEngine into an ALSA device or a clock.
-        .target(name: "AudioOutput", dependencies: ["AudioGraph", "ALSA", "RealtimeSupport", atomics]),
+        // Real-time output: an AudioEngine played through an audio driver (blocking writes or callbacks), or a clock.
+        .target(name: "AudioOutput", dependencies: ["AudioGraph", "RealtimeSupport", atomics]),
+        // ALSA as an audio driver: ALSADriver and ALSAOutput.
+        .target(name: "ALSAAudio", dependencies: ["ALSA", "AudioOutput", "AudioGraph"]),
 
         // Plays a sequence to ALSA sequencer ports on a kernel queue, timed by the exact tempo map.
         .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile", atomics]),
@@ -74,6 +77,8 @@ let package = Package(
         // Records what arrives at a sequencer port into a MIDI file (kernel timestamps, pauses cut out).
         .target(name: "SequencerRecording", dependencies: ["ALSA", "MIDICore", "MIDIFile"]),
 
+        // Live input: producers' lock-free queues → one clock model and held-note table → what a sampler pulls.
+        .target(name: "LiveInput", dependencies: ["MIDICore", "RealtimeSupport", atomics]),
         // A sampler host for MIDI arriving at sequencer ports: input thread → lock-free queue → SamplerNode.
         .target(name: "LiveSampler", dependencies: ["ALSA", "MIDICore", "Sampler", "RealtimeSupport", atomics]),
 
@@ -91,16 +96,24 @@ let package = Package(
         .target(name: "Loudness", dependencies: ["CEBUR128"]),
         // Many songs at once: input discovery, shards, a pool of workers sharing the fonts, atomic outputs, resume.
         .target(name: "BatchRendering", dependencies: ["Loudness", "Rendering", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "MIDIFile", atomics]),
+        // The library index: songs and SoundFonts in SQLite (GRDB), scanned on every core, and its query language.
+        .target(name: "MediaLibrary", dependencies: ["MIDIFile", "SoundFontFile", .product(name: "GRDB", package: "GRDB.swift")]),
+        // Pictures: the thin cairo wrapper, then piano rolls and waveforms drawn with it.
+        .target(name: "Drawing", dependencies: ["CCairo"]),
+        .target(name: "Pictures", dependencies: ["Drawing", "MIDIFile", "AudioFiles"]),
 
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA", "SequencerPlayback",
-            "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "Effects", "SequencerRecording", "LiveSampler",
+            "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "ALSAAudio", "Effects", "SequencerRecording", "LiveSampler",
             "NetworkBridge", "RealtimeSupport", "BatchRendering", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
+            "SoundFontFile", "MediaLibrary", "Drawing", "Pictures",
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
         .target(name: "AllocationCounter"),
+        // Counts lock calls per thread (interposes pthread, semaphore and GLib locks). Tests only.
+        .target(name: "LockCounter"),
         // Signal measurements shared by the audio tests; songs shared by the render tests and benchmark.
         .target(name: "AudioTestSupport", path: "Tests/AudioTestSupport"),
         .target(name: "RenderTestSupport", dependencies: ["MIDICore", "MIDIFile", "TestSupport"], path: "Tests/RenderTestSupport"),
@@ -113,20 +126,26 @@ let package = Package(
         .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles"]),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
         .testTarget(name: "AudioGraphFilesTests", dependencies: ["AudioGraphFiles", "AudioGraph", "AudioFiles"]),
-        .testTarget(name: "SamplerTests", dependencies: ["Sampler", "AudioGraph", "MIDICore", "AudioTestSupport", "AllocationCounter"]),
+        .testTarget(name: "SamplerTests", dependencies: [
+            "Sampler", "AudioGraph", "MIDICore", "AudioTestSupport", "AllocationCounter", "LockCounter", "CFluidSynth",
+        ]),
         .testTarget(name: "EffectsTests", dependencies: ["Effects", "AudioGraph", "AllocationCounter"]),
         // Renders in-process and runs the built seqplay binary.
         .testTarget(name: "RenderTests", dependencies: [
             "seqplay", "Rendering", "Player", "AudioFiles", "MIDIFile", "MIDICore", "RenderTestSupport", "AudioTestSupport",
             "Effects", "AudioGraph", "AudioOutput", "AllocationCounter", atomics,
         ]),
-        .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSA", "AudioGraph", "AudioFiles", "AllocationCounter"]),
+        .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSAAudio", "ALSA", "AudioGraph", "AudioFiles", "AllocationCounter"]),
+        .testTarget(name: "LiveInputTests", dependencies: ["LiveInput", "MIDICore", "RealtimeSupport", "TestSupport", "AllocationCounter"]),
         .testTarget(name: "LiveSamplerTests", dependencies: ["LiveSampler", "MIDICore", "RealtimeSupport"]),
         .testTarget(name: "SequencerRecordingTests", dependencies: ["SequencerRecording", "MIDICore", "MIDIFile"]),
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.
         .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "AllocationCounter"]),
         .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore", "RealtimeSupport", "TestSupport"]),
         .testTarget(name: "BatchRenderingTests", dependencies: ["seqplay", "BatchRendering", "RenderTestSupport", "Rendering", "AudioFiles", "MIDIFile", "MIDICore"]),
+        .testTarget(name: "SoundFontFileTests", dependencies: ["SoundFontFile", "FluidSynth"]),
+        .testTarget(name: "MediaLibraryTests", dependencies: ["MediaLibrary", "MIDIFile", "MIDICore", "SoundFontFile"]),
+        .testTarget(name: "PicturesTests", dependencies: ["Pictures", "Drawing", "MIDIFile", "MIDICore", "AudioFiles"]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles"]),
 
         // Benchmarks (run by the scripts in Benchmarks/) and the network interop probe (Scripts/test-network-interop).

@@ -29,6 +29,7 @@ public struct PCMPlaybackSettings: Sendable, Equatable {
 public struct PCMWriteFailure: Error, Sendable, Equatable {
     /// Negative errno from alsa-lib.
     public let code: Int32
+    public init(code: Int32) { self.code = code }
     /// Whether the code means the device is gone (unplugged, card removed).
     public var deviceDisappeared: Bool { code == -ENODEV || code == -EBADFD || code == -ENXIO }
 }

@@ -1,10 +1,9 @@
-import ALSA
 import AudioGraph
 
 /// Why real-time output could not start or why it ended early.
 public enum AudioOutputError: Error, Equatable, CustomStringConvertible {
     /// The sound device failed: no card, cannot open, unsupported setting, disappeared.
-    case device(ALSAError)
+    case device(AudioDriverError)
     /// The engine renders a format the output does not play.
     case formatMismatch(engine: AudioFormat, outputSampleRate: Int, outputChannelCount: Int)
     /// The running engine cannot render a whole period in one cycle.
@@ -42,7 +41,7 @@ public enum PlaybackEnd: Equatable, Sendable {
     /// `stop` was called.
     case stopped
     /// The device failed; playback stopped there.
-    case failed(ALSAError)
+    case failed(AudioDriverError)
 }
 
 /// The scheduling the render thread got: real-time FIFO when the system allows it, else normal.

@@ -1,4 +1,3 @@
-import ALSA
 import Atomics
 import AudioGraph
 import RealtimeSupport
@@ -6,24 +5,30 @@ import RealtimeSupport
 import Glibc
 #endif
 
-/// Plays an `AudioEngine` in real time. A dedicated render thread pulls one period at a time from
-/// the engine (`renderBlock`), or from a `RealtimeRenderSource` standing in front of it, and hands it to the output: `ALSAOutput` writes it to a sound device,
-/// `NullOutput` paces it by a clock. The common part of both; not made directly.
+/// Plays an `AudioEngine` in real time through an `AudioDriver`. Each period is pulled from the engine
+/// (`renderBlock`), or from a `RealtimeRenderSource` standing in front of it, and handed to the driver:
+/// for a `BlockingAudioDriver` (ALSA's `ALSAOutput`, the clock of `NullOutput`) a dedicated render
+/// thread writes it; a `CallbackAudioDriver` (JACK) asks for it from its own real-time thread.
 ///
 /// Control it (start, pause, resume, stop, wait) from one thread; read `sampleTime`, `xrunCount` and
 /// `isPaused` from any thread. The render loop neither allocates, locks, logs nor does I/O other than
 /// the device write.
-public class RealtimeOutput: @unchecked Sendable {
-    let sink: any PeriodSink
+open class RealtimeOutput: @unchecked Sendable {
+    /// The device this output plays to.
+    public let driver: any AudioDriver
     private let shared = RenderLoopState()
+    /// The render thread (blocking drivers) or the thread that stops a callback driver when it ends.
     private var thread: pthread_t?
     private var loop: RenderLoop?
 
     /// Scheduling the render thread obtained at the last `start` (nil before the first start).
     public private(set) var scheduling: RenderThreadScheduling?
 
-    init(sink: any PeriodSink) {
-        self.sink = sink
+    /// An output playing to `driver` (a `BlockingAudioDriver` or a `CallbackAudioDriver`).
+    public init(driver: any AudioDriver) {
+        precondition(driver is any BlockingAudioDriver || driver is any CallbackAudioDriver,
+                     "an audio driver is a BlockingAudioDriver or a CallbackAudioDriver")
+        self.driver = driver
     }
 
     deinit {
@@ -31,11 +36,13 @@ public class RealtimeOutput: @unchecked Sendable {
     }
 
     /// Frames per second the output plays.
-    public var sampleRate: Int { sink.sampleRate }
+    public var sampleRate: Int { driver.sampleRate }
     /// Channels the output plays; the engine must render as many.
-    public var channelCount: Int { sink.channelCount }
+    public var channelCount: Int { driver.channelCount }
     /// Frames rendered and delivered per cycle.
-    public var periodFrames: Int { sink.periodFrames }
+    public var periodFrames: Int { driver.periodFrames }
+    /// How long a frame rendered now takes to be heard (the device buffer), in seconds.
+    public var outputLatency: Double { Double(driver.outputLatencyFrames) / Double(driver.sampleRate) }
     /// Frames of engine audio played since `start` (pauses do not count).
     public var sampleTime: Int64 { shared.framesPlayed.load(ordering: .relaxed) }
     /// Underruns detected and recovered since `start`.
@@ -54,11 +61,21 @@ public class RealtimeOutput: @unchecked Sendable {
         guard thread == nil else { throw .alreadyStarted }
         try prepare(engine)
         shared.reset()
-        let loop = RenderLoop(source: source ?? engine, sink: sink, shared: shared, frameLimit: frameCount, onEnd: onEnd)
-        let (thread, scheduling) = try RenderThread.start { loop.run() }
+        let loop = RenderLoop(source: source ?? engine, driver: driver, shared: shared, frameLimit: frameCount, onEnd: onEnd)
+        if let blocking = driver as? any BlockingAudioDriver {
+            let (thread, scheduling) = try RenderThread.start { loop.run(blocking) }
+            self.thread = thread
+            self.scheduling = scheduling
+        } else if let callback = driver as? any CallbackAudioDriver {
+            do {
+                try callback.start(AudioDriverCycle(loop: loop))
+            } catch {
+                throw .device(error)
+            }
+            (thread, _) = try RenderThread.start { loop.waitAndStop(callback) }
+            scheduling = nil
+        }
         self.loop = loop
-        self.thread = thread
-        self.scheduling = scheduling
     }
 
     /// Plays silence from the next period on; the engine is not rendered and time does not advance.
@@ -74,6 +91,7 @@ public class RealtimeOutput: @unchecked Sendable {
     public func stop(draining: Bool = false) -> PlaybackEnd {
         shared.drainOnStop.store(draining, ordering: .relaxed)
         shared.stopRequested.store(true, ordering: .releasing)
+        loop?.signalEnd()
         return waitUntilEnded()
     }
 
@@ -134,68 +152,131 @@ public protocol RealtimeRenderSource: AnyObject {
 
 extension AudioEngine: RealtimeRenderSource {}
 
-/// The body of the render thread: render a period, deliver it, repeat until stopped, done or failed.
+/// The render loop: a period rendered per cycle, until stopped, done or failed. A blocking driver's
+/// render thread runs `run`; a callback driver's thread calls `cycle` and a helper thread waits in
+/// `waitAndStop` for the end.
 final class RenderLoop: @unchecked Sendable {
     private let source: any RealtimeRenderSource
-    private let sink: any PeriodSink
+    private let driver: any AudioDriver
     private let shared: RenderLoopState
     private let frameLimit: Int64?
     private let onEnd: (@Sendable (PlaybackEnd) -> Void)?
-    /// How playback ended; written by the render thread before it exits, read after joining it.
+    /// How playback ended; written by the thread that ends it, read after joining that thread.
     private(set) var end: PlaybackEnd?
+    private var played: Int64 = 0
+    /// Set once the loop has ended (limit reached, failure, stop): a callback driver gets silence.
+    private let ended = ManagedAtomic(false)
+    private let failure = ManagedAtomic<Int64>(RenderLoop.noFailure)
+    /// Posted once when a callback driver's loop ends, so `waitAndStop` stops the driver.
+    private let endSignal = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+    private static let noFailure = Int64.min
 
-    init(source: any RealtimeRenderSource, sink: any PeriodSink, shared: RenderLoopState, frameLimit: Int64?,
+    init(source: any RealtimeRenderSource, driver: any AudioDriver, shared: RenderLoopState, frameLimit: Int64?,
          onEnd: (@Sendable (PlaybackEnd) -> Void)?) {
         self.source = source
-        self.sink = sink
+        self.driver = driver
         self.shared = shared
         self.frameLimit = frameLimit
         self.onEnd = onEnd
+        sem_init(endSignal, 0, 0)
     }
 
-    func run() {
-        let failure = renderUntilDone()
+    deinit {
+        sem_destroy(endSignal)
+        endSignal.deallocate()
+    }
+
+    /// One cycle of at most `frameCount` frames: the block to play, or nil for silence (paused, or
+    /// ended). Real-time: no allocation, lock, logging or I/O.
+    func cycle(frameCount: Int) -> AudioBuffer? {
+        if ended.load(ordering: .relaxed) { return nil }
+        if shared.stopRequested.load(ordering: .acquiring) {
+            signalEnd()
+            return nil
+        }
+        var frames = frameCount
+        if let frameLimit {
+            if played >= frameLimit {
+                signalEnd()
+                return nil
+            }
+            frames = Int(min(Int64(frameCount), frameLimit - played))
+        }
+        let block = shared.paused.load(ordering: .relaxed) ? nil : source.renderBlock(frameCount: frames)
+        if block != nil {
+            played += Int64(frames)
+            shared.framesPlayed.store(played, ordering: .relaxed)
+        }
+        shared.xruns.store(driver.xrunCount, ordering: .relaxed)
+        return block
+    }
+
+    /// A callback driver's device failed.
+    func fail(_ failure: AudioDriverFailure) {
+        self.failure.store(Int64(failure.code), ordering: .relaxed)
+        signalEnd()
+    }
+
+    /// Ends the loop once (async-signal-safe, no lock: the semaphore is a futex).
+    func signalEnd() {
+        if ended.exchange(true, ordering: .acquiringAndReleasing) == false { sem_post(endSignal) }
+    }
+
+    /// The render thread of a blocking driver.
+    func run(_ driver: any BlockingAudioDriver) {
+        let failure = renderUntilDone(driver)
         RealtimeScheduling.leaveRealtimeClass()
         let end: PlaybackEnd
         if let failure {
-            _ = sink.finish(draining: false)
-            end = .failed(sink.error(for: failure))
+            try? driver.finish(draining: false)
+            end = .failed(driver.error(for: failure))
         } else {
-            let completed = !shared.stopRequested.load(ordering: .acquiring)
-            let draining = completed || shared.drainOnStop.load(ordering: .relaxed)
-            if let error = sink.finish(draining: draining) {
-                end = .failed(error)
-            } else {
-                end = completed ? .completed : .stopped
-            }
+            end = finish { (draining: Bool) throws(AudioDriverError) in try driver.finish(draining: draining) }
         }
         self.end = end
         onEnd?(end)
     }
 
-    /// The real-time part: no allocation, locks, logging or I/O besides `sink.deliver`.
-    private func renderUntilDone() -> PCMWriteFailure? {
-        sink.begin()
-        let period = sink.periodFrames
-        var played: Int64 = 0
-        while !shared.stopRequested.load(ordering: .acquiring) {
-            var frames = period
-            if let frameLimit {
-                if played >= frameLimit { return nil }
-                frames = Int(min(Int64(period), frameLimit - played))
-            }
-            let block = shared.paused.load(ordering: .relaxed) ? nil : source.renderBlock(frameCount: frames)
+    /// The helper thread of a callback driver: waits for the end, then stops the driver.
+    func waitAndStop(_ driver: any CallbackAudioDriver) {
+        RealtimeScheduling.leaveRealtimeClass()
+        while sem_wait(endSignal) != 0 {}
+        let code = failure.load(ordering: .relaxed)
+        let end: PlaybackEnd
+        if code != Self.noFailure {
+            try? driver.stop(draining: false)
+            end = .failed(AudioDriverError(.deviceDisappeared, "the audio device failed (code \(code))"))
+        } else {
+            end = finish { (draining: Bool) throws(AudioDriverError) in try driver.stop(draining: draining) }
+        }
+        self.end = end
+        onEnd?(end)
+    }
+
+    /// Ends a run that did not fail: drains when it completed or the stop asked for it.
+    private func finish(_ stop: (Bool) throws(AudioDriverError) -> Void) -> PlaybackEnd {
+        let completed = !shared.stopRequested.load(ordering: .acquiring)
+        do {
+            try stop(completed || shared.drainOnStop.load(ordering: .relaxed))
+        } catch {
+            return .failed(error)
+        }
+        return completed ? .completed : .stopped
+    }
+
+    /// The real-time part: no allocation, locks, logging or I/O besides `driver.write`.
+    private func renderUntilDone(_ driver: any BlockingAudioDriver) -> AudioDriverFailure? {
+        driver.begin()
+        let period = driver.periodFrames
+        while true {
+            let block = cycle(frameCount: period)
+            if ended.load(ordering: .relaxed) { return nil }
+            let frames = block?.frameLength ?? min(period, Int(clamping: (frameLimit ?? .max) - played))
             do {
-                try sink.deliver(block, frameCount: frames)
+                try driver.write(block, frameCount: frames)
             } catch {
                 return error
             }
-            if block != nil {
-                played += Int64(frames)
-                shared.framesPlayed.store(played, ordering: .relaxed)
-            }
-            shared.xruns.store(sink.xrunCount, ordering: .relaxed)
         }
-        return nil
     }
 }

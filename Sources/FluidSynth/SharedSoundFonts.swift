@@ -41,7 +41,7 @@ extension Synthesizer {
         defer { FluidSynthLog.forwardPendingMessages() }
         sharedFontHolders.append(shared)
         for (pointer, font) in shared.fonts {
-            let id = fluid_synth_add_sfont(synth, pointer)
+            let id = withSynthBetweenCycles { fluid_synth_add_sfont(synth, pointer) }
             guard id != FLUID_FAILED else { continue }
             sharedFonts.append(pointer)
             soundFonts.append(SoundFontID(id: Int(id), path: font.path))

@@ -1,6 +1,11 @@
+import Atomics
 import CFluidSynth
 import FluidSynthOpenMP
 import MIDICore
+import RealtimeSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A FluidSynth synthesizer: SoundFonts in, MIDI messages in, stereo float audio out.
 ///
@@ -9,9 +14,13 @@ import MIDICore
 /// `receive(_:)`. Fonts stack as in FluidSynth: when several provide the same bank and program, the
 /// last loaded wins. Channel 10 (`channel: 9`) is a drum channel and plays bank 128.
 ///
-/// `render` and `receive` do not allocate and may be called on the audio thread. FluidSynth's
-/// thread-safe API is kept on, so the other methods may be called from any thread; FluidSynth then
-/// serialises them with `render` through its own mutex.
+/// One thread renders: `render` and `receive` run there and neither allocate nor lock (FluidSynth's
+/// thread-safe API, a mutex around every call, is off). The other methods may be called from any
+/// other thread: the quick ones (programs, gain, effects on/off, notes off, resets) are queued
+/// lock-free and applied at the start of the next `render`; the ones that change the font stack or
+/// the synth's size (fonts, polyphony, sample rate, reading presets) take the synth between two
+/// render cycles. A render cycle (`beginRenderCycle`) never waits for them: while one holds the
+/// synth, the cycle is skipped and its caller plays silence.
 public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// The settings the synthesizer was created with (gain, reverb, chorus and polyphony follow
     /// later changes made through this object).
@@ -24,11 +33,18 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
 
     private let fluidSettings: OpaquePointer
     let synth: OpaquePointer
+    /// Control changes waiting for the render thread; producers serialise among themselves only.
+    private let commands = SingleProducerQueue<Command>(capacity: 256, filler: .allNotesOff)
+    private let producerLock = ManagedAtomic<Bool>(false)
+    /// Who may touch the synth now: `free`, the render thread (`rendering`) or a control thread.
+    private let owner = ManagedAtomic<Int>(Owner.free)
+    private let voices = ManagedAtomic<Int>(0)
 
     /// Creates a synthesizer with no fonts loaded.
     public init(settings: SynthesizerSettings = SynthesizerSettings()) throws(SynthesizerError) {
         FluidSynthLog.install()
         defer { FluidSynthLog.forwardPendingMessages() }
+        _ = seqplay_openmp_route_fluidsynth_regions()
         // Initialise the reset table now, so the audio thread never runs its one-time initialiser.
         _ = ResetKind.deviceResetBodies
         guard let fluidSettings = new_fluid_settings() else { throw .creationFailed("new_fluid_settings") }
@@ -42,6 +58,8 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
             ("synth.reverb.active", set("synth.reverb.active", settings.reverbEnabled ? 1 : 0)),
             ("synth.chorus.active", set("synth.chorus.active", settings.chorusEnabled ? 1 : 0)),
             ("synth.midi-bank-select", set("synth.midi-bank-select", settings.bankSelectMode.rawValue)),
+            // No mutex around every call: one thread renders, the others queue (see the type's notes).
+            ("synth.threadsafe-api", set("synth.threadsafe-api", 0)),
             // One stereo pair out; effects are mixed into it.
             ("synth.audio-channels", set("synth.audio-channels", 1)),
             // Sample data stays pageable and is loaded whole at sfload time, so no file I/O happens
@@ -76,7 +94,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     public func loadSoundFont(at path: String) throws(SoundFontError) -> SoundFontID {
         defer { FluidSynthLog.forwardPendingMessages() }
         try SoundFontValidator.validate(path: path)
-        let id = fluid_synth_sfload(synth, path, 1)
+        let id = withSynthBetweenCycles { fluid_synth_sfload(synth, path, 1) }
         guard id != FLUID_FAILED else { throw SoundFontError(path: path, problem: .rejectedByFluidSynth) }
         let font = SoundFontID(id: Int(id), path: path)
         soundFonts.append(font)
@@ -86,24 +104,26 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// Unloads a font; channels using it are re-assigned presets from the remaining fonts.
     public func unloadSoundFont(_ font: SoundFontID) {
         guard soundFonts.contains(font) else { return }
-        fluid_synth_sfunload(synth, Int32(font.id), 1)
+        withSynthBetweenCycles { _ = fluid_synth_sfunload(synth, Int32(font.id), 1) }
         soundFonts.removeAll { $0 == font }
     }
 
     /// Every preset of every loaded font, sorted by bank, program, then font priority (highest first).
     public var presets: [Preset] {
         var result: [Preset] = []
-        for index in 0..<fluid_synth_sfcount(synth) {
-            guard let sfont = fluid_synth_get_sfont(synth, UInt32(index)),
-                  let font = soundFonts.first(where: { $0.id == Int(fluid_sfont_get_id(sfont)) })
-            else { continue }
-            fluid_sfont_iteration_start(sfont)
-            while let preset = fluid_sfont_iteration_next(sfont) {
-                result.append(Preset(
-                    bank: Int(fluid_preset_get_banknum(preset)),
-                    program: Int(fluid_preset_get_num(preset)),
-                    name: fluid_preset_get_name(preset).map { String(cString: $0) } ?? "",
-                    soundFont: font))
+        withSynthBetweenCycles {
+            for index in 0..<fluid_synth_sfcount(synth) {
+                guard let sfont = fluid_synth_get_sfont(synth, UInt32(index)),
+                      let font = soundFonts.first(where: { $0.id == Int(fluid_sfont_get_id(sfont)) })
+                else { continue }
+                fluid_sfont_iteration_start(sfont)
+                while let preset = fluid_sfont_iteration_next(sfont) {
+                    result.append(Preset(
+                        bank: Int(fluid_preset_get_banknum(preset)),
+                        program: Int(fluid_preset_get_num(preset)),
+                        name: fluid_preset_get_name(preset).map { String(cString: $0) } ?? "",
+                        soundFont: font))
+                }
             }
         }
         // fluid_synth_get_sfont(0) is the top of the stack, so a stable sort keeps priority order.
@@ -116,82 +136,164 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
 
     /// Makes `channel` (0-based) play `program` from `bank`, taken from the highest-priority font
     /// that has it; this works on the drum channel too. Throws if no loaded font has that preset.
+    /// Takes effect at the next render.
     public func selectProgram(_ program: UInt8, bank: Int, channel: UInt8) throws(SynthesizerError) {
+        // The font stack changes only between cycles, on a control thread; rendering only reads it.
         for index in 0..<fluid_synth_sfcount(synth) {
             guard let sfont = fluid_synth_get_sfont(synth, UInt32(index)),
                   fluid_sfont_get_preset(sfont, Int32(bank), Int32(program)) != nil
             else { continue }
-            if fluid_synth_program_select(synth, Int32(channel), fluid_sfont_get_id(sfont), Int32(bank), Int32(program)) == FLUID_OK {
-                return
-            }
+            perform(.selectProgram(channel: Int32(channel), font: fluid_sfont_get_id(sfont), bank: Int32(bank),
+                                   program: Int32(program)))
+            return
         }
         throw .noSuchPreset(bank: bank, program: Int(program), channel: Int(channel))
     }
 
-    /// The preset `channel` currently plays, or `nil` if it has none.
+    /// The preset `channel` currently plays (changes still queued included), or `nil` if it has none.
     public func program(onChannel channel: UInt8) -> ChannelProgram? {
-        var fontID: Int32 = 0, bank: Int32 = 0, program: Int32 = 0
-        guard fluid_synth_get_program(synth, Int32(channel), &fontID, &bank, &program) == FLUID_OK,
-              fluid_synth_get_channel_preset(synth, Int32(channel)) != nil
-        else { return nil }
-        return ChannelProgram(soundFontID: Int(fontID), bank: Int(bank), program: Int(program))
+        withSynthBetweenCycles {
+            var fontID: Int32 = 0, bank: Int32 = 0, program: Int32 = 0
+            guard fluid_synth_get_program(synth, Int32(channel), &fontID, &bank, &program) == FLUID_OK,
+                  fluid_synth_get_channel_preset(synth, Int32(channel)) != nil
+            else { return nil }
+            return ChannelProgram(soundFontID: Int(fontID), bank: Int(bank), program: Int(program))
+        }
     }
 
     /// Resets the synthesizer as a MIDI device would on receiving a reset message: `.system` is
     /// FluidSynth's system reset, the others send the standard GM / GS / XG reset SysEx, which also
-    /// switches the bank-select mode.
-    public func reset(_ kind: ResetKind) {
-        switch kind {
-        case .system: systemReset()
-        case .generalMIDI, .rolandGS, .yamahaXG: sendSysEx(kind.sysExBody)
-        }
-    }
+    /// switches the bank-select mode. Takes effect at the next render.
+    public func reset(_ kind: ResetKind) { perform(.reset(kind)) }
 
-    /// Releases every sounding note (they fade out with their release envelopes).
-    public func allNotesOff() { fluid_synth_all_notes_off(synth, -1) }
+    /// Releases every sounding note (they fade out with their release envelopes), at the next render.
+    public func allNotesOff() { perform(.allNotesOff) }
 
-    /// Silences every voice immediately.
-    public func allSoundsOff() { fluid_synth_all_sounds_off(synth, -1) }
+    /// Silences every voice, at the next render.
+    public func allSoundsOff() { perform(.allSoundsOff) }
 
     // MARK: Live parameters
 
     /// Master gain of the output.
     public var gain: Float {
-        get { fluid_synth_get_gain(synth) }
-        set { fluid_synth_set_gain(synth, newValue); settings.gain = newValue }
+        get { settings.gain }
+        set { perform(.gain(newValue)); settings.gain = newValue }
     }
 
     /// Whether the reverb effect is on.
     public var reverbEnabled: Bool {
         get { settings.reverbEnabled }
-        set { fluid_synth_reverb_on(synth, -1, newValue ? 1 : 0); settings.reverbEnabled = newValue }
+        set { perform(.reverb(newValue)); settings.reverbEnabled = newValue }
     }
 
     /// Whether the chorus effect is on.
     public var chorusEnabled: Bool {
         get { settings.chorusEnabled }
-        set { fluid_synth_chorus_on(synth, -1, newValue ? 1 : 0); settings.chorusEnabled = newValue }
+        set { perform(.chorus(newValue)); settings.chorusEnabled = newValue }
     }
 
-    /// The most voices that sound at once.
+    /// The most voices that sound at once (more voices are allocated, so it waits for a cycle's end).
     public var polyphony: Int {
-        get { Int(fluid_synth_get_polyphony(synth)) }
-        set { fluid_synth_set_polyphony(synth, Int32(newValue)); settings.polyphony = Int(fluid_synth_get_polyphony(synth)) }
+        get { settings.polyphony }
+        set {
+            settings.polyphony = withSynthBetweenCycles {
+                fluid_synth_set_polyphony(synth, Int32(newValue))
+                return Int(fluid_synth_get_polyphony(synth))
+            }
+        }
     }
 
-    /// Output sample rate in Hz. Changing it silences every voice and rebuilds the effects, so it
-    /// must not happen on the audio thread or while another thread renders.
+    /// Output sample rate in Hz. Changing it silences every voice and rebuilds the effects (it waits
+    /// for the render cycle in progress).
     public var sampleRate: Double {
         get { settings.sampleRate }
         set {
             guard newValue != settings.sampleRate else { return }
-            seqplay_fluid_synth_set_sample_rate(synth, Float(newValue))
+            withSynthBetweenCycles { seqplay_fluid_synth_set_sample_rate(synth, Float(newValue)) }
             settings.sampleRate = newValue
         }
     }
 
-    /// The number of voices sounding now.
-    public var activeVoiceCount: Int { Int(fluid_synth_get_active_voice_count(synth)) }
+    /// The number of voices sounding after the last render (the render thread publishes it).
+    public var activeVoiceCount: Int { voices.load(ordering: .relaxed) }
+
+    // MARK: Ownership: render cycles and control changes
+
+    /// Starts a render cycle on the render thread: applies the queued control changes and returns true,
+    /// or returns false at once while a control thread holds the synth (loading a font, say): the
+    /// caller then plays silence instead of rendering. `receive` and `render` in the cycle, then
+    /// `endRenderCycle()`. Does not allocate, lock or wait.
+    public func beginRenderCycle() -> Bool {
+        guard owner.compareExchange(expected: Owner.free, desired: Owner.rendering, ordering: .acquiring).exchanged else {
+            return false
+        }
+        applyQueuedCommands()
+        return true
+    }
+
+    /// Ends the render cycle `beginRenderCycle()` started.
+    public func endRenderCycle() {
+        owner.store(Owner.free, ordering: .releasing)
+    }
+
+    /// Queues `command` for the render thread; when the queue is full (nothing renders), applies it
+    /// and those before it here, between cycles.
+    private func perform(_ command: Command) {
+        while !producerLock.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged {}
+        let queued = commands.append(command)
+        producerLock.store(false, ordering: .releasing)
+        if !queued { withSynthBetweenCycles { apply(command) } }
+    }
+
+    /// Runs `body` on a control thread while no render cycle runs: waits for the one in progress, makes
+    /// the next ones skip (their callers play silence), applies the queued changes first. For work on
+    /// the synth outside the render thread, e.g. rendering frames to discard.
+    public func withSynthBetweenCycles<T>(_ body: () -> T) -> T {
+        while !owner.compareExchange(expected: Owner.free, desired: Owner.control, ordering: .acquiring).exchanged {
+            sched_yield()
+        }
+        defer { owner.store(Owner.free, ordering: .releasing) }
+        applyQueuedCommands()
+        return body()
+    }
+
+    private func applyQueuedCommands() {
+        while let command = commands.removeFirst() { apply(command) }
+    }
+
+    private func apply(_ command: Command) {
+        switch command {
+        case .selectProgram(let channel, let font, let bank, let program):
+            fluid_synth_program_select(synth, channel, font, bank, program)
+        case .gain(let gain): fluid_synth_set_gain(synth, gain)
+        case .reverb(let on): fluid_synth_reverb_on(synth, -1, on ? 1 : 0)
+        case .chorus(let on): fluid_synth_chorus_on(synth, -1, on ? 1 : 0)
+        case .allNotesOff: fluid_synth_all_notes_off(synth, -1)
+        case .allSoundsOff: fluid_synth_all_sounds_off(synth, -1)
+        case .reset(let kind):
+            switch kind {
+            case .system: systemReset()
+            case .generalMIDI, .rolandGS, .yamahaXG: sendSysEx(kind.sysExBody)
+            }
+        }
+    }
+
+    /// A control change queued for the render thread (no payload that would be freed there).
+    private enum Command {
+        case selectProgram(channel: Int32, font: Int32, bank: Int32, program: Int32)
+        case gain(Float)
+        case reverb(Bool)
+        case chorus(Bool)
+        case allNotesOff
+        case allSoundsOff
+        case reset(ResetKind)
+    }
+
+    private enum Owner {
+        static let free = 0
+        static let rendering = 1
+        static let control = 2
+    }
 
     // MARK: Real-time: MIDI in, audio out
 
@@ -218,11 +320,13 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// run inline on the calling thread instead of through libgomp, which allocates for each of them.
     public static var runsOpenMPRegionsInline: Bool { seqplay_openmp_inline_regions_active() != 0 }
 
-    /// Renders `frameCount` frames of stereo audio into `left` and `right`, overwriting them.
-    /// Does not allocate; FluidSynth renders in 64-frame blocks internally, so events received
-    /// between calls of 64 frames land exactly on block boundaries.
+    /// Renders `frameCount` frames of stereo audio into `left` and `right`, overwriting them, after
+    /// applying the queued control changes. Does not allocate or lock; FluidSynth renders in 64-frame
+    /// blocks internally, so events received between calls of 64 frames land exactly on block boundaries.
     public func render(frameCount: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+        applyQueuedCommands()
         fluid_synth_write_float(synth, Int32(frameCount), left, 0, 1, right, 0, 1)
+        voices.store(Int(fluid_synth_get_active_voice_count(synth)), ordering: .relaxed)
     }
 
     /// Resets controllers and programs, then silences every voice. FluidSynth 2.3's system reset

@@ -6,6 +6,18 @@ public enum GeneralMIDI {
         channel == 9 ? "Drums" : instrumentNames[Int(program & 0x7F)]
     }
 
+    /// The GM family of `program` (0-based) on `channel` (0-based): one of `familyNames`, each
+    /// naming eight programs in order, or "Drums" on channel 10 (index 9).
+    public static func familyName(program: UInt8, channel: UInt8 = 0) -> String {
+        channel == 9 ? "Drums" : familyNames[Int(program & 0x7F) / 8]
+    }
+
+    /// The 16 GM instrument families, each eight consecutive programs.
+    public static let familyNames: [String] = [
+        "Piano", "Chromatic Percussion", "Organ", "Guitar", "Bass", "Strings", "Ensemble", "Brass",
+        "Reed", "Pipe", "Synth Lead", "Synth Pad", "Synth Effects", "Ethnic", "Percussive", "Sound Effects",
+    ]
+
     /// The 128 GM melodic instrument names, by 0-based program number.
     public static let instrumentNames: [String] = [
         "Acoustic Grand Piano", "Bright Acoustic Piano", "Electric Grand Piano", "Honky-tonk Piano",

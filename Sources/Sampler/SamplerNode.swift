@@ -13,9 +13,10 @@ import MIDICore
 /// 64-frame blocks, which stay aligned with the engine's sample-time grid from 0, whatever frame
 /// counts the engine renders.
 ///
-/// The sample rate follows the engine's output format, set at prepare. Set `eventSource`, load
-/// fonts and change the sample rate while the engine is stopped; programs, gain, effects and MIDI
-/// may change while it runs (FluidSynth serialises them with rendering).
+/// The sample rate follows the engine's output format, set at prepare. Set `eventSource` while the
+/// engine is stopped. The render thread takes no lock: programs, gain, effects and notes-off set from
+/// other threads are queued and applied at the next block; loading a font while the engine runs makes
+/// the sampler play silence until it is loaded (the render thread never waits for it).
 public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     /// FluidSynth renders, and takes events, in blocks of this many frames.
     public static let blockFrames = 64
@@ -107,7 +108,7 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
 
     // MARK: MIDI
 
-    /// Acts on `message` now. Real-time safe.
+    /// Acts on `message` now. On the render thread only (an `eventSource` delivers there); real-time safe.
     public func receive(_ message: MIDIMessage) { synthesizer.receive(message) }
 
     /// Sends a system, GM, GS or XG reset.
@@ -135,16 +136,25 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     /// Silences every voice and realigns FluidSynth's 64-frame blocks with sample time 0.
     public override func reset() {
         synthesizer.allSoundsOff()
-        let phase = Int(synthesizerFrames % Int64(Self.blockFrames))
-        if phase != 0 {
-            synthesizer.render(frameCount: Self.blockFrames - phase, left: discardLeft, right: discardRight)
+        synthesizer.withSynthBetweenCycles {
+            let phase = Int(synthesizerFrames % Int64(Self.blockFrames))
+            if phase != 0 {
+                synthesizer.render(frameCount: Self.blockFrames - phase, left: discardLeft, right: discardRight)
+            }
+            synthesizerFrames = 0
         }
-        synthesizerFrames = 0
     }
 
     public override func render(_ context: RenderContext, inputs: [AudioBuffer], outputs: [AudioBuffer]) {
         let output = outputs[0]
         guard let left = output[0].baseAddress, let right = output[1].baseAddress else { return }
+        guard synthesizer.beginRenderCycle() else {
+            // A control thread is loading a font: silence now, the events wait for the next block.
+            left.update(repeating: 0, count: context.frameCount)
+            right.update(repeating: 0, count: context.frameCount)
+            return
+        }
+        defer { synthesizer.endRenderCycle() }
         var done = 0
         while done < context.frameCount {
             let phase = Int(synthesizerFrames % Int64(Self.blockFrames))

@@ -7,10 +7,10 @@ import MIDIFile
 struct InfoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "info",
-        abstract: "Describe a MIDI file: tracks, duration, tempo, signatures, markers, lyrics and problems found."
+        abstract: "Describe a MIDI file (tracks, duration, tempo, signatures, markers, lyrics) or a SoundFont (header, presets, zones, samples), and the problems found."
     )
 
-    @Argument(help: "The Standard MIDI File to describe.")
+    @Argument(help: "The Standard MIDI File or SoundFont (.sf2, .sf3) to describe.")
     var file: String
 
     @Flag(help: "Print the report as JSON.")
@@ -20,6 +20,7 @@ struct InfoCommand: ParsableCommand {
     var strict = false
 
     func run() throws {
+        if SoundFontInfo.isSoundFont(file) { return try SoundFontInfo.run(path: file, json: json) }
         let result = CommandLineOutput.readMIDIFile(file, strict: strict)
         let report = SequenceReport(file: file, sequence: result.sequence, warnings: result.warnings.map(\.description))
         if json {

@@ -1,4 +1,5 @@
 import ALSA
+import ALSAAudio
 import ArgumentParser
 import AudioOutput
 import Foundation

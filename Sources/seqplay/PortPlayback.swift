@@ -1,4 +1,5 @@
 import ALSA
+import ALSAAudio
 import ArgumentParser
 import Atomics
 import AudioOutput
@@ -75,7 +76,6 @@ extension RenderCommand {
 
     /// How long a sample written now takes to be heard: the device buffer (0 for the null device).
     private static func outputLatencyNanoseconds(_ output: RealtimeOutput) -> UInt64 {
-        guard let device = (output as? ALSAOutput)?.device else { return 0 }
-        return UInt64(device.bufferFrames) * 1_000_000_000 / UInt64(output.sampleRate)
+        UInt64(output.driver.outputLatencyFrames) * 1_000_000_000 / UInt64(output.sampleRate)
     }
 }

@@ -7,6 +7,8 @@ final class ProgressBar {
     private let totalSeconds: Double
     private let sampleRate: Double
     private let isEnabled: Bool
+    /// What is counted when not rendering ("files"): the speed is shown per second of it.
+    private let unit: String?
     private let startTime = Date()
     private var lastDrawn = Date.distantPast
     private static let width = 30
@@ -16,6 +18,15 @@ final class ProgressBar {
         totalSeconds = Double(max(1, expectedFrames)) / Double(sampleRate)
         self.sampleRate = Double(sampleRate)
         self.isEnabled = isEnabled
+        unit = nil
+    }
+
+    /// A bar counting `total` items of `unit` ("files") with `update(frames:)` given the count done.
+    init(total: Int, unit: String, isEnabled: Bool = isatty(STDERR_FILENO) != 0) {
+        totalSeconds = Double(max(1, total))
+        sampleRate = 1
+        self.isEnabled = isEnabled
+        self.unit = unit
     }
 
     /// Shows `frames` rendered so far (redrawing at most every 0.1 s).
@@ -43,7 +54,7 @@ final class ProgressBar {
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: Self.width - filled)
         let percent = String(Int(fraction * 100))
         let line = "\r[\(bar)] \(String(repeating: " ", count: 3 - percent.count))\(percent)%  "
-            + "\(Self.clock(elapsed)) elapsed  \(String(format: "%.1f", speed))× real time "
+            + "\(Self.clock(elapsed)) elapsed  " + (unit.map { "\(Int(speed)) \($0)/s " } ?? "\(String(format: "%.1f", speed))× real time ")
         FileHandle.standardError.write(Data(line.utf8))
     }
 

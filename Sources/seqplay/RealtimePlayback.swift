@@ -1,4 +1,5 @@
 import ALSA
+import ALSAAudio
 import AudioOutput
 import FluidSynth
 import Foundation
@@ -17,7 +18,7 @@ struct RealtimePlayback {
     /// How playback ended, for the exit status.
     enum Outcome {
         case finished, quit, interrupted
-        case deviceFailed(ALSAError)
+        case deviceFailed(AudioDriverError)
     }
 
     /// Opens the output with the channels `options` needs and at its rate (a device may choose another rate).

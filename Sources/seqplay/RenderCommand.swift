@@ -280,7 +280,8 @@ struct RenderCommand: ParsableCommand {
         do {
             output = try realtimePlayback.openOutput(options: options)
         } catch {
-            if case .device(.noSoundCard(let reason)) = error {
+            if case .device(let deviceError) = error, deviceError.kind == .noDevice,
+               case .noSoundCard(let reason) = deviceError.underlying as? ALSAError {
                 noSoundCard(reason)
                 return nil
             }

@@ -9,7 +9,7 @@ struct Seqplay: ParsableCommand {
         subcommands: [
             RenderCommand.self, InfoCommand.self, ServeCommand.self,
             PortsCommand.self, ConnectCommand.self, MonitorCommand.self, LoopbackCommand.self, SendCommand.self,
-            RecordCommand.self, LiveCommand.self,
+            RecordCommand.self, LiveCommand.self, ConvertCommand.self, LibraryCommand.self, RollCommand.self, WaveformCommand.self,
         ],
         defaultSubcommand: RenderCommand.self
     )

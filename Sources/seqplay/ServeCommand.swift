@@ -2,6 +2,7 @@ import ArgumentParser
 import AudioFiles
 import AudioGraph
 import AudioGraphFiles
+import ALSAAudio
 import AudioOutput
 import FluidSynth
 import Foundation

@@ -1,4 +1,5 @@
 import ALSA
+import ALSAAudio
 import AudioGraph
 import AudioOutput
 import Foundation

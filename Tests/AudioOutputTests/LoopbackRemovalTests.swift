@@ -1,4 +1,5 @@
 import ALSA
+import ALSAAudio
 import AudioGraph
 import AudioOutput
 import Foundation
@@ -36,7 +37,8 @@ final class LoopbackRemovalTests: XCTestCase {
         try ChildProcess("/bin/sh", ["-c", "echo snd_aloop.0 > \(driver)/bind"]).waitForExit()
 
         print("ALSA device removal: playback ended with \(ended)")
-        guard case .failed(.deviceDisappeared(let device, _)) = ended else {
+        guard case .failed(let error) = ended, error.kind == .deviceDisappeared,
+              case .deviceDisappeared(let device, _) = error.underlying as? ALSAError else {
             return XCTFail("expected deviceDisappeared, got \(ended)")
         }
         XCTAssertEqual(device, LoopbackCapture.playbackDevice)

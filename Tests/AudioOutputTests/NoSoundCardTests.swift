@@ -1,4 +1,5 @@
 import ALSA
+import ALSAAudio
 import AudioOutput
 import Foundation
 import XCTest
@@ -10,7 +11,8 @@ final class NoSoundCardTests: XCTestCase {
                       "\(SoundCards.deviceDirectory) exists: this machine has sound support")
         XCTAssertEqual(SoundCards.indices(), [])
         XCTAssertThrowsError(try ALSAOutput(deviceName: "default")) { error in
-            guard case .device(.noSoundCard(let reason)) = error as? AudioOutputError else {
+            guard case .device(let deviceError) = error as? AudioOutputError, deviceError.kind == .noDevice,
+                  case .noSoundCard(let reason) = deviceError.underlying as? ALSAError else {
                 return XCTFail("expected the no-sound-card error, got \(error)")
             }
             XCTAssertTrue(reason.contains("/dev/snd"))

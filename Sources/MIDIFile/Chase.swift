@@ -1,23 +1,28 @@
 import MIDICore
 
 /// Works out which of the messages sent so far are needed to put a sampler in the same state again
-/// (controllers, programs, pitch bend, pressure, SysEx), as when playback starts or jumps mid-song.
-enum Chase {
+/// (controllers, programs, pitch bend, pressure, SysEx), as when playback starts or jumps mid-song, or
+/// when a file is cut (`MusicSequence.excerpt`).
+public enum Chase {
     /// The messages among `history` (in the order sent) that rebuild the state it leaves: notes and
     /// system common/real-time messages are dropped; for pitch bend, channel pressure, program change
     /// and most controllers only the last per channel (and controller) is kept; bank select, RPN/NRPN
     /// selection and data entry (whose meaning depends on order) and SysEx are all kept. The result
     /// keeps the original order.
-    static func stateMessages<S: Sequence>(from history: S) -> [(track: Int, message: MIDIMessage)]
+    public static func stateMessages<S: Sequence>(from history: S) -> [(track: Int, message: MIDIMessage)]
     where S.Element == (track: Int, message: MIDIMessage) {
-        let candidates = history.filter { key(of: $0.message) != nil }
+        stateEntries(from: history, message: \.message)
+    }
+
+    /// The entries of `history` whose `message` (nil: not a MIDI message) `stateMessages` would keep.
+    public static func stateEntries<S: Sequence>(from history: S, message: (S.Element) -> MIDIMessage?) -> [S.Element] {
+        let candidates = history.compactMap { entry in message(entry).flatMap(key).map { (entry, $0) } }
         var lastIndex: [Int: Int] = [:]
-        for (index, entry) in candidates.enumerated() {
-            if let key = key(of: entry.message), key >= 0 { lastIndex[key] = index }
+        for (index, candidate) in candidates.enumerated() where candidate.1 >= 0 {
+            lastIndex[candidate.1] = index
         }
-        return candidates.enumerated().compactMap { index, entry in
-            let key = key(of: entry.message)!
-            return key < 0 || lastIndex[key] == index ? entry : nil
+        return candidates.enumerated().compactMap { index, candidate in
+            candidate.1 < 0 || lastIndex[candidate.1] == index ? candidate.0 : nil
         }
     }
 

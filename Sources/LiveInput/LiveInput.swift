@@ -1,0 +1,128 @@
+import Atomics
+import MIDICore
+
+/// The live-input layer between MIDI endpoints and samplers: producers (ALSA input ports, network
+/// sessions, JACK MIDI…) push timestamped MIDI into lock-free queues of their own; one clock model
+/// (`LiveClock`) maps their timestamps to the sample time of the audio being rendered, following the
+/// sound card's drift; one held-note table per producer releases a source's notes when it leaves;
+/// each destination (`LiveInputDestination`) is the `ScheduledMIDISource` a sampler pulls on the
+/// render thread, merging every producer's messages in time order.
+///
+/// Make it with the output's sample rate and period, make the samplers' event sources its
+/// `destinations`, add producers (`addProducer`, at any time), start the output, and call `update()`
+/// about once a second from a control thread.
+public final class LiveInput: @unchecked Sendable {
+    /// Producers a layer can have.
+    public static let maximumProducers = 8
+    /// The sampler renders, and asks for events before the middle of, blocks of this many frames.
+    public static let blockFrames = 64
+
+    public let delivery: LiveDelivery
+    public let clock: LiveClock
+    /// What each sampler plays: one per sampler (an ALSA port's own, the network's).
+    public private(set) var destinations: [LiveInputDestination] = []
+
+    /// The producers, filled in order; `producerCount` says how many are ready.
+    private let producerSlots = UnsafeMutablePointer<Unmanaged<LiveInputProducer>>.allocate(capacity: maximumProducers)
+    private let producerCount = ManagedAtomic(0)
+    /// Keeps the producers alive.
+    private var producers: [LiveInputProducer] = []
+    let lateEvents = ManagedAtomic(0)
+
+    /// A layer with `destinationCount` destinations for audio at `sampleRate`, rendered in periods of
+    /// `periodFrames`.
+    public init(destinationCount: Int, delivery: LiveDelivery, sampleRate: Int, periodFrames: Int) {
+        precondition(destinationCount > 0, "live input needs a destination")
+        self.delivery = delivery
+        clock = LiveClock(sampleRate: Double(sampleRate), periodFrames: periodFrames)
+        destinations = (0..<destinationCount).map { LiveInputDestination(index: $0, input: self) }
+    }
+
+    deinit {
+        producerSlots.deallocate()
+    }
+
+    /// A new producer with a queue of `capacity` messages to each destination. `nanosecondsPerTick`:
+    /// the nominal length of a tick of its clock (`.producerClock` timestamps), e.g. 1 for a kernel
+    /// queue's nanoseconds, 1e9 / rate for JACK frames. Call from one control thread.
+    public func addProducer(name: String, capacity: Int = 4096, nanosecondsPerTick: Double = 1) -> LiveInputProducer {
+        let count = producerCount.load(ordering: .relaxed)
+        precondition(count < Self.maximumProducers, "live input takes at most \(Self.maximumProducers) producers")
+        let producer = LiveInputProducer(name: name, destinationCount: destinations.count, capacity: capacity,
+                                         nanosecondsPerTick: nanosecondsPerTick)
+        producers.append(producer)
+        (producerSlots + count).initialize(to: .passUnretained(producer))
+        producerCount.store(count + 1, ordering: .releasing)
+        return producer
+    }
+
+    /// Follows the sound card's clock: fits and publishes the monotonic → sample time line from the
+    /// periods rendered since the last call. Call about once a second from a control thread.
+    public func update() {
+        clock.update()
+    }
+
+    /// Timestamped events that arrived too late for their block and were played at the next one.
+    public var lateEventCount: Int { lateEvents.load(ordering: .relaxed) }
+
+    /// Messages dropped because a producer's queue was full.
+    public var droppedCount: Int { producers.reduce(0) { $0 + $1.droppedCount } }
+
+    // MARK: Render thread
+
+    /// The producers ready now (render thread).
+    func withProducers(_ body: (UnsafeBufferPointer<Unmanaged<LiveInputProducer>>) -> Void) {
+        body(UnsafeBufferPointer(start: producerSlots, count: producerCount.load(ordering: .acquiring)))
+    }
+}
+
+/// What one sampler plays from a `LiveInput`: every producer's messages for it, in the block they
+/// belong to (see `LiveDelivery`). Set it as the sampler's `eventSource`. Real-time safe.
+public final class LiveInputDestination: ScheduledMIDISource, @unchecked Sendable {
+    public let index: Int
+    private unowned let input: LiveInput
+
+    init(index: Int, input: LiveInput) {
+        self.index = index
+        self.input = input
+    }
+
+    public func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
+        let halfBlock = Int64(LiveInput.blockFrames / 2)
+        let clock = input.clock
+        let blockStart = sampleTime - halfBlock
+        let period = Int64(clock.periodFrames)
+        var lookAhead: Int64?
+        if case .timestamped(let frames) = input.delivery {
+            lookAhead = Int64(frames)
+            if index == 0, blockStart % period < Int64(LiveInput.blockFrames) {
+                clock.observePeriod(startingAt: blockStart - blockStart % period)
+            }
+        }
+        input.withProducers { producers in
+            while true {
+                // The earliest message at the head of a producer's queue.
+                var earliest: (queue: Int, due: Int64)?
+                for (position, producer) in producers.enumerated() {
+                    guard let head = producer.takeUnretainedValue().queues[index].first else { continue }
+                    let due = dueSample(head.monotonic, clock: clock, lookAhead: lookAhead)
+                    if earliest.map({ due < $0.due }) ?? true { earliest = (position, due) }
+                }
+                guard let (position, due) = earliest, due < sampleTime else { return }
+                if due != QueuedMessage.immediately, due < blockStart - halfBlock {
+                    input.lateEvents.wrappingIncrement(ordering: .relaxed)
+                }
+                let queue = producers[position].takeUnretainedValue().queues[index]
+                receiver.receive(queue.first!.message)
+                queue.removeFirst()
+            }
+        }
+    }
+
+    /// The sample time a message due at `monotonic` plays at.
+    private func dueSample(_ monotonic: Int64, clock: LiveClock, lookAhead: Int64?) -> Int64 {
+        guard monotonic != QueuedMessage.immediately, let lookAhead,
+              let sample = clock.sampleTime(atMonotonic: UInt64(bitPattern: monotonic)) else { return QueuedMessage.immediately }
+        return sample + lookAhead
+    }
+}

@@ -1,0 +1,89 @@
+import Atomics
+import MIDICore
+import RealtimeSupport
+
+/// One producer of live MIDI (the ALSA input thread of a sampler host, a network session, a JACK
+/// MIDI port…) feeding a `LiveInput`: its own lock-free single-producer queue to each destination,
+/// the notes each of its sources holds there (released when the source leaves), and its own clock.
+///
+/// Call `push` and `sourceLeft` from one thread at a time (the producer's thread); `calibrate` from
+/// the control thread. Nothing here locks; `push` and `sourceLeft` do not allocate.
+public final class LiveInputProducer: @unchecked Sendable {
+    /// For messages and errors ("ALSA ports", "network session").
+    public let name: String
+    /// One queue per destination of the `LiveInput`, read by its render thread.
+    let queues: [SingleProducerQueue<QueuedMessage>]
+    /// Used on the producer thread only: per destination, the notes each source holds there.
+    private var held: [HeldNotes]
+    /// The producer clock → monotonic clock line, written by the control thread.
+    private let clock = PublishedClockLine()
+    /// Used on the control thread only.
+    private var clockFit: ClockFit
+    private let dropped = ManagedAtomic(0)
+
+    init(name: String, destinationCount: Int, capacity: Int, nanosecondsPerTick: Double) {
+        self.name = name
+        queues = (0..<destinationCount).map { _ in SingleProducerQueue(capacity: capacity, filler: QueuedMessage()) }
+        held = (0..<destinationCount).map { _ in HeldNotes() }  // each its own storage, written without copying
+        clockFit = ClockFit(nominalSlope: nanosecondsPerTick, noise: .symmetric)
+    }
+
+    // MARK: Producer thread
+
+    /// Queues `message` from `source` (an ALSA client, a network peer's SSRC) for destination
+    /// `destination`, to sound at `time`. Returns false, counting a drop, when that queue is full.
+    @discardableResult
+    public func push(_ message: MIDIMessage, at time: LiveTimestamp, from source: UInt32, to destination: Int = 0) -> Bool {
+        guard enqueue(message, at: monotonic(of: time), to: destination) else { return false }
+        held[destination].update(message, from: source)
+        return true
+    }
+
+    /// Releases, after everything `source` sent before, each note and sustain pedal it holds at
+    /// `destination` (all destinations when nil): the source was disconnected or left.
+    public func sourceLeft(_ source: UInt32, at destination: Int? = nil) {
+        for index in destination.map({ $0..<$0 + 1 }) ?? queues.indices {
+            held[index].releaseAll(from: source) { enqueue($0, at: QueuedMessage.immediately, to: index) }
+        }
+    }
+
+    /// Messages dropped because a queue was full.
+    public var droppedCount: Int { dropped.load(ordering: .relaxed) }
+
+    private func monotonic(of time: LiveTimestamp) -> Int64 {
+        switch time {
+        case .immediate: return QueuedMessage.immediately
+        case .monotonic(let nanoseconds): return Int64(clamping: nanoseconds)
+        case .producerClock(let ticks):
+            guard let line = clock.load() else { return QueuedMessage.immediately }
+            return Int64(line.map(ticks).rounded())
+        }
+    }
+
+    @discardableResult
+    private func enqueue(_ message: MIDIMessage, at monotonic: Int64, to destination: Int) -> Bool {
+        guard queues[destination].append(QueuedMessage(message: message, monotonic: monotonic)) else {
+            dropped.wrappingIncrement(ordering: .relaxed)
+            return false
+        }
+        return true
+    }
+
+    // MARK: Control thread
+
+    /// Records that the producer's clock read `producerTime` at monotonic time `monotonic` (read
+    /// back to back); about once a second keeps `.producerClock` timestamps following its drift.
+    public func calibrate(producerTime: Int64, monotonic: UInt64) {
+        clockFit.add(x: producerTime, y: Double(monotonic))
+        if let line = clockFit.commit() { clock.publish(line) }
+    }
+}
+
+/// A message on its way to the render thread, with the monotonic time it should sound at.
+struct QueuedMessage {
+    /// Sound at the next block (immediate timestamps, releases).
+    static let immediately = Int64.min
+
+    var message: MIDIMessage = .activeSensing
+    var monotonic: Int64 = immediately
+}

@@ -1,0 +1,190 @@
+import MIDICore
+
+/// What is in a MIDI file at a glance — format, timing, tempo, signatures, tracks and their programs,
+/// notes, markers, lyrics and the reader's repairs — in the shape `seqplay info --json` prints and the
+/// media library indexes, so both show the same facts computed once.
+public struct SequenceReport: Codable, Equatable, Sendable {
+    public struct Division: Codable, Equatable, Sendable {
+        public var ticksPerQuarter: Int?
+        public var framesPerSecond: Int?
+        public var ticksPerFrame: Int?
+    }
+
+    public struct Duration: Codable, Equatable, Sendable {
+        public var ticks: Int64
+        public var seconds: Double
+        public var bars: Double
+    }
+
+    public struct TempoRange: Codable, Equatable, Sendable {
+        /// The tempo at tick 0.
+        public var initialBPM: Double
+        public var minimumBPM: Double
+        public var maximumBPM: Double
+        /// Tempo changes after the initial tempo.
+        public var changes: Int
+    }
+
+    public struct Track: Codable, Equatable, Sendable {
+        public var index: Int
+        public var name: String?
+        public var instrumentName: String?
+        /// 1-based, as musicians number MIDI channels.
+        public var channels: [Int]
+        public var programs: [Program]
+        public var notes: Int
+        public var events: Int
+    }
+
+    public struct Program: Codable, Equatable, Sendable {
+        /// 1-based channel.
+        public var channel: Int
+        /// 0-based program number.
+        public var program: Int
+        public var instrument: String
+        /// The General MIDI family ("Piano", "Strings"…; "Drums" on channel 10).
+        public var family: String
+
+        init(_ use: ProgramUse) {
+            channel = use.channel + 1
+            program = use.program
+            instrument = use.instrument
+            family = GeneralMIDI.familyName(program: UInt8(clamping: use.program), channel: UInt8(clamping: use.channel))
+        }
+    }
+
+    /// The notes of the whole song: how many, their pitch range, how many sound at once at most,
+    /// and whether the drum channel (10) plays any.
+    public struct Notes: Codable, Equatable, Sendable {
+        /// Note-ons with velocity > 0.
+        public var count: Int
+        /// Lowest and highest key played outside the drum channel (MIDI note numbers), `nil` without such notes.
+        public var lowest: Int?
+        public var highest: Int?
+        /// The most notes held at one time (a note sounds from its note-on to its note-off).
+        public var polyphonyPeak: Int
+        /// Whether channel 10 plays notes.
+        public var drums: Bool
+    }
+
+    /// An event at a place in the song: a signature, marker, lyric or text.
+    public struct Placed: Codable, Equatable, Sendable {
+        public var tick: Int64
+        public var position: String
+        public var seconds: Double
+        public var kind: String?
+        public var value: String
+    }
+
+    public var file: String
+    /// The song's title: its first track's name (where SMF keeps it) without trailing NULs; nil when blank.
+    public var title: String?
+    public var format: Int
+    public var division: Division
+    public var duration: Duration
+    public var tempo: TempoRange?
+    public var notes: Notes
+    public var tracks: [Track]
+    public var timeSignatures: [Placed]
+    public var keySignatures: [Placed]
+    public var markers: [Placed]
+    public var lyrics: [Placed]
+    public var texts: [Placed]
+    public var warnings: [String]
+
+    /// The report for `sequence` read from `file` with the reader's `warnings`. Format 2 patterns
+    /// are timed one after another, as the player plays them.
+    public init(file: String, sequence: MusicSequence, warnings: [String]) {
+        let timeline = sequence.concatenatingPatterns()
+        let map = TempoMap(sequence: timeline)
+        func placed(_ tick: Int64, _ kind: String?, _ value: String) -> Placed {
+            Placed(tick: tick, position: map.barBeatTick(atTick: tick).description, seconds: map.seconds(atTick: tick), kind: kind, value: value)
+        }
+
+        self.file = file
+        format = sequence.format
+        switch sequence.division {
+        case .ticksPerQuarter(let ppq): division = Division(ticksPerQuarter: Int(ppq))
+        case .smpte(let fps, let ticks): division = Division(framesPerSecond: Int(fps), ticksPerFrame: Int(ticks))
+        }
+        duration = Duration(ticks: map.endTick, seconds: map.durationInSeconds, bars: map.durationInBars)
+        tempo = map.tempoRange.map {
+            TempoRange(initialBPM: map.tempoChanges.first { $0.microsecondsPerQuarter > 0 }?.beatsPerMinute ?? $0.lowerBound, minimumBPM: $0.lowerBound,
+                       maximumBPM: $0.upperBound, changes: map.tempoChanges.count - 1)
+        }
+        tracks = sequence.trackSummaries.enumerated().map { index, summary in
+            Track(index: index, name: summary.name, instrumentName: summary.instrumentName,
+                  channels: summary.channels.map { $0 + 1 },
+                  programs: summary.programs.map(Program.init),
+                  notes: summary.noteCount, events: summary.eventCount)
+        }
+        let name = tracks.first?.name.map { String($0.reversed().drop { $0 == "\0" }.reversed()) }
+        title = name.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
+        timeSignatures = map.timeSignatures.map { placed($0.tick, nil, "\($0.numerator)/\($0.denominator)") }
+        keySignatures = map.keySignatures.map { placed($0.tick, nil, $0.name) }
+
+        let merged = timeline.mergedToFormat0().tracks[0].events
+        notes = Self.notes(of: merged)
+        var markers: [Placed] = [], lyrics: [Placed] = [], texts: [Placed] = []
+        for timed in merged {
+            guard case .meta(let meta) = timed.event, case .text(let kind, _) = meta, let text = meta.text else { continue }
+            switch kind {
+            case .marker: markers.append(placed(timed.tick, nil, text))
+            case .lyric: lyrics.append(placed(timed.tick, nil, text))
+            case .text, .copyright, .cuePoint: texts.append(placed(timed.tick, SequenceReport.name(of: kind), text))
+            default: continue
+            }
+        }
+        self.markers = markers
+        self.lyrics = lyrics
+        self.texts = texts
+        self.warnings = warnings
+    }
+
+    /// The note facts of `events` (one merged track, in tick order). At one tick, note-offs end
+    /// before note-ons start, so repeated notes do not count as overlapping.
+    private static func notes(of events: [TimedEvent]) -> Notes {
+        var notes = Notes(count: 0, lowest: nil, highest: nil, polyphonyPeak: 0, drums: false)
+        var held = [Int](repeating: 0, count: 16 * 128)
+        var sounding = 0
+        var index = 0
+        while index < events.count {
+            let tick = events[index].tick
+            var end = index
+            while end < events.count && events[end].tick == tick { end += 1 }
+            for pass in 0..<2 {
+                for timed in events[index..<end] {
+                    guard case .midi(let message) = timed.event else { continue }
+                    switch message {
+                    case .noteOn(let channel, let key, let velocity) where velocity > 0 && pass == 1:
+                        notes.count += 1
+                        if channel == 9 {
+                            notes.drums = true
+                        } else {
+                            notes.lowest = min(notes.lowest ?? Int(key), Int(key))
+                            notes.highest = max(notes.highest ?? Int(key), Int(key))
+                        }
+                        held[Int(channel) * 128 + Int(key)] += 1
+                        sounding += 1
+                    case .noteOn(let channel, let key, 0) where pass == 0, .noteOff(let channel, let key, _) where pass == 0:
+                        let slot = Int(channel) * 128 + Int(key)
+                        if held[slot] > 0 { held[slot] -= 1; sounding -= 1 }
+                    default:
+                        continue
+                    }
+                }
+                notes.polyphonyPeak = max(notes.polyphonyPeak, sounding)
+            }
+            index = end
+        }
+        return notes
+    }
+
+    private static func name(of kind: MetaTextKind) -> String {
+        switch kind {
+        case .copyright: return "copyright"
+        case .cuePoint: return "cue"
+        default: return "text"
+        }
+    }
+}

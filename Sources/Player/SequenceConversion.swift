@@ -1,0 +1,85 @@
+import MIDIFile
+
+/// A rewrite of a MIDI file that bakes in what the player would do with the same settings, so the new
+/// file played plainly sounds as the old one played with them (what `seqplay convert` does).
+///
+/// In order: the first file's tracks and channels are muted or soloed (their notes removed); the
+/// `merging` files' tracks are added, re-timed to the first file's tempo map; notes are quantized;
+/// the song is cut to `playback.start`...`playback.end` (state from before the start kept, as the
+/// player's chase does); notes are transposed; the tempo map is scaled by `playback.rate`; and the
+/// result is written as format 0 (one track) or 1 (a format 0 file split into one track per channel).
+public struct SequenceConversion: Sendable {
+    /// Transpose, rate, start and end as the player takes them (a loop cannot be written into a file).
+    public var playback = PlaybackSettings()
+    /// Which notes of the first file sound.
+    public var muteSolo = MuteSolo()
+    /// Songs whose tracks are added after the first file's.
+    public var merging: [MusicSequence] = []
+    /// Moves note starts to the nearest 1/N note (16: sixteenths), keeping note lengths.
+    public var quantizeNoteValue: Int?
+    /// The output's format: 0 or 1; nil keeps the input's (format 1 when files are merged).
+    public var format: Int?
+
+    public init() {}
+
+    /// `sequence` converted.
+    public func apply(to sequence: MusicSequence) throws(SequenceConversionError) -> MusicSequence {
+        guard playback.loop == nil else { throw .loopCannotBeWritten }
+        if let format, !(0...1).contains(format) { throw .unsupportedFormat(format) }
+        var result = sequence.concatenatingPatterns()
+        if let track = (muteSolo.mutedTracks.union(muteSolo.soloedTracks)).first(where: { !result.tracks.indices.contains($0) }) {
+            throw .noSuchTrack(track, trackCount: result.tracks.count)
+        }
+        if !muteSolo.isEmpty {
+            result = result.removingNotes { muteSolo.isAudible(track: $0, channel: Int($1)) == false }
+        }
+        for other in merging { result = result.merging(other) }
+        if let quantizeNoteValue { result = try Self.edit { () throws(SequenceEditError) in try result.quantizingNotes(to: quantizeNoteValue) } }
+        if playback.start != nil || playback.end != nil {
+            let map = TempoMap(sequence: result)
+            let start = playback.start?.tick(in: map) ?? 0, end = playback.end?.tick(in: map) ?? map.endTick
+            guard start <= end else { throw .playback(.startAfterEnd(startTick: start, endTick: end)) }
+            result = result.excerpt(fromTick: start, toTick: end)
+        }
+        result = result.transposed(by: playback.transpose)
+        if playback.rate != 1 { result = try Self.edit { () throws(SequenceEditError) in try result.scalingTempo(by: playback.rate) } }
+        switch format {
+        case 0: return result.mergedToFormat0()
+        case 1: return result.tracks.count == 1 ? result.splitByChannel() : result.withFormat(1)
+        default: return result
+        }
+    }
+}
+
+extension SequenceConversion {
+    private static func edit(_ body: () throws(SequenceEditError) -> MusicSequence) throws(SequenceConversionError) -> MusicSequence {
+        do { return try body() } catch { throw .edit(error) }
+    }
+}
+
+extension MusicSequence {
+    fileprivate func withFormat(_ format: Int) -> MusicSequence {
+        var result = self
+        result.format = format
+        return result
+    }
+}
+
+/// Why a `SequenceConversion` cannot be applied.
+public enum SequenceConversionError: Error, Hashable, Sendable, CustomStringConvertible {
+    case playback(PlaybackSettingsError)
+    case edit(SequenceEditError)
+    case loopCannotBeWritten
+    case unsupportedFormat(Int)
+    case noSuchTrack(Int, trackCount: Int)
+
+    public var description: String {
+        switch self {
+        case .playback(let error): return error.description
+        case .edit(let error): return error.description
+        case .loopCannotBeWritten: return "a loop cannot be written into a MIDI file"
+        case .unsupportedFormat(let format): return "cannot convert to format \(format) (0 or 1)"
+        case .noSuchTrack(let track, let count): return "no track \(track): the file has tracks 0 to \(count - 1)"
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import MIDIFile
+import Player
+
+/// `seqplay convert`: rewrites a MIDI file (format, transpose, cut, rate, mute/solo, merge, quantize)
+/// so that it plays as the original does with the same options given to the player.
+/// `SequenceConversion` does the work.
+struct ConvertCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "convert",
+        abstract: "Rewrite a MIDI file: format 0/1, transpose, cut, rate, mute/solo, merge, quantize.",
+        discussion: """
+        The new file plays as the original does with the same options given to
+        the player: `seqplay convert in.mid -o out.mid --start 17:1 --rate 1.25`
+        then `seqplay out.mid` sounds as `seqplay in.mid --start 17:1 --rate 1.25`.
+
+        Examples:
+          seqplay convert song.mid -o song0.mid --format 0     (all tracks in one)
+          seqplay convert song0.mid -o split.mid --format 1    (one track per channel)
+          seqplay convert song.mid -o verse.mid --start 17:1 --end 33:1
+          seqplay convert song.mid -o up.mid --transpose 2 --rate 1.1
+          seqplay convert song.mid -o both.mid --merge drums.mid
+          seqplay convert take.mid -o tight.mid --quantize 1/16
+
+        In order: --mute/--solo (tracks as `seqplay info` numbers them), --merge
+        (the first file's tempo map wins: the other files' events are moved to
+        sound at the same seconds), --quantize (note starts to the grid, lengths
+        kept), --start/--end (controllers and programs set before the start are
+        kept at the start, as the player's chase sends them), --transpose
+        (channel 10 stays), --rate (scales the tempo map), --format.
+        """
+    )
+
+    @Argument(help: "The MIDI file to convert.")
+    var input: String
+
+    @Option(name: [.short, .long], help: ArgumentHelp("The MIDI file to write ('-' for standard output).", valueName: "file"))
+    var output: String
+
+    @Option(help: ArgumentHelp("0: all tracks merged into one; 1: tracks (a format 0 file split by channel). Default: the input's.", valueName: "0|1"))
+    var format: Int?
+
+    @Option(name: [.short, .long], help: ArgumentHelp("Shift every note by this many semitones (channel 10 stays put).", valueName: "semitones"))
+    var transpose = 0
+
+    @Option(help: ArgumentHelp("Tempo factor: 2 twice as fast (scales every tempo; 0.01 to 100).", valueName: "factor"))
+    var rate = 1.0
+
+    @Option(help: ArgumentHelp("Cut from here (controllers and programs set before it still apply).", valueName: "position"))
+    var start: PositionArgument?
+
+    @Option(help: ArgumentHelp("Cut up to here.", valueName: "position"))
+    var end: PositionArgument?
+
+    @Option(help: ArgumentHelp("Remove the notes of a track; repeat for more.", valueName: "track"))
+    var mute: [Int] = []
+
+    @Option(help: ArgumentHelp("Keep only the notes of this track (and any other soloed ones); repeat for more.", valueName: "track"))
+    var solo: [Int] = []
+
+    @Option(help: ArgumentHelp("Remove the notes of a MIDI channel (1-16); repeat for more.", valueName: "channel"))
+    var muteChannel: [Int] = []
+
+    @Option(help: ArgumentHelp("Keep only the notes of this MIDI channel (1-16); repeat for more.", valueName: "channel"))
+    var soloChannel: [Int] = []
+
+    @Option(help: ArgumentHelp("Add the tracks of another MIDI file, re-timed to this file's tempo map; repeat for more.", valueName: "file"))
+    var merge: [String] = []
+
+    @Option(help: ArgumentHelp("Move note starts to the nearest 1/N note (1/16, 1/8, 1/12 for eighth triplets), keeping lengths.", valueName: "1/N"))
+    var quantize: String?
+
+    @Flag(help: "Refuse MIDI files that need repair instead of repairing them.")
+    var strict = false
+
+    func validate() throws {
+        if let format, !(0...1).contains(format) { throw ValidationError("--format must be 0 or 1.") }
+        if !(rate.isFinite && (0.01...100).contains(rate)) { throw ValidationError("--rate must be between 0.01 and 100.") }
+        for channel in muteChannel + soloChannel where !(1...16).contains(channel) {
+            throw ValidationError("MIDI channels are 1 to 16, not \(channel).")
+        }
+        _ = try quantizeNoteValue()
+    }
+
+    private func quantizeNoteValue() throws -> Int? {
+        guard let quantize else { return nil }
+        let digits = quantize.hasPrefix("1/") ? String(quantize.dropFirst(2)) : quantize
+        guard let value = Int(digits), value > 0 else {
+            throw ValidationError("--quantize needs a note value such as 1/16 or 1/8, not '\(quantize)'.")
+        }
+        return value
+    }
+
+    func run() throws {
+        let sequence = read(input)
+        var conversion = SequenceConversion()
+        conversion.playback = PlaybackSettings(transpose: transpose, rate: rate, start: start?.position, end: end?.position)
+        conversion.muteSolo = MuteSolo(mutedTracks: Set(mute), soloedTracks: Set(solo),
+                                       mutedChannels: Set(muteChannel.map { $0 - 1 }), soloedChannels: Set(soloChannel.map { $0 - 1 }))
+        conversion.merging = merge.map(read)
+        conversion.quantizeNoteValue = try quantizeNoteValue()
+        conversion.format = format
+        let converted: MusicSequence
+        do {
+            converted = try conversion.apply(to: sequence)
+        } catch {
+            CommandLineOutput.fail("\(input): \(error)", .validationFailure)
+        }
+        do {
+            if output == "-" {
+                FileHandle.standardOutput.write(Data(try MIDIFileWriter.write(converted)))
+            } else {
+                try MIDIFileWriter.write(converted, to: output)
+            }
+        } catch {
+            if case .cannotWrite = error { CommandLineOutput.fail("\(error)", .inputOutput) }
+            CommandLineOutput.fail("\(input): cannot be written as a MIDI file: \(error)", .generic)
+        }
+    }
+
+    /// Reads a MIDI file, noting (once per file) what the reader repaired.
+    private func read(_ path: String) -> MusicSequence {
+        let result = CommandLineOutput.readMIDIFile(path, strict: strict)
+        if !result.warnings.isEmpty {
+            let count = result.warnings.count
+            CommandLineOutput.note("\(path): repaired \(count) problem\(count == 1 ? "" : "s") (see `seqplay info \(path)`; --strict refuses such files)")
+        }
+        return result.sequence
+    }
+}

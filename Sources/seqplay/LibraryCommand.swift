@@ -1,0 +1,64 @@
+import ArgumentParser
+import MediaLibrary
+
+/// `seqplay library`: an index of MIDI files and SoundFonts, searched by what is in them.
+struct LibraryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "library",
+        abstract: "Index folders of MIDI files and SoundFonts and find songs and presets by what is in them.",
+        discussion: """
+            The index is an SQLite database at $XDG_DATA_HOME/seqplay/library.sqlite (~/.local/share/seqplay/library.sqlite)
+            unless --db FILE is given. A database file that is not a seqplay library is refused and left untouched.
+
+            Examples:
+              seqplay library add ~/midi ~/soundfonts
+              seqplay library update
+              seqplay library query --where 'duration < 180 and time_signature = 3/4 and instrument = "Fretless Bass"'
+              seqplay library query --where 'drums and duration < 60' --paths
+              seqplay library query --group-by family
+              seqplay library presets --where 'name contains "piano"'
+
+            The query language: conditions FIELD OP VALUE with = != < <= > >= (numbers) or = != contains (text,
+            ignoring case), a yes/no field alone (drums, lyrics), joined with and, or, not and parentheses. Text in
+            double or single quotes; 3/4 is a time signature. Fields with many values per song (instrument, family,
+            program, channel, time_signature, key, marker) match when any value does; != means none does.
+
+            Song fields (query):
+            \(LibraryCommand.fieldList(LibraryField.songFields))
+
+            Preset fields (presets):
+            \(LibraryCommand.fieldList(LibraryField.presetFields))
+            """,
+        subcommands: [LibraryAddCommand.self, LibraryUpdateCommand.self, LibraryQueryCommand.self, LibraryPresetsCommand.self]
+    )
+
+    static func fieldList(_ fields: [LibraryField]) -> String {
+        fields.map { field in
+            let kind = switch field.kind { case .number: "number"; case .text: "text"; case .flag: "yes/no" }
+            return "  \(field.name.padding(toLength: 15, withPad: " ", startingAt: 0)) \(kind.padding(toLength: 7, withPad: " ", startingAt: 0)) \(field.summary)"
+        }.joined(separator: "\n")
+    }
+}
+
+/// The options every `library` subcommand shares: where the database is.
+struct LibraryLocation: ParsableArguments {
+    @Option(name: .customLong("db"), help: ArgumentHelp("The library database (default: $XDG_DATA_HOME/seqplay/library.sqlite).", valueName: "file"))
+    var database: String?
+
+    /// Opens the library, or exits: 5 when the file cannot be used (not a library, damaged, absent).
+    func open(create: Bool) -> MediaLibrary {
+        do {
+            return try MediaLibrary(path: database ?? MediaLibrary.defaultPath, create: create)
+        } catch {
+            CommandLineOutput.fail("\(error)", .inputOutput)
+        }
+    }
+}
+
+extension MediaLibraryError {
+    /// Exits with this error's message: 64 for a bad query, 5 otherwise.
+    func exit() -> Never {
+        if case .query = self { CommandLineOutput.fail("\(self)", .validationFailure) }
+        CommandLineOutput.fail("\(self)", .inputOutput)
+    }
+}

@@ -1,0 +1,99 @@
+import ArgumentParser
+import Foundation
+import MediaLibrary
+
+/// `seqplay library query`: songs found by what is in them, listed, grouped, or as paths.
+struct LibraryQueryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "Find songs: --where in the query language (see 'seqplay help library' for the fields).",
+        discussion: """
+            seqplay library query --where 'tempo >= 120 and family = "Strings"' --sort duration:desc --limit 10
+            seqplay library query --where 'drums and duration < 60' --paths | seqplay render - --output-dir out/
+            """
+    )
+
+    @OptionGroup var location: LibraryLocation
+    @OptionGroup var selection: LibrarySelection
+
+    @Option(help: ArgumentHelp("Count songs and total their duration per value of a field.", valueName: "field"))
+    var groupBy: String?
+
+    @Flag(help: "Print one path a line.")
+    var paths = false
+
+    func validate() throws {
+        if paths && (selection.json || groupBy != nil) { throw ValidationError("--paths cannot be combined with --json or --group-by") }
+    }
+
+    func run() throws {
+        let library = location.open(create: false)
+        do {
+            if let groupBy {
+                let groups = try library.songGroups(selection.query, by: groupBy)
+                if selection.json {
+                    print(LibraryOutput.json(groups.map { ["value": $0.value as Any, "songs": $0.count, "duration": $0.totalDuration ?? 0] }))
+                } else {
+                    LibraryOutput.printGroups(groups, field: groupBy)
+                }
+                return
+            }
+            let rows = try library.songs(selection.query, pathsOnly: paths)
+            if paths {
+                for row in rows { print(row.path) }
+            } else if selection.json {
+                print(LibraryOutput.json(rows.map(\.values)))
+            } else {
+                LibraryOutput.printSongs(rows)
+            }
+        } catch {
+            error.exit()
+        }
+    }
+}
+
+/// `seqplay library presets`: SoundFont presets found by name, bank, program or font.
+struct LibraryPresetsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "presets",
+        abstract: "Find SoundFont presets: --where on name, bank, program, zones, font, path, format."
+    )
+
+    @OptionGroup var location: LibraryLocation
+    @OptionGroup var selection: LibrarySelection
+
+    func run() throws {
+        let library = location.open(create: false)
+        do {
+            let rows = try library.presets(selection.query)
+            if selection.json {
+                print(LibraryOutput.json(rows.map(\.values)))
+            } else {
+                LibraryOutput.printPresets(rows)
+            }
+        } catch {
+            error.exit()
+        }
+    }
+}
+
+/// `--where`, `--sort`, `--limit` and `--json`, shared by `query` and `presets`.
+struct LibrarySelection: ParsableArguments {
+    @Option(name: .customLong("where"), help: ArgumentHelp("Which rows, in the query language.", valueName: "expression"))
+    var condition: String?
+
+    @Option(help: ArgumentHelp("Order by a field, FIELD or FIELD:desc.", valueName: "field[:desc]"))
+    var sort: String?
+
+    @Option(help: "At most this many rows (groups).")
+    var limit: Int?
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func validate() throws {
+        if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
+    }
+
+    var query: LibraryQuery { LibraryQuery(where: condition, sort: sort, limit: limit) }
+}

@@ -1,0 +1,76 @@
+import ArgumentParser
+import Foundation
+import MediaLibrary
+
+/// `seqplay library add DIR|FILE…`: indexes songs and SoundFonts, folders recursively.
+struct LibraryAddCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Index MIDI files (.mid .midi .kar .rmi .smf) and SoundFonts (.sf2 .sf3) in folders (recursively) or files."
+    )
+
+    @OptionGroup var location: LibraryLocation
+    @OptionGroup var scanning: LibraryScanning
+
+    @Argument(help: ArgumentHelp("Folders and files to index.", valueName: "path"))
+    var paths: [String]
+
+    func run() throws {
+        let library = location.open(create: true)
+        scanning.report { progress throws(MediaLibraryError) in try library.add(paths, jobs: scanning.jobs, progress: progress) }
+    }
+}
+
+/// `seqplay library update`: rereads what changed under everything added, drops what vanished.
+struct LibraryUpdateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "update",
+        abstract: "Rescan what was added: read only files whose size or time changed, index new ones, drop vanished ones."
+    )
+
+    @OptionGroup var location: LibraryLocation
+    @OptionGroup var scanning: LibraryScanning
+
+    func run() throws {
+        let library = location.open(create: false)
+        scanning.report { progress throws(MediaLibraryError) in try library.update(jobs: scanning.jobs, progress: progress) }
+    }
+}
+
+/// How a scan runs and what it prints: a progress bar on a terminal, refused files on standard error, a summary.
+struct LibraryScanning: ParsableArguments {
+    @Option(help: "Files read at once (default: one per core).")
+    var jobs: Int?
+
+    @Flag(help: "Print the summary as JSON.")
+    var json = false
+
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+    }
+
+    func report(_ scan: ((Int, Int) -> Void) throws(MediaLibraryError) -> ScanSummary) {
+        var bar: ProgressBar?
+        let summary: ScanSummary
+        do {
+            summary = try scan { done, total in
+                if bar == nil { bar = ProgressBar(total: total, unit: "files") }
+                bar?.update(frames: Int64(done))
+                if done == total { bar?.finish(frames: Int64(done)) }
+            }
+        } catch {
+            error.exit()
+        }
+        for refusal in summary.refused { CommandLineOutput.note("refused \(refusal.reason)") }
+        if json {
+            let object: [String: Any] = [
+                "found": summary.found, "read": summary.read, "indexed": summary.indexed, "removed": summary.removed,
+                "repaired": summary.repaired, "refused": summary.refused.map { ["path": $0.path, "reason": $0.reason] },
+            ]
+            print(LibraryOutput.json(object))
+        } else {
+            print("\(summary.found) files found, \(summary.read) read, \(summary.indexed) indexed (\(summary.repaired) repaired, "
+                  + "\(summary.refused.count) refused), \(summary.removed) removed")
+        }
+    }
+}
