@@ -1,5 +1,6 @@
 import AudioFiles
 import Foundation
+import MIDIFile
 
 /// The manifest of a batch (`--manifest FILE.jsonl`): one JSON object per input, written as each
 /// input is done with, so a killed batch leaves the lines of what it finished. Safe from any thread.
@@ -7,9 +8,10 @@ import Foundation
 /// Keys: `input`, `output`, `status` (`rendered`, `skipped`, `failed`), `reason` (failed), and for
 /// an output that exists: `sample_rate`, `frames`, `duration_seconds`; for one rendered now also
 /// `peak`, `peak_dbfs`, `clipped`, `loudness_lufs` (null when silent), `soundfonts`, `repairs`,
-/// `labels` (the labels file, with --labels) and `stems`: per channel that sounded, `channel`
-/// (1-16), `program`, `instrument` (its General MIDI name), `drums`, `notes`, and `file` (the stem's
-/// output; the mix's while stems are not split).
+/// `labels` (the labels file, with --labels), `parts`: per channel that sounded, `channel` (1-16),
+/// `program`, `instrument` (its General MIDI name), `drums`, `notes`; and `stems` (with --stems):
+/// `name`, `file` (null when silent and not written), `silent`, `channels`, `track` or `program`
+/// and `instrument`, `drums`.
 public final class BatchManifest: @unchecked Sendable {
     public let path: String
     private let handle: FileHandle
@@ -50,9 +52,19 @@ public final class BatchManifest: @unchecked Sendable {
             entry["repairs"] = result.repairs
             entry["render_seconds"] = audio.renderSeconds
             if labels { entry["labels"] = NoteLabels.path(besideOutput: result.outputPath) }
-            entry["stems"] = audio.parts.map { part -> [String: Any] in
+            entry["parts"] = audio.parts.map { part -> [String: Any] in
                 ["channel": Int(part.channel) + 1, "program": Int(part.program), "instrument": part.instrumentName,
-                 "drums": part.isDrums, "notes": part.noteCount, "file": result.outputPath]
+                 "drums": part.isDrums, "notes": part.noteCount]
+            }
+            entry["stems"] = audio.stems.map { stem -> [String: Any] in
+                var item: [String: Any] = ["name": stem.name, "file": stem.path ?? NSNull(), "silent": stem.path == nil,
+                                           "drums": stem.isDrums, "channels": stem.channels.map { Int($0) + 1 }]
+                if let track = stem.track { item["track"] = track }
+                if let program = stem.program {
+                    item["program"] = Int(program)
+                    item["instrument"] = GeneralMIDI.instrumentName(program: program, channel: stem.isDrums ? 9 : 0)
+                }
+                return item
             }
         case .skipped:
             entry["status"] = "skipped"

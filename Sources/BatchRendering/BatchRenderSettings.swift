@@ -18,6 +18,8 @@ public struct BatchRenderSettings: Sendable {
     public var overwritesFinishedOutputs = false
     /// Write beside each output the notes as they sound (`NoteLabels`, a `.labels.csv` file).
     public var writesLabels = false
+    /// Also write stems beside each mix (`NAME.ch01.wav`, …), nil: none.
+    public var stems: StemMode?
     /// Measure each output's integrated loudness (EBU R128).
     public var measuresLoudness = false
     /// How the MIDI reader treats files that need repair.

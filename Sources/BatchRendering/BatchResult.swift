@@ -44,11 +44,13 @@ public struct RenderedAudio: Sendable {
     public var clips: Bool
     /// The channels that sounded and their instruments.
     public var parts: [RenderedPart]
+    /// The stems (with `--stems`), written or silent.
+    public var stems: [StemOutput]
 
     public var durationSeconds: Double { Double(frames) / Double(sampleRate) }
 
     public init(frames: Int64, sampleRate: Int, peak: Float, renderSeconds: Double, loudness: Double? = nil,
-                clips: Bool = false, parts: [RenderedPart] = []) {
+                clips: Bool = false, parts: [RenderedPart] = [], stems: [StemOutput] = []) {
         self.frames = frames
         self.sampleRate = sampleRate
         self.peak = peak
@@ -56,5 +58,6 @@ public struct RenderedAudio: Sendable {
         self.loudness = loudness
         self.clips = clips
         self.parts = parts
+        self.stems = stems
     }
 }

@@ -1,5 +1,6 @@
 import AudioFiles
 import FluidSynth
+import AudioGraph
 import Foundation
 import Loudness
 import MIDIFile
@@ -62,38 +63,29 @@ final class BatchWorker {
         let meter = settings.measuresLoudness ? LoudnessMeter(sampleRate: options.sampleRate) : nil
         let writer = try AudioFileWriter(path: outputPath, format: settings.format, sampleFormat: settings.sampleFormat,
                                          sampleRate: options.sampleRate, channelCount: options.outputChannelCount)
-        var peak: Float = 0
-        var reported: Int64 = 0
-        while let block = renderer.renderNextBlock() {
-            if isCancelled() {
+        guard let peak = try BlockWriter.write(renderer, to: writer, meter: meter, isCancelled: isCancelled,
+                                               progress: { self.observer(.progress(frames: $0)) }) else { return nil }
+        let parts = recorder.parts()
+        var stems: [StemOutput] = []
+        if let mode = settings.stems {
+            guard let rendered = try renderStems(mode, of: sequence, options: options, parts: parts, frames: renderer.renderedFrames,
+                                                 songFrames: renderer.songFrames, mixPath: outputPath) else {
                 writer.cancel()
                 return nil
             }
-            for channel in 0..<block.channelCount {
-                let samples = block[channel]
-                for i in 0..<block.frameLength { peak = max(peak, abs(samples[i])) }
-            }
-            if block.channelCount == 2 {
-                meter?.add(left: block[0].baseAddress!, right: block[1].baseAddress!, frameCount: block.frameLength)
-                try writer.write(left: block[0].baseAddress!, right: block[1].baseAddress!, frameCount: block.frameLength)
-            } else {
-                try writer.write(left: block[0].baseAddress!, right: nil, frameCount: block.frameLength)
-            }
-            if renderer.renderedFrames - reported >= 16_384 {
-                observer(.progress(frames: renderer.renderedFrames - reported))
-                reported = renderer.renderedFrames
-            }
+            stems = rendered
         }
         try writer.finish()
-        observer(.progress(frames: renderer.renderedFrames - reported))
         let notes = recorder.finishedNotes(endFrame: renderer.renderedFrames)
         if settings.writesLabels {
-            let text = NoteLabels.text(notes, sampleRate: options.sampleRate) { _ in "mix" }
+            let text = NoteLabels.text(notes, sampleRate: options.sampleRate) { note in
+                settings.stems.map { StemPlan.stemName(of: note, mode: $0) } ?? "mix"
+            }
             try Data(text.utf8).write(to: URL(fileURLWithPath: NoteLabels.path(besideOutput: outputPath)), options: .atomic)
         }
         return RenderedAudio(frames: renderer.renderedFrames, sampleRate: options.sampleRate, peak: peak,
                              renderSeconds: Date().timeIntervalSince(started), loudness: meter?.integratedLoudness,
-                             clips: peak > 1 && writer.sampleFormat != .float32, parts: recorder.parts())
+                             clips: peak > 1 && writer.sampleFormat != .float32, parts: parts, stems: stems)
     }
 }
 
@@ -110,5 +102,39 @@ enum OutputDirectory {
         for entry in listed where entry.hasPrefix("." + name + ".") && entry.hasSuffix(".tmp") {
             unlink((directory as NSString).appendingPathComponent(entry))
         }
+    }
+}
+
+extension BatchWorker {
+    /// Renders each stem of `mode` (a render of the song with only the stem's channels or track
+    /// sounding, on a new synthesizer from the same initial state, so the stems sum to the mix),
+    /// exactly `frames` long; silent stems are not written. Nil when cancelled.
+    func renderStems(_ mode: StemMode, of sequence: MusicSequence, options: RenderOptions, parts: [RenderedPart],
+                     frames: Int64, songFrames: Int64, mixPath: String) throws -> [StemOutput]? {
+        var outputs: [StemOutput] = []
+        for stem in StemPlan.stems(mode, parts: parts, sequence: sequence, options: options) {
+            var stemOptions = options
+            stem.restrict(&stemOptions)
+            stemOptions.tail = .fixed(seconds: Double(max(0, frames - songFrames)) / Double(options.sampleRate))
+            let sampler = try SongRenderer.makeSampler(options: stemOptions)
+            sampler.addSoundFonts(fonts)
+            let renderer = try SongRenderer(sequence: sequence, sampler: sampler, options: stemOptions)
+            let path = (mixPath as NSString).deletingPathExtension + "." + stem.name + "." + settings.format.rawValue
+            let writer = try AudioFileWriter(path: path, format: settings.format, sampleFormat: settings.sampleFormat,
+                                             sampleRate: options.sampleRate, channelCount: options.outputChannelCount)
+            guard let peak = try BlockWriter.write(renderer, to: writer, frames: frames, isCancelled: isCancelled, progress: { _ in })
+            else { return nil }
+            var output = stem.output
+            output.peak = peak
+            if peak >= RenderOptions.silenceThreshold {
+                try writer.finish()
+                output.path = path
+            } else {
+                writer.cancel()
+                unlink(path)
+            }
+            outputs.append(output)
+        }
+        return outputs
     }
 }

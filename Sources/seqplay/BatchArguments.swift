@@ -22,6 +22,9 @@ struct BatchArguments: ParsableArguments {
     @Flag(help: "Also write beside each output the notes as they sound (NAME.labels.csv: onset/offset in seconds and samples, pitch, velocity, channel, program, stem).")
     var labels = false
 
+    @Option(help: ArgumentHelp("Also write stems beside each mix: one file per MIDI channel (NAME.ch01.wav…), per track (NAME.track2.wav…) or per General MIDI instrument (NAME.program033.wav…, drums apart); silent ones are not written. They sum to the mix (reverb and chorus included; an --fx chain applies to each).", valueName: "channel|track|program"))
+    var stems: StemMode?
+
     /// Whether the batch mode is asked for.
     var isRequested: Bool { outputDir != nil }
 
@@ -30,10 +33,12 @@ struct BatchArguments: ParsableArguments {
         if let shard, BatchShard(parsing: shard) == nil {
             throw ValidationError("--shard needs I/N with 1 ≤ I ≤ N, e.g. --shard 2/8 (not '\(shard)').")
         }
-        if !isRequested, jobs != nil || shard != nil || force || manifest != nil || labels {
-            throw ValidationError("--jobs, --shard, --force, --manifest and --labels go with --output-dir.")
+        if !isRequested, jobs != nil || shard != nil || force || manifest != nil || labels || stems != nil {
+            throw ValidationError("--jobs, --shard, --force, --manifest, --labels and --stems go with --output-dir.")
         }
     }
 
     var parsedShard: BatchShard? { shard.flatMap(BatchShard.init(parsing:)) }
 }
+
+extension StemMode: ExpressibleByArgument {}

@@ -36,6 +36,7 @@ extension RenderCommand {
         settings.overwritesFinishedOutputs = batch.force
         settings.readMode = strict ? .strict : .lenient
         settings.writesLabels = batch.labels
+        settings.stems = batch.stems
         settings.measuresLoudness = batch.manifest != nil
         let manifest = openManifest(settings: settings)
         for problem in problems {

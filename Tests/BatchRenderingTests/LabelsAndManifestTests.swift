@@ -81,7 +81,7 @@ final class LabelsAndManifestTests: BatchTestCase {
         XCTAssertEqual(good["soundfonts"] as? [String], [Self.generalMIDIFont])
         let loudness = try XCTUnwrap(good["loudness_lufs"] as? Double)
         XCTAssertTrue((-60.0 ... -5.0).contains(loudness), "\(loudness)")
-        let stems = try XCTUnwrap(good["stems"] as? [[String: Any]])
+        let stems = try XCTUnwrap(good["parts"] as? [[String: Any]])
         XCTAssertEqual(stems.map { $0["channel"] as? Int }, [1, 2, 4, 10])
         XCTAssertEqual(stems.last?["drums"] as? Bool, true)
         XCTAssertEqual(stems[1]["instrument"] as? String, "Electric Bass (finger)")
