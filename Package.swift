@@ -13,17 +13,23 @@ import PackageDescription
 let atomics = Target.Dependency.product(name: "Atomics", package: "swift-atomics")
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 
+/// The modules a package that depends on seqplay can import, each its own product (and all of them
+/// through SeqplayKit). A new library module goes here and into Sources/SeqplayKit/SeqplayKit.swift.
+let libraryModules = [
+    "RealtimeSupport", "MIDICore", "MIDIFile", "Player", "SoundFontFile", "FluidSynth", "Sampler", "AudioGraph",
+    "Effects", "AudioFiles", "AudioGraphFiles", "AudioOutput", "ALSA", "ALSAAudio", "Rendering", "SequencerPlayback",
+    "SequencerRecording", "LiveInput", "LiveSampler", "NetworkMIDI", "NetworkBridge", "MediaLibrary", "Drawing", "Pictures",
+    "SeqplayVersion", "CheckedConversion",
+]
+
 let package = Package(
     name: "seqplay",
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "seqplay", targets: ["seqplay"]),
-        .library(name: "SeqplayKit", targets: [
-            "MIDICore", "MIDIFile", "Player", "FluidSynth", "Sampler", "AudioGraph", "Effects",
-            "AudioFiles", "AudioGraphFiles", "Rendering", "NetworkMIDI", "ALSA", "AudioOutput", "SequencerPlayback",
-            "SequencerRecording", "LiveSampler", "NetworkBridge", "RealtimeSupport",
-        ]),
-    ],
+        // SeqplayKit re-exports every library module: `import SeqplayKit`.
+        .library(name: "SeqplayKit", targets: ["SeqplayKit"]),
+    ] + libraryModules.map { .library(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -41,6 +47,10 @@ let package = Package(
 
         // What the real-time threads share: the monotonic clock, SCHED_FIFO, a lock-free queue.
         .target(name: "RealtimeSupport", dependencies: [atomics]),
+        // Floating point to integer conversions that cannot trap, for every number from outside.
+        .target(name: "CheckedConversion"),
+        // The version of seqplay, defined once for the command line and the library.
+        .target(name: "SeqplayVersion"),
         // MIDI messages and the endpoint protocols every layer speaks.
         .target(name: "MIDICore"),
         // Standard MIDI Files: the bounds-checked codec, the sequence model and the tempo map.
@@ -79,17 +89,21 @@ let package = Package(
 
         // Live input: producers' lock-free queues → one clock model and held-note table → what a sampler pulls.
         .target(name: "LiveInput", dependencies: ["MIDICore", "RealtimeSupport", atomics]),
-        // A sampler host for MIDI arriving at sequencer ports: input thread → lock-free queue → SamplerNode.
-        .target(name: "LiveSampler", dependencies: ["ALSA", "MIDICore", "Sampler", "RealtimeSupport", atomics]),
+        // Live sampler sessions: ALSA input ports and network sessions as live-input producers → samplers → sound card or file.
+        .target(name: "LiveSampler", dependencies: [
+            "ALSA", "LiveInput", "MIDICore", "Sampler", "FluidSynth", "SoundFontFile", "RealtimeSupport", "AudioGraph", "AudioGraphFiles",
+            "AudioFiles", "AudioOutput", "ALSAAudio", "NetworkMIDI", "NetworkBridge", atomics,
+        ]),
 
         // Network MIDI sessions: RTP-MIDI (RFC 6295) with Apple's session protocol over UDP.
-        .target(name: "NetworkMIDI", dependencies: ["MIDICore", "RealtimeSupport"]),
+        .target(name: "NetworkMIDI", dependencies: ["MIDICore", "RealtimeSupport", "CheckedConversion"]),
         // Each network MIDI peer as an ALSA sequencer port, so ALSA programs route to and from it.
         .target(name: "NetworkBridge", dependencies: ["NetworkMIDI", "ALSA", "MIDICore"]),
 
         // A song to audio: sequence → player → sampler → effects → mixer → audio file or sound card.
         .target(name: "Rendering", dependencies: [
             "MIDICore", "MIDIFile", "Player", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "Effects", "AudioOutput", atomics,
+            "CheckedConversion",
         ]),
 
         // Loudness as EBU R128 measures it (the thin libebur128 wrapper).
@@ -102,12 +116,17 @@ let package = Package(
         .target(name: "Drawing", dependencies: ["CCairo"]),
         .target(name: "Pictures", dependencies: ["Drawing", "MIDIFile", "AudioFiles"]),
 
+        // Every library module in one import.
+        .target(name: "SeqplayKit", dependencies: libraryModules.map { .target(name: $0) }),
+
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA", "SequencerPlayback",
             "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "ALSAAudio", "Effects", "SequencerRecording", "LiveSampler",
             "NetworkBridge", "RealtimeSupport", "BatchRendering", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
             "SoundFontFile", "MediaLibrary", "Drawing", "Pictures",
+    "SeqplayVersion", "CheckedConversion",
+            "CheckedConversion", "SeqplayVersion",
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
@@ -120,6 +139,7 @@ let package = Package(
         // A seeded random number generator, so stress and fuzz tests repeat exactly.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
 
+        .testTarget(name: "CheckedConversionTests", dependencies: ["CheckedConversion"]),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile", "TestSupport"]),
         .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player", "TestSupport"]),
         .testTarget(name: "FluidSynthTests", dependencies: ["FluidSynth", "MIDICore", "AudioTestSupport", "AllocationCounter", logging]),
@@ -137,7 +157,7 @@ let package = Package(
         ]),
         .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSAAudio", "ALSA", "AudioGraph", "AudioFiles", "AllocationCounter"]),
         .testTarget(name: "LiveInputTests", dependencies: ["LiveInput", "MIDICore", "RealtimeSupport", "TestSupport", "AllocationCounter"]),
-        .testTarget(name: "LiveSamplerTests", dependencies: ["LiveSampler", "MIDICore", "RealtimeSupport"]),
+        .testTarget(name: "LiveSamplerTests", dependencies: ["LiveSampler", "ALSA", "MIDICore", "RealtimeSupport", "NetworkMIDI", "NetworkBridge", "AudioFiles"]),
         .testTarget(name: "SequencerRecordingTests", dependencies: ["SequencerRecording", "MIDICore", "MIDIFile"]),
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.
         .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "AllocationCounter"]),
@@ -146,6 +166,8 @@ let package = Package(
         .testTarget(name: "SoundFontFileTests", dependencies: ["SoundFontFile", "FluidSynth"]),
         .testTarget(name: "MediaLibraryTests", dependencies: ["MediaLibrary", "MIDIFile", "MIDICore", "SoundFontFile"]),
         .testTarget(name: "PicturesTests", dependencies: ["Pictures", "Drawing", "MIDIFile", "MIDICore", "AudioFiles"]),
+        // The umbrella module as a user imports it.
+        .testTarget(name: "SeqplayKitTests", dependencies: ["SeqplayKit"]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles"]),
 
         // Benchmarks (run by the scripts in Benchmarks/) and the network interop probe (Scripts/test-network-interop).

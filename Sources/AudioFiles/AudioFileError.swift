@@ -22,6 +22,14 @@ public struct AudioFileError: Error, Equatable, CustomStringConvertible {
         case channelCountMismatch(expected: Int, given: Int)
         /// The writer has already been finished or cancelled.
         case closed
+        /// The output path is a directory.
+        case isDirectory
+        /// The output exists and may not be written (no write permission): it is left as it is.
+        case readOnly
+        /// The output is one of the inputs (the same file, given as this path).
+        case isInput(String)
+        /// The directory the output would be created in does not exist.
+        case noDirectory(String)
     }
 
     /// The file concerned (`-` for standard output).
@@ -40,9 +48,12 @@ public struct AudioFileError: Error, Equatable, CustomStringConvertible {
         case .unknownExtension(let ext):
             what = "has extension '\(ext)', which names no supported format (wav, aiff, flac, ogg)"
         case .unsupportedSampleFormat(let format, let sample):
+            let supported = format.supportedSampleFormats.map(\.rawValue).joined(separator: ", ")
             what = "cannot be \(format.rawValue) with \(sample.map(\.rawValue) ?? "no") samples"
-                + " (\(format.rawValue) supports: \(format.supportedSampleFormats.map(\.rawValue).joined(separator: ", ")))"
-        case .streamMustBeWAV(let format): what = "is standard output, which takes WAV only, not \(format.rawValue)"
+                + (supported.isEmpty ? " (\(format.rawValue) is compressed and takes no sample format or bit depth)"
+                                     : " (\(format.rawValue) supports: \(supported))")
+        case .streamMustBeWAV(let format):
+            what = "is \(path == "-" ? "standard output" : "a pipe"), which takes WAV only, not \(format.rawValue)"
         case .unsupportedSettings(let reason): what = "cannot be written with these settings: \(reason)"
         case .cannotCreate(let reason): what = "cannot be created: \(reason)"
         case .cannotOpen(let reason): what = "cannot be opened: \(reason)"
@@ -51,6 +62,10 @@ public struct AudioFileError: Error, Equatable, CustomStringConvertible {
         case .channelCountMismatch(let expected, let given):
             what = "has \(expected) channels but \(given) were given"
         case .closed: what = "was already finished or cancelled"
+        case .isDirectory: what = "is a directory"
+        case .readOnly: what = "is read-only; it was left as it is"
+        case .isInput(let input): what = "is the input \(input); refusing to overwrite it (choose another output name)"
+        case .noDirectory(let directory): what = "cannot be created: directory \(directory) does not exist"
         }
         return "Audio file \(path) \(what)"
     }

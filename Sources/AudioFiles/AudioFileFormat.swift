@@ -42,7 +42,7 @@ public enum AudioFileFormat: String, Sendable, CaseIterable {
 
     init?(sndfileFormat: Int32) {
         switch Int(sndfileFormat) & SF_FORMAT_TYPEMASK {
-        case SF_FORMAT_WAV: self = .wav
+        case SF_FORMAT_WAV, SF_FORMAT_WAVEX, SF_FORMAT_RF64: self = .wav  // WAV and its extensible and 64-bit forms
         case SF_FORMAT_AIFF: self = .aiff
         case SF_FORMAT_FLAC: self = .flac
         case SF_FORMAT_OGG: self = .ogg

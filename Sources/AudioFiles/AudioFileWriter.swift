@@ -2,11 +2,15 @@ import CSndFile
 import Foundation
 
 /// Writes audio to a WAV, AIFF, FLAC or Ogg Vorbis file through libsndfile, or WAV to standard
-/// output when the path is `-`.
+/// output when the path is `-`. `OutputTarget` decides where the bytes go and what is refused.
 ///
 /// A file is written under a temporary name in the destination's directory and renamed over the
 /// destination only by `finish()`; `cancel()`, a failure, or dropping the writer unfinished remove
-/// the temporary file, so a half-written file never appears under the destination's name.
+/// the temporary file, so a half-written file never appears under the destination's name. Devices
+/// and FIFOs are written through.
+///
+/// WAV to a file is RF64 while it is written and becomes a plain WAV at `finish()` when its data
+/// stayed under 4 GiB (libsndfile's auto-downgrade), so long renders get correct lengths.
 ///
 /// Standard output redirected to a file gets an ordinary WAV file. On a pipe, libsndfile 1.2
 /// refuses WAV ("this file format does not support pipe write"), so the writer sends its own WAV
@@ -27,26 +31,36 @@ public final class AudioFileWriter {
 
     private var file: OpaquePointer?
     private let descriptor: Int32
-    /// The temporary file being written, `nil` when writing to standard output.
+    /// The temporary file being written and the real path it replaces, `nil` when writing a stream.
     private let temporaryPath: String?
+    private let destinationPath: String
+    /// Whether `descriptor` was opened here (a device or FIFO, a temporary file) and is closed here.
+    private let ownsDescriptor: Bool
     /// Interleaving space for `write(left:right:frameCount:)`, allocated once.
     private let scratch: UnsafeMutablePointer<Float>
     private let scratchFrames: Int
 
-    /// Opens a writer. `format` defaults to the one `path`'s extension names, and `sampleFormat`
-    /// to the container's default (16-bit integer; Vorbis for Ogg).
+    /// Opens a writer. `format` defaults to the one `path`'s extension names (WAV for a stream: `-`,
+    /// a device, a FIFO), and `sampleFormat`
+    /// to the container's default (16-bit integer; Vorbis for Ogg). `inputs` are the files the audio
+    /// is made from, which the output may not be (see `OutputTarget`).
     public init(
         path: String,
         format: AudioFileFormat? = nil,
         sampleFormat: AudioSampleFormat? = nil,
         sampleRate: Int,
         channelCount: Int,
-        maximumFramesPerWrite: Int = 4096
+        maximumFramesPerWrite: Int = 4096,
+        protecting inputs: [String] = []
     ) throws(AudioFileError) {
         func fail(_ problem: AudioFileError.Problem) -> AudioFileError { AudioFileError(path: path, problem: problem) }
         let toStandardOutput = path == "-"
+        let target = try OutputTarget.resolve(path, protecting: inputs)
         let pathExtension = (path as NSString).pathExtension
-        guard let format = format ?? (toStandardOutput ? .wav : AudioFileFormat(pathExtension: pathExtension)) else {
+        var isStream = toStandardOutput
+        if case .stream = target { isStream = true }
+        // A stream with no format named (`-`, /dev/null, a FIFO) is WAV.
+        guard let format = format ?? AudioFileFormat(pathExtension: pathExtension) ?? (isStream ? .wav : nil) else {
             throw fail(.unknownExtension(pathExtension))
         }
         if toStandardOutput, format != .wav { throw fail(.streamMustBeWAV(format)) }
@@ -63,29 +77,50 @@ public final class AudioFileWriter {
         }
 
         let descriptor: Int32
-        let temporaryPath: String?
-        if toStandardOutput {
+        var temporaryPath: String? = nil
+        var destinationPath = path
+        switch target {
+        case .standardOutput:
             descriptor = STDOUT_FILENO
-            temporaryPath = nil
-            if lseek(descriptor, 0, SEEK_CUR) < 0 {
-                // libsndfile refuses WAV on a pipe: write a streaming header, then raw samples.
+        case .stream(let device):
+            descriptor = open(device, O_WRONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw fail(.cannotCreate(String(cString: strerror(errno)))) }
+        case .file(let real, let mode):
+            (descriptor, temporaryPath) = try Self.createTemporaryFile(beside: real, for: path)
+            if let mode { fchmod(descriptor, mode) }
+            destinationPath = real
+        }
+        let ownsDescriptor = descriptor != STDOUT_FILENO
+        func closeAndRemove() {
+            if ownsDescriptor { close(descriptor) }
+            if let temporaryPath { unlink(temporaryPath) }
+        }
+        if lseek(descriptor, 0, SEEK_CUR) < 0 {
+            // A pipe: libsndfile refuses WAV there, so write a streaming header, then raw samples.
+            guard format == .wav else {
+                closeAndRemove()
+                throw fail(.streamMustBeWAV(format))
+            }
+            do {
                 try StreamingWAVHeader.write(to: descriptor, format: sampleFormat!, sampleRate: sampleRate,
                                              channelCount: channelCount, path: path)
-                info.format = Int32(SF_FORMAT_RAW | SF_ENDIAN_LITTLE) | sampleFormat!.sndfileSubtype
+            } catch {
+                closeAndRemove()
+                throw error
             }
-        } else {
-            (descriptor, temporaryPath) = try Self.createTemporaryFile(beside: path)
+            info.format = Int32(SF_FORMAT_RAW | SF_ENDIAN_LITTLE) | sampleFormat!.sndfileSubtype
+        } else if format == .wav {
+            info.format = Int32(SF_FORMAT_RF64) | sampleFormat!.sndfileSubtype
         }
         // libsndfile gets its own descriptor: it closes the one it is given even when opening fails.
         guard let file = sf_open_fd(dup(descriptor), Int32(SFM_WRITE), &info, 1) else {
             let reason = String(cString: sf_strerror(nil))
-            if let temporaryPath {
-                close(descriptor)
-                unlink(temporaryPath)
-            }
-            throw fail(.unsupportedSettings(reason))
+            let isSystemError = sf_error(nil) == Int32(SF_ERR_SYSTEM)  // the header write failed: disk full, /dev/full
+            closeAndRemove()
+            throw fail(isSystemError ? .writeFailed(reason) : .unsupportedSettings(reason))
         }
         sf_command(file, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        sf_command(file, Int32(SFC_RF64_AUTO_DOWNGRADE), nil, Int32(SF_TRUE))
         // No PEAK chunk in float files: it holds the time of writing, so the same render would
         // differ byte for byte from one run to the next.
         sf_command(file, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
@@ -98,6 +133,8 @@ public final class AudioFileWriter {
         self.file = file
         self.descriptor = descriptor
         self.temporaryPath = temporaryPath
+        self.destinationPath = destinationPath
+        self.ownsDescriptor = ownsDescriptor
         self.scratchFrames = max(1, maximumFramesPerWrite)
         self.scratch = .allocate(capacity: scratchFrames * channelCount)
     }
@@ -144,12 +181,12 @@ public final class AudioFileWriter {
         let closeStatus = sf_close(file)
         var reason = closeStatus == 0 ? nil : String(cString: sf_error_number(closeStatus))
         if let temporaryPath {
-            if reason == nil, fsync(descriptor) != 0 || rename(temporaryPath, path) != 0 {
+            if reason == nil, fsync(descriptor) != 0 || rename(temporaryPath, destinationPath) != 0 {
                 reason = String(cString: strerror(errno))
             }
-            close(descriptor)
             if reason != nil { unlink(temporaryPath) }
         }
+        if ownsDescriptor { close(descriptor) }
         if let reason { throw AudioFileError(path: path, problem: .writeFailed(reason)) }
     }
 
@@ -159,13 +196,12 @@ public final class AudioFileWriter {
         guard let file else { return }
         self.file = nil
         sf_close(file)
-        guard let temporaryPath else { return }
-        close(descriptor)
-        unlink(temporaryPath)
+        if ownsDescriptor { close(descriptor) }
+        if let temporaryPath { unlink(temporaryPath) }
     }
 
-    /// Creates `.<name>.<random>.tmp` next to `path`, readable as the umask allows.
-    private static func createTemporaryFile(beside path: String) throws(AudioFileError) -> (Int32, String) {
+    /// Creates `.<name>.<random>.tmp` next to `path`, readable as the umask allows; errors name `given`.
+    private static func createTemporaryFile(beside path: String, for given: String) throws(AudioFileError) -> (Int32, String) {
         let directory = (path as NSString).deletingLastPathComponent
         let name = (path as NSString).lastPathComponent
         while true {
@@ -173,7 +209,7 @@ public final class AudioFileWriter {
             let descriptor = open(candidate, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
             if descriptor >= 0 { return (descriptor, candidate) }
             if errno != EEXIST {
-                throw AudioFileError(path: path, problem: .cannotCreate(String(cString: strerror(errno))))
+                throw AudioFileError(path: given, problem: .cannotCreate(String(cString: strerror(errno))))
             }
         }
     }

@@ -58,3 +58,19 @@ public final class AudioBuffer: @unchecked Sendable {
         }
     }
 }
+
+extension AudioBuffer {
+    /// Peaks below this count as silence: half a 16-bit step, so a silent stretch written to a 16-bit
+    /// file is all zeros.
+    public static let silenceThreshold: Float = 1.0 / 65_536
+
+    /// The largest absolute sample of the first `frameLength` frames, over all channels. Does not allocate.
+    public var peak: Float {
+        var peak: Float = 0
+        for channel in 0..<channelCount {
+            let samples = self[channel]
+            for i in 0..<frameLength { peak = max(peak, abs(samples[i])) }
+        }
+        return peak
+    }
+}

@@ -10,7 +10,7 @@ public protocol AudioDriver: AnyObject {
     var sampleRate: Int { get }
     /// Channels the device plays; the engine renders as many.
     var channelCount: Int { get }
-    /// Frames per cycle (period).
+    /// Frames per cycle (period); for a callback driver, the most it asks for in one cycle.
     var periodFrames: Int { get }
     /// Frames between a frame handed to the driver and its being heard (the device buffer; 0 for a
     /// device that is not heard).

@@ -17,6 +17,14 @@ public protocol EffectKernel: AnyObject, Sendable {
     /// Processes `frameCount` frames of every channel in `channels` in place. Real-time safe.
     /// `channels.count` must equal the `channelCount` given to `prepare`.
     func process(_ channels: UnsafeMutableBufferPointer<UnsafeMutablePointer<Float>>, frameCount: Int)
+
+    /// How many frames the kernel delays its input (a look-ahead), at the settings `prepare` set up;
+    /// 0 for kernels that do not. Whoever schedules the input can start that much earlier.
+    var latencyFrames: Int { get }
+}
+
+extension EffectKernel {
+    public var latencyFrames: Int { 0 }
 }
 
 /// Converts decibels to a linear amplitude factor.

@@ -39,6 +39,9 @@ public final class EffectNode<Kernel: EffectKernel>: AudioNode, @unchecked Senda
 
     public override func reset() { kernel.reset() }
 
+    /// How many frames this node delays its input (the kernel's look-ahead; 0 for most effects).
+    public var latencyFrames: Int { kernel.latencyFrames }
+
     public override func render(_ context: RenderContext, inputs: [AudioBuffer], outputs: [AudioBuffer]) {
         let output = outputs[0]
         output.copy(from: inputs[0], frameCount: context.frameCount)
@@ -47,6 +50,20 @@ public final class EffectNode<Kernel: EffectKernel>: AudioNode, @unchecked Senda
         }
         kernel.process(channelPointers, frameCount: context.frameCount)
     }
+}
+
+/// A node whose output lags its input by a fixed number of frames, so the song can be rendered that
+/// much earlier (`SongRenderer` does) and keep its timing.
+public protocol LatencyReportingNode: AudioNode {
+    /// Frames by which the output lags the input.
+    var latencyFrames: Int { get }
+}
+
+extension EffectNode: LatencyReportingNode {}
+
+extension Array where Element == AudioNode {
+    /// The frames by which a chain of these nodes delays its input: the sum of their latencies.
+    public var latencyFrames: Int { reduce(0) { $0 + (($1 as? LatencyReportingNode)?.latencyFrames ?? 0) } }
 }
 
 /// Reverb node (after AVAudioUnitReverb): `preset`, `wetDryMix`.

@@ -20,7 +20,8 @@ import Glibc
 /// lock-free and applied at the start of the next `render`; the ones that change the font stack or
 /// the synth's size (fonts, polyphony, sample rate, reading presets) take the synth between two
 /// render cycles. A render cycle (`beginRenderCycle`) never waits for them: while one holds the
-/// synth, the cycle is skipped and its caller plays silence.
+/// synth, the cycle is skipped and its caller plays silence. Control calls come from one thread at a
+/// time (or are serialised by the caller).
 public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// The settings the synthesizer was created with (gain, reverb, chorus and polyphony follow
     /// later changes made through this object).
@@ -92,10 +93,15 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// fonts loaded earlier. Channels are re-assigned their presets from the new font stack.
     @discardableResult
     public func loadSoundFont(at path: String) throws(SoundFontError) -> SoundFontID {
-        defer { FluidSynthLog.forwardPendingMessages() }
         try SoundFontValidator.validate(path: path)
+        FluidSynthLog.forwardPendingMessages()
         let id = withSynthBetweenCycles { fluid_synth_sfload(synth, path, 1) }
-        guard id != FLUID_FAILED else { throw SoundFontError(path: path, problem: .rejectedByFluidSynth) }
+        // What FluidSynth said while loading: a refusal's reason goes into the error, not the log.
+        let messages = FluidSynthLog.takePendingMessages()
+        guard id != FLUID_FAILED else {
+            throw SoundFontError(path: path, problem: .rejectedByFluidSynth(reason: FluidSynthLog.firstError(in: messages)))
+        }
+        FluidSynthLog.log(messages)
         let font = SoundFontID(id: Int(id), path: path)
         soundFonts.append(font)
         return font

@@ -34,8 +34,9 @@ public enum ClockNoise: Sendable {
 }
 
 /// Fits a `ClockLine` to pairs of clock readings and follows its drift: the rate ratio is the
-/// least-squares slope over the last `windowPoints` points, and the position the mean (symmetric
-/// noise) or upper envelope (late-only noise) of the points around it. Readings are gathered into a
+/// least-squares slope over the last `windowPoints` points (for late-only noise, over the least late
+/// of them), and the position the mean (symmetric noise) or upper envelope (late-only noise) of the
+/// points around it. Readings are gathered into a
 /// point per `commit()` (the control thread commits about once a second), keeping for `.lateOnly`
 /// the reading least late. Used on one thread at a time; not real-time safe (it is not needed there).
 public struct ClockFit: Sendable {
@@ -89,32 +90,46 @@ public struct ClockFit: Sendable {
         return line
     }
 
-    /// The line fitted to the committed points; nil while there are none.
+    /// The line fitted to the committed points; nil while there are none. With late-only noise the
+    /// slope is fitted again to the less late half of the points, twice, so a stretch of late
+    /// readings (a render thread stalled for seconds) does not tilt it.
     public var line: ClockLine? {
         guard let last = points.last else { return nil }
-        var slope = nominalSlope
-        if points.count >= 2 {
-            let n = Double(points.count)
-            let meanX = points.reduce(0.0) { $0 + Double($1.x &- last.x) } / n
-            let meanY = points.reduce(0.0) { $0 + ($1.y - last.y) } / n
-            var sxy = 0.0, sxx = 0.0
-            for point in points {
-                let dx = Double(point.x &- last.x) - meanX
-                sxy += dx * (point.y - last.y - meanY)
-                sxx += dx * dx
-            }
-            if sxx > 0 {
-                let limit = abs(nominalSlope) * maximumDeviation
-                slope = min(max(sxy / sxx, nominalSlope - limit), nominalSlope + limit)
+        let residual = { (point: (x: Int64, y: Double), slope: Double) in point.y - last.y - slope * Double(point.x &- last.x) }
+        var chosen = points
+        var slope = fittedSlope(chosen, around: last)
+        if noise == .lateOnly {
+            for _ in 0..<2 where chosen.count >= 8 {
+                let median = chosen.map { residual($0, slope) }.sorted()[chosen.count / 2]
+                chosen = chosen.filter { residual($0, slope) >= median }
+                slope = fittedSlope(chosen, around: last)
             }
         }
-        let residuals = points.lazy.map { $0.y - last.y - slope * Double($0.x &- last.x) }
+        let residuals = points.lazy.map { residual($0, slope) }
         let offset: Double
         switch noise {
         case .symmetric: offset = residuals.reduce(0, +) / Double(points.count)
         case .lateOnly: offset = residuals.max()!
         }
         return ClockLine(x0: last.x, y0: last.y + offset, slope: slope)
+    }
+
+    /// The least-squares slope of `points` (x relative to `origin`), within the allowed deviation;
+    /// the nominal slope for fewer than two distinct x.
+    private func fittedSlope(_ points: [(x: Int64, y: Double)], around origin: (x: Int64, y: Double)) -> Double {
+        guard points.count >= 2 else { return nominalSlope }
+        let n = Double(points.count)
+        let meanX = points.reduce(0.0) { $0 + Double($1.x &- origin.x) } / n
+        let meanY = points.reduce(0.0) { $0 + ($1.y - origin.y) } / n
+        var sxy = 0.0, sxx = 0.0
+        for point in points {
+            let dx = Double(point.x &- origin.x) - meanX
+            sxy += dx * (point.y - origin.y - meanY)
+            sxx += dx * dx
+        }
+        guard sxx > 0 else { return nominalSlope }
+        let limit = abs(nominalSlope) * maximumDeviation
+        return min(max(sxy / sxx, nominalSlope - limit), nominalSlope + limit)
     }
 }
 

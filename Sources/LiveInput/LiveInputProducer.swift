@@ -3,7 +3,7 @@ import MIDICore
 import RealtimeSupport
 
 /// One producer of live MIDI (the ALSA input thread of a sampler host, a network session, a JACK
-/// MIDI port…) feeding a `LiveInput`: its own lock-free single-producer queue to each destination,
+/// MIDI port…) feeding a `LiveMIDIInput`: its own lock-free single-producer queue to each destination,
 /// the notes each of its sources holds there (released when the source leaves), and its own clock.
 ///
 /// Call `push` and `sourceLeft` from one thread at a time (the producer's thread); `calibrate` from
@@ -11,7 +11,10 @@ import RealtimeSupport
 public final class LiveInputProducer: @unchecked Sendable {
     /// For messages and errors ("ALSA ports", "network session").
     public let name: String
-    /// One queue per destination of the `LiveInput`, read by its render thread.
+    public let delivery: LiveDelivery
+    /// `delivery`'s look-ahead; nil for immediate delivery.
+    let lookAheadFrames: Int64?
+    /// One queue per destination of the `LiveMIDIInput`, read by its render thread.
     let queues: [SingleProducerQueue<QueuedMessage>]
     /// Used on the producer thread only: per destination, the notes each source holds there.
     private var held: [HeldNotes]
@@ -21,8 +24,10 @@ public final class LiveInputProducer: @unchecked Sendable {
     private var clockFit: ClockFit
     private let dropped = ManagedAtomic(0)
 
-    init(name: String, destinationCount: Int, capacity: Int, nanosecondsPerTick: Double) {
+    init(name: String, delivery: LiveDelivery, destinationCount: Int, capacity: Int, nanosecondsPerTick: Double) {
         self.name = name
+        self.delivery = delivery
+        if case .timestamped(let frames) = delivery { lookAheadFrames = Int64(frames) } else { lookAheadFrames = nil }
         queues = (0..<destinationCount).map { _ in SingleProducerQueue(capacity: capacity, filler: QueuedMessage()) }
         held = (0..<destinationCount).map { _ in HeldNotes() }  // each its own storage, written without copying
         clockFit = ClockFit(nominalSlope: nanosecondsPerTick, noise: .symmetric)

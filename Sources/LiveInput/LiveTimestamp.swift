@@ -11,7 +11,7 @@ public enum LiveTimestamp: Hashable, Sendable {
     case producerClock(Int64)
 }
 
-/// How live input is placed in the audio a destination renders.
+/// How a producer's live input is placed in the audio a destination renders.
 public enum LiveDelivery: Hashable, Sendable {
     /// At the next 64-frame block rendered: the lowest latency; the onset moves with the render
     /// thread's period (up to a period of jitter).
@@ -19,6 +19,6 @@ public enum LiveDelivery: Hashable, Sendable {
     /// At the event's timestamp plus a fixed look-ahead, placed in the right 64-sample block: onsets
     /// keep the timing they were played with (jitter ≤ 64 samples), `lookAheadFrames` later. The
     /// look-ahead must exceed a period plus the producer thread's wake-up time, or events come late
-    /// (counted in `LiveInput.lateEventCount`, played at the next block).
+    /// (counted in `LiveMIDIInput.lateEventCount`, played at the next block).
     case timestamped(lookAheadFrames: Int)
 }

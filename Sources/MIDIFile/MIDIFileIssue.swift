@@ -82,6 +82,11 @@ extension MIDIFileIssue {
         case metaLengthInvalid(type: UInt8, length: Int)
         /// An End of Track meta event carrying data, which is ignored.
         case endOfTrackWithData(length: Int)
+        /// A tempo of 0 µs per quarter note: kept, and the ticks it covers take no time.
+        case zeroTempo
+        /// A time signature of 0 beats or a note value beyond 1/256 (denominator 2^power); kept, and
+        /// counted in bars as `TempoMap` clamps it (at least 1 beat, at most 1/256 notes).
+        case timeSignatureOutOfRange(numerator: UInt8, denominatorPower: UInt8)
 
         public var description: String {
             switch self {
@@ -112,6 +117,9 @@ extension MIDIFileIssue {
             case .systemMessageWithoutEscape(let s): return "system message 0x\(hex(s)) without F7 escape"
             case .metaLengthInvalid(let t, let n): return "meta event 0x\(hex(t)) with \(n) data bytes; kept raw"
             case .endOfTrackWithData(let n): return "End of Track with \(n) data bytes; data ignored"
+            case .zeroTempo: return "tempo of 0 µs per quarter note; kept, so the ticks after it take no time"
+            case .timeSignatureOutOfRange(let n, let p):
+                return "time signature \(n)/2^\(p) is out of range (1-255 beats of 1/1 to 1/256 notes); bars counted as \(max(1, n))/\(1 << min(Int(p), 8))"
             }
         }
 

@@ -148,6 +148,15 @@ struct TrackDecoder {
         let meta: MetaEvent
         if let decoded = MetaEvent(type: type, data: data) {
             meta = decoded
+            switch decoded {
+            case .tempo(microsecondsPerQuarter: 0):
+                try log.repaired(.zeroTempo, track: track, offset: eventStart)
+            case .timeSignature(let numerator, let power, _, _) where numerator == 0 || power > 8:
+                try log.repaired(.timeSignatureOutOfRange(numerator: numerator, denominatorPower: power),
+                                 track: track, offset: eventStart)
+            default:
+                break
+            }
         } else {
             try log.repaired(.metaLengthInvalid(type: type, length: data.count), track: track, offset: eventStart)
             meta = .raw(type: type, data: Array(data))

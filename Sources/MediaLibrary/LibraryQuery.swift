@@ -38,8 +38,9 @@ public struct LibraryRow: @unchecked Sendable {
 }
 
 extension MediaLibrary {
-    /// Song fields shown for each row; every single-valued field plus the many-valued ones.
+    /// The tables song fields are read from (`f`: files, `s`: songs); refused files have no `songs` row.
     static let songTables = "files f LEFT JOIN songs s ON s.file_id = f.id"
+    /// The tables preset fields are read from (`p`: presets, `sf`: their SoundFonts, `f`: files).
     static let presetTables = "presets p JOIN soundfonts sf ON sf.file_id = p.file_id JOIN files f ON f.id = p.file_id"
 
     /// The songs matching `query`: all their fields, many-valued ones as lists, unless `pathsOnly`.

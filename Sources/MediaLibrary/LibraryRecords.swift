@@ -5,12 +5,17 @@ import SoundFontFile
 
 /// Writes what scanning learned about a file into the library's tables.
 enum LibraryRecords {
+    /// Runs `sql` through the connection's statement cache (each statement is compiled once per scan).
+    private static func run(_ db: Database, _ sql: String, arguments: StatementArguments) throws {
+        try db.cachedStatement(sql: sql).execute(arguments: arguments)
+    }
+
     static func store(_ file: IndexedFile, existing: Int64?, in db: Database) throws {
         if case .unchanged = file.facts, let existing {
-            try db.execute(sql: "UPDATE files SET size = ?, mtime = ? WHERE id = ?", arguments: [file.size, file.modified, existing])
+            try run(db, "UPDATE files SET size = ?, mtime = ? WHERE id = ?", arguments: [file.size, file.modified, existing])
             return
         }
-        if let existing { try db.execute(sql: "DELETE FROM files WHERE id = ?", arguments: [existing]) }
+        if let existing { try run(db, "DELETE FROM files WHERE id = ?", arguments: [existing]) }
         let (status, problem): (String, String?)
         switch file.facts {
         case .refused(let reason): (status, problem) = ("refused", reason)
@@ -18,7 +23,7 @@ enum LibraryRecords {
         case .soundFont(let contents): (status, problem) = ("ok", contents.problems.first)
         case .unchanged: (status, problem) = ("ok", nil)
         }
-        try db.execute(sql: "INSERT INTO files (path, name, kind, size, mtime, hash, status, problem) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        try run(db, "INSERT INTO files (path, name, kind, size, mtime, hash, status, problem) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                        arguments: [file.path, (file.path as NSString).lastPathComponent, file.kind.rawValue, file.size, file.modified,
                                    file.hash, status, problem])
         let id = db.lastInsertedRowID
@@ -44,7 +49,7 @@ enum LibraryRecords {
             "polyphony": report.notes.polyphonyPeak, "markers": report.markers.count, "repairs": report.warnings.count,
         ]
         let names = columns.keys.sorted()
-        try db.execute(sql: "INSERT INTO songs (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))",
+        try run(db, "INSERT INTO songs (\(names.joined(separator: ", "))) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))",
                        arguments: StatementArguments(names.map { columns[$0]! }))
 
         var values: [(String, String, Double?)] = []
@@ -55,20 +60,20 @@ enum LibraryRecords {
         values += report.keySignatures.map { ("key", $0.value, nil) }
         values += report.markers.map { ("marker", $0.value, nil) }
         for (field, value, number) in values {
-            try db.execute(sql: "INSERT OR IGNORE INTO song_values (file_id, field, value, number) VALUES (?, ?, ?, ?)",
+            try run(db, "INSERT OR IGNORE INTO song_values (file_id, field, value, number) VALUES (?, ?, ?, ?)",
                            arguments: [id, field, value, number])
         }
     }
 
     private static func storeSoundFont(_ font: SoundFontContents, id: Int64, in db: Database) throws {
-        try db.execute(sql: """
+        try run(db, """
             INSERT INTO soundfonts (file_id, name, version, format, author, copyright, comment, presets, instruments, zones,
                                     samples, sample_bytes, problems) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [id, font.name, font.version, font.format, font.author, font.copyright, font.comment, font.presets.count,
                              font.instruments, font.zones, font.samples, font.sampleDataBytes,
                              font.problems.isEmpty ? nil : font.problems.joined(separator: "\n")])
         for preset in font.presets {
-            try db.execute(sql: "INSERT INTO presets (file_id, bank, program, name, zones) VALUES (?, ?, ?, ?, ?)",
+            try run(db, "INSERT INTO presets (file_id, bank, program, name, zones) VALUES (?, ?, ?, ?, ?)",
                            arguments: [id, preset.bank, preset.program, preset.name, preset.zones])
         }
     }

@@ -73,6 +73,29 @@ public final class NetworkALSABridge: NetworkMIDITimedReceiver, @unchecked Senda
         return releaseAndRemovePort(of: peer.ssrc)
     }
 
+    /// What `follow(_:)` did to the ports.
+    public enum PortChange: Sendable {
+        case added(NetworkMIDIPeer, PortAddress)
+        case removed(NetworkMIDIPeer, PortAddress)
+        case failed(NetworkMIDIPeer, SequencerError)
+    }
+
+    /// Adds the port of a peer that connected or removes that of a peer that left (call it from the
+    /// session's `onPeerEvent`); returns what changed, if anything.
+    @discardableResult
+    public func follow(_ event: NetworkMIDIPeerEvent) -> PortChange? {
+        switch event {
+        case .connected(let peer):
+            do {
+                return .added(peer, try addPort(for: peer).address)
+            } catch {
+                return .failed(peer, error)
+            }
+        case .ended(let peer, _):
+            return removePort(for: peer).map { .removed(peer, $0.address) }
+        }
+    }
+
     /// The ports of the peers connected now, by peer SSRC.
     public var peerPorts: [UInt32: SequencerPort] {
         lock.lock()

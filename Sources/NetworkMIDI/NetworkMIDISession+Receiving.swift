@@ -1,10 +1,12 @@
+import CheckedConversion
 import MIDICore
 import RealtimeSupport
 
 /// Messages and peer events gathered under the lock, handed out after it is released (so a
 /// receiver may call back into the session).
 struct SessionOutbox {
-    var deliveries: [(message: MIDIMessage, time: UInt64, peerSSRC: UInt32)] = []
+    /// A nil message: the peer left (for receivers that release its notes themselves).
+    var deliveries: [(message: MIDIMessage?, time: UInt64, peerSSRC: UInt32)] = []
     var events: [NetworkMIDIPeerEvent] = []
 }
 
@@ -290,7 +292,7 @@ extension NetworkMIDISession {
                 where now - peer.joinedAt > UInt64(configuration.invitationInterval * Double(configuration.invitationAttempts) * 1e9):
                 remove(peer, reason: .invitationTimedOut, sendingBye: false, now: now, &outbox)
             case .connected:
-                if now - peer.lastHeardClockSyncAt > UInt64(configuration.peerTimeout * 1e9) {
+                if now - peer.lastHeardClockSyncAt > UInt64(nanoseconds: configuration.peerTimeout) {
                     remove(peer, reason: .clockSyncTimedOut, sendingBye: true, now: now, &outbox)
                     continue
                 }
@@ -303,7 +305,8 @@ extension NetworkMIDISession {
         refreshJournalIfUnconfirmed(now: now)
     }
 
-    /// Forgets `peer`, releasing its sounding notes after anything already scheduled from it.
+    /// Forgets `peer`, releasing its sounding notes after anything already scheduled from it (or
+    /// telling a receiver that releases them itself that it left).
     func remove(_ peer: PeerConnection, reason: NetworkMIDIPeerEvent.EndReason, sendingBye: Bool, now: UInt64,
                 _ outbox: inout SessionOutbox) {
         connections.removeAll { $0 === peer }
@@ -311,7 +314,11 @@ extension NetworkMIDISession {
             controlSocket.send(SessionPacket.end(exchange(token: peer.token)).encoded, to: peer.controlAddress)
         }
         let releaseTime = max(peer.latestScheduledTime, now)
-        for release in peer.receivedState.releaseAllNotes() { outbox.deliveries.append((release, releaseTime, peer.ssrc)) }
+        if receiver?.releasesNotesOfLeavingPeers == true {
+            outbox.deliveries.append((nil, releaseTime, peer.ssrc))
+        } else {
+            for release in peer.receivedState.releaseAllNotes() { outbox.deliveries.append((release, releaseTime, peer.ssrc)) }
+        }
         outbox.events.append(.ended(peer.snapshot, reason: reason))
     }
 

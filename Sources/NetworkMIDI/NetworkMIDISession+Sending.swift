@@ -1,3 +1,4 @@
+import CheckedConversion
 import MIDICore
 import RealtimeSupport
 
@@ -37,7 +38,7 @@ extension NetworkMIDISession {
     func refreshJournalIfUnconfirmed(now: UInt64) {
         let unconfirmed = connections.contains { $0.state == .connected && $0.confirmedPacketIndex < lastMIDIPacketIndex }
         guard unconfirmed, journalRefreshesSinceMIDI < Self.maximumJournalRefreshes,
-              now - lastDataPacketSentAt > UInt64(configuration.journalRefreshInterval * 1e9) else { return }
+              now - lastDataPacketSentAt > UInt64(nanoseconds: configuration.journalRefreshInterval) else { return }
         sendPacket(commands: [], timestamp: UInt32(truncatingIfNeeded: ticks(atMonotonicNanoseconds: now)))
         journalRefreshesSinceMIDI += 1
     }
@@ -88,7 +89,7 @@ extension NetworkMIDISession {
             controlSocket.send(invitation, to: peer.controlAddress)
         }
         peer.invitationAttempts += 1
-        peer.nextInvitationAt = now + UInt64(configuration.invitationInterval * 1e9)
+        peer.nextInvitationAt = now + UInt64(nanoseconds: configuration.invitationInterval)
     }
 
     func sendClockSyncRequest(to peer: PeerConnection, now: UInt64) {
@@ -97,7 +98,7 @@ extension NetworkMIDISession {
         peer.clockSyncRequestsSent += 1
         let interval = peer.clockSyncRequestsSent < configuration.initialClockSyncCount
             ? configuration.initialClockSyncInterval : configuration.clockSyncInterval
-        peer.nextClockSyncAt = now + UInt64(interval * 1e9)
+        peer.nextClockSyncAt = now + UInt64(nanoseconds: interval)
     }
 
     func sendReceiverFeedback(to peer: PeerConnection, now: UInt64) {
@@ -105,6 +106,6 @@ extension NetworkMIDISession {
         controlSocket.send(SessionPacket.receiverFeedback(ssrc: ssrc, sequenceNumber: sequence).encoded,
                            to: peer.controlAddress)
         peer.feedbackPending = false
-        peer.nextFeedbackAt = now + UInt64(configuration.receiverFeedbackInterval * 1e9)
+        peer.nextFeedbackAt = now + UInt64(nanoseconds: configuration.receiverFeedbackInterval)
     }
 }

@@ -1,3 +1,4 @@
+import CheckedConversion
 import Foundation
 import MIDICore
 import RealtimeSupport
@@ -175,14 +176,16 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
         finish { $0.controlAddress == address }
     }
 
-    /// Sends BY to every peer, releases their notes and closes the session.
+    /// Sends BY to every peer, releases their notes and closes the session. The network thread ends
+    /// first, so the releases are the last deliveries and come from the calling thread (or the
+    /// playout thread) alone.
     public func stop() {
-        finish { _ in true }
         lock.lock()
         let wasRunning = isRunning
         isRunning = false
         lock.unlock()
         if wasRunning { networkThreadDone.wait() }
+        finish { _ in true }
         playout?.stop()
     }
 
@@ -214,7 +217,7 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
     /// Waits until at least `count` peers are connected (and, if `clockSyncExchanges` > 0, have
     /// completed that many clock-sync exchanges). Returns false on timeout.
     public func waitForConnectedPeers(_ count: Int = 1, clockSyncExchanges: Int = 0, timeout: Double) -> Bool {
-        let deadline = MonotonicClock.now() + UInt64(timeout * 1e9)
+        let deadline = MonotonicClock.now() + UInt64(nanoseconds: timeout)
         while MonotonicClock.now() < deadline {
             let ready = peers.filter { $0.state == .connected && $0.clockSyncExchanges >= clockSyncExchanges }
             if ready.count >= count { return true }

@@ -12,15 +12,39 @@ public protocol NetworkMIDITimedReceiver: MIDIReceiver {
     /// that time; with latency 0 it comes as soon as the packet arrives. `ssrc` identifies the peer
     /// it came from (`NetworkMIDIPeer.ssrc`).
     func receive(_ message: MIDIMessage, scheduledAt time: UInt64, fromPeer ssrc: UInt32)
+
+    /// Whether this receiver releases the notes of a peer that leaves by itself, when told by
+    /// `peerLeft` (e.g. a live-input layer with its own held-note table). Otherwise (the default) the
+    /// session sends note-offs for the notes its recovery journal state shows the peer sounding.
+    var releasesNotesOfLeavingPeers: Bool { get }
+
+    /// The peer `ssrc` left: called in the delivery stream after its last message, scheduled at
+    /// `time` (after everything already scheduled from it), on the thread that delivers messages.
+    func peerLeft(_ ssrc: UInt32, scheduledAt time: UInt64)
+}
+
+extension NetworkMIDITimedReceiver {
+    public var releasesNotesOfLeavingPeers: Bool { false }
+    public func peerLeft(_ ssrc: UInt32, scheduledAt time: UInt64) {}
 }
 
 extension MIDIReceiver {
-    /// Delivers `message` with its scheduled time and sender to receivers that want them.
-    func deliver(_ message: MIDIMessage, scheduledAt time: UInt64, fromPeer ssrc: UInt32) {
+    /// Delivers `message` with its scheduled time and sender to receivers that want them; a nil
+    /// message says that the peer left.
+    func deliver(_ message: MIDIMessage?, scheduledAt time: UInt64, fromPeer ssrc: UInt32) {
         if let timed = self as? any NetworkMIDITimedReceiver {
-            timed.receive(message, scheduledAt: time, fromPeer: ssrc)
-        } else {
+            if let message {
+                timed.receive(message, scheduledAt: time, fromPeer: ssrc)
+            } else {
+                timed.peerLeft(ssrc, scheduledAt: time)
+            }
+        } else if let message {
             receive(message)
         }
+    }
+
+    /// Whether this receiver releases the notes of peers that leave by itself.
+    var releasesNotesOfLeavingPeers: Bool {
+        (self as? any NetworkMIDITimedReceiver)?.releasesNotesOfLeavingPeers ?? false
     }
 }

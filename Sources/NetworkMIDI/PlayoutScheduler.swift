@@ -8,7 +8,8 @@ final class PlayoutScheduler: @unchecked Sendable {
     private struct Entry {
         var time: UInt64
         var order: UInt64
-        var message: MIDIMessage
+        /// nil: the peer left.
+        var message: MIDIMessage?
         var peerSSRC: UInt32
     }
 
@@ -30,9 +31,9 @@ final class PlayoutScheduler: @unchecked Sendable {
         thread.start()
     }
 
-    /// Queues `message` for delivery at monotonic time `time` (nanoseconds); messages with equal
-    /// times keep their order.
-    func schedule(_ message: MIDIMessage, at time: UInt64, fromPeer ssrc: UInt32) {
+    /// Queues `message` (nil: the peer left) for delivery at monotonic time `time` (nanoseconds);
+    /// messages with equal times keep their order.
+    func schedule(_ message: MIDIMessage?, at time: UInt64, fromPeer ssrc: UInt32) {
         condition.lock()
         push(Entry(time: time, order: nextOrder, message: message, peerSSRC: ssrc))
         nextOrder += 1

@@ -17,7 +17,7 @@ public enum RenderError: Error, CustomStringConvertible {
     case noSuchChannel(Int)
     /// A sample rate FluidSynth cannot render at.
     case unsupportedSampleRate(Int)
-    /// A tail length that is negative or not a number.
+    /// A tail length that is negative, not a number or over `PlaybackSettings.maximumDuration`.
     case invalidTail(Double)
     /// The channel map does not fit: a route other than `main`, or channels the output lacks.
     case channelMap(ChannelMapError)
@@ -38,7 +38,8 @@ public enum RenderError: Error, CustomStringConvertible {
         case .noSuchChannel(let channel): return "there is no channel \(channel + 1): channels are 1...16"
         case .unsupportedSampleRate(let rate):
             return "sample rate \(rate) Hz is not supported: use \(SongRenderer.supportedSampleRates.lowerBound)...\(SongRenderer.supportedSampleRates.upperBound) Hz"
-        case .invalidTail(let seconds): return "tail of \(seconds) s: needs a length of 0 seconds or more"
+        case .invalidTail(let seconds):
+            return "tail of \(seconds) s: needs a length of 0 to \(Int(PlaybackSettings.maximumDuration)) seconds (24 hours)"
         case .channelMap(let error): return error.description
         case .varispeed(let error): return "varispeed: \(error)"
         case .engine(let reason): return "cannot start the audio graph: \(reason)"

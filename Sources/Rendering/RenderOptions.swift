@@ -1,4 +1,5 @@
 import AudioGraph
+import AudioOutput
 import Effects
 import Player
 
@@ -17,9 +18,8 @@ public struct RenderOptions: Sendable {
 
     /// The default tail: stop when silent, at most 3 s.
     public static let defaultTail = Tail.untilSilent(maximumSeconds: 3)
-    /// Output peaks below this count as silence: half a 16-bit step, so a silent tail would write
-    /// nothing but zeros to a 16-bit file.
-    public static let silenceThreshold: Float = 1.0 / 65_536
+    /// Output peaks below this count as silence (`AudioBuffer.silenceThreshold`: half a 16-bit step).
+    public static let silenceThreshold = AudioBuffer.silenceThreshold
 
     /// Output sample rate in Hz.
     public var sampleRate: Int = 44_100
@@ -52,4 +52,16 @@ public struct RenderOptions: Sendable {
     public var metersLevel = false
 
     public init() {}
+}
+
+extension RenderOptions {
+    /// These options at `output`'s sample rate and channel count, in blocks of its period: what a
+    /// `SongRenderer` for `SongPlayback` on that output needs, so the rate is the output's alone.
+    public func matching(_ output: RealtimeOutput) -> RenderOptions {
+        var options = self
+        options.sampleRate = output.sampleRate
+        options.outputChannelCount = output.channelCount
+        options.blockFrames = output.periodFrames
+        return options
+    }
 }

@@ -1,5 +1,6 @@
 import AudioFiles
 import AudioGraph
+import CheckedConversion
 import Effects
 import FluidSynth
 import MIDICore
@@ -15,8 +16,7 @@ import Sampler
 ///
 /// ```swift
 /// let renderer = try SongRenderer(sequence: song, soundFontPaths: ["piano.sf2"], options: RenderOptions())
-/// let writer = try AudioFileWriter(path: "song.wav", sampleRate: 44_100, channelCount: 2)
-/// try renderer.render(to: writer)   // finishes the file
+/// try renderer.render(toFile: "song.wav")   // at the options' sample rate; finishes the file
 /// ```
 ///
 /// `render(to:progress:)` is the whole job; `renderNextBlock()` is the step it repeats, for callers
@@ -91,7 +91,7 @@ public final class SongRenderer {
         switch options.tail {
         case .untilSilent(let seconds), .fixed(let seconds): tailSeconds = seconds
         }
-        guard tailSeconds >= 0, tailSeconds.isFinite else { throw .invalidTail(tailSeconds) }
+        guard tailSeconds.within(0...PlaybackSettings.maximumDuration) != nil else { throw .invalidTail(tailSeconds) }
 
         let isEmpty = TempoMap(sequence: sequence.concatenatingPatterns()).endTick == 0
         player = try Self.makePlayer(for: sequence, options: options)
@@ -107,7 +107,7 @@ public final class SongRenderer {
         } catch {
             throw .engine(error.description)
         }
-        let mix = try Self.connectGraph(of: engine, sampler: sampler, options: options)
+        let (mix, effects) = try Self.connectGraph(of: engine, sampler: sampler, options: options)
         levelMeter = options.metersLevel ? LevelMeterTap() : nil
         if let levelMeter { mix.installTap(levelMeter, at: .output(bus: 0)) }
         do throws(AudioEngineError) {
@@ -134,6 +134,16 @@ public final class SongRenderer {
         tailFrames = Int64((tailSeconds * Double(options.sampleRate)).rounded())
         maximumFrames = songFrames + tailFrames
         if case .untilSilent = options.tail { stopsAtSilence = true } else { stopsAtSilence = false }
+        skipEffectLatency(effects.latencyFrames)
+    }
+
+    /// Renders and drops the frames by which the effects' look-ahead (the limiter's) delays the sound,
+    /// so that output frame 0 is the song's sample 0 and every note keeps its time.
+    private func skipEffectLatency(_ latencyFrames: Int) {
+        var pending = Int((Double(latencyFrames) / speed).rounded())
+        while pending > 0, let block = pull(frameCount: min(options.blockFrames, pending)) {
+            pending -= block.frameLength
+        }
     }
 
     /// The player for `sequence` as `options` ask (playback settings, mutes, solos): what a renderer
@@ -155,15 +165,15 @@ public final class SongRenderer {
     }
 
     /// Connects sampler → effects → the stereo mix, and the mix to the output (through a router when
-    /// `options.channelMap` spreads it over more channels). Returns the mix. The engine's output
-    /// format must be set already.
+    /// `options.channelMap` spreads it over more channels). Returns the mix and the effect nodes. The
+    /// engine's output format must be set already.
     private static func connectGraph(of engine: AudioEngine, sampler: SamplerNode,
-                                     options: RenderOptions) throws(RenderError) -> MixerNode {
+                                     options: RenderOptions) throws(RenderError) -> (MixerNode, [AudioNode]) {
         let effects = options.effects?.makeNodes() ?? []
         for node in [sampler] + effects { engine.attach(node) }
         guard let map = options.channelMap else {
             engine.connect([sampler] + effects + [engine.mainMixerNode])
-            return engine.mainMixerNode
+            return (engine.mainMixerNode, effects)
         }
         guard map.requiredChannelCount <= options.outputChannelCount else {
             throw .channelMap(.deviceTooSmall(route: map.routes.last!.name, deviceChannelCount: options.outputChannelCount))
@@ -175,7 +185,7 @@ public final class SongRenderer {
             throw .channelMap(error)
         }
         engine.connect([sampler] + effects + [mix])
-        return mix
+        return (mix, effects)
     }
 
     private static func applyMutesAndSolos(_ options: RenderOptions, to player: MusicPlayer) throws(RenderError) {
@@ -243,7 +253,7 @@ public final class SongRenderer {
     private func advance(over block: AudioBuffer) {
         let inTail = renderedFrames >= songFrames
         renderedFrames += Int64(block.frameLength)
-        if renderedFrames >= maximumFrames || (inTail && stopsAtSilence && Self.peak(of: block) < RenderOptions.silenceThreshold) {
+        if renderedFrames >= maximumFrames || (inTail && stopsAtSilence && block.peak < RenderOptions.silenceThreshold) {
             isFinished = true
         }
     }
@@ -273,13 +283,20 @@ public final class SongRenderer {
         return renderedFrames
     }
 
-    private static func peak(of block: AudioBuffer) -> Float {
-        var peak: Float = 0
-        for channel in 0..<block.channelCount {
-            let samples = block[channel]
-            for i in 0..<block.frameLength { peak = max(peak, abs(samples[i])) }
+    /// Renders the whole song and tail to the file at `path` (see `render(to:isCancelled:progress:)`),
+    /// at the renderer's sample rate and channel count; `format` defaults to the one the extension
+    /// names. Returns the frames written, or nil when cancelled.
+    @discardableResult
+    public func render(toFile path: String, format: AudioFileFormat? = nil, sampleFormat: AudioSampleFormat? = nil,
+                       isCancelled: () -> Bool = { false }, progress: ((Int64) -> Void)? = nil) throws(RenderError) -> Int64? {
+        let writer: AudioFileWriter
+        do throws(AudioFileError) {
+            writer = try AudioFileWriter(path: path, format: format, sampleFormat: sampleFormat,
+                                         sampleRate: options.sampleRate, channelCount: options.outputChannelCount)
+        } catch {
+            throw .audioFile(error)
         }
-        return peak
+        return try render(to: writer, isCancelled: isCancelled, progress: progress)
     }
 }
 

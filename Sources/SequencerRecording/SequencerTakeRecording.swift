@@ -1,22 +1,32 @@
 import ALSA
+import Foundation
 import MIDIFile
 
 /// Records what arrives at an ALSA sequencer port into a MIDI file, the way arecordmidi does: the
 /// port stamps every event with the real time of this recording's own queue (kernel timestamps, so
 /// the timing does not depend on when the program reads), and a `TakeRecorder` turns the stamps into
-/// ticks with the pauses cut out. `save()` writes the file atomically; call it periodically (the
-/// `record` command autosaves every second) so a killed recording loses at most that much.
+/// ticks with the pauses cut out. `save()` writes the file atomically.
 ///
-/// Use from one thread: `readEvents` from a loop that also handles pause, resume and saving.
+/// Use from one thread: call `record()` in a loop (it reads what arrived, counts the recorded time
+/// and autosaves every `autosaveInterval`, so a killed recording loses at most that much) until it
+/// says the take is complete or the user stops, pausing and resuming in between; then `finish()`.
 public final class SequencerTakeRecording {
     /// The port others connect to (or that `sources` were connected to).
     public let port: SequencerPort
     /// Where `save()` writes.
     public let path: String
     public private(set) var take: TakeRecorder
+    /// Seconds between the saves `record()` makes.
+    public var autosaveInterval: Double = 1
+    /// The take is complete after this many seconds of recording (pauses not counted); nil: no limit.
+    public var duration: Double?
+    /// Seconds recorded so far, pauses not counted (as `record()` measures them).
+    public private(set) var recordedSeconds = 0.0
 
     private let client: SequencerClient
     private let clock: SequencerQueue
+    private var lastStep = Date()
+    private var lastSave = Date()
 
     /// Opens a recording port on `client` stamped by a new queue, connects `sources` to it and starts
     /// the clock.
@@ -49,6 +59,44 @@ public final class SequencerTakeRecording {
         return count
     }
 
+    /// One turn of a recording loop: records what arrives within `timeout` milliseconds, counts the
+    /// recorded time and saves when `autosaveInterval` has passed. Returns true when `duration` is
+    /// reached (the take is complete).
+    public func record(timeoutMilliseconds timeout: Int = 20) throws(SequencerRecordingError) -> Bool {
+        if let duration, recordedSeconds >= duration { return true }
+        do {
+            try readEvents(timeoutMilliseconds: timeout)
+        } catch {
+            throw .sequencer(error)
+        }
+        let now = Date()
+        if !take.isPaused { recordedSeconds += now.timeIntervalSince(lastStep) }
+        lastStep = now
+        if now.timeIntervalSince(lastSave) >= autosaveInterval {
+            try saveNow()
+            lastSave = now
+        }
+        return false
+    }
+
+    /// Records what is still waiting and saves the take.
+    public func finish() throws(SequencerRecordingError) {
+        do {
+            try readEvents(timeoutMilliseconds: 0)
+        } catch {
+            throw .sequencer(error)
+        }
+        try saveNow()
+    }
+
+    private func saveNow() throws(SequencerRecordingError) {
+        do {
+            try save()
+        } catch {
+            throw .cannotSave(error)
+        }
+    }
+
     /// Pauses now: notes held end here, and nothing is recorded until `resume()`.
     public func pause() throws(SequencerError) {
         take.pause(at: try clock.position().nanoseconds)
@@ -57,6 +105,7 @@ public final class SequencerTakeRecording {
     /// Resumes now; the paused time is cut out of the take.
     public func resume() throws(SequencerError) {
         take.resume(at: try clock.position().nanoseconds)
+        lastStep = Date()
     }
 
     /// Writes the take so far to `path` atomically (a temporary file renamed over it).

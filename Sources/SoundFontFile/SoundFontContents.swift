@@ -151,8 +151,6 @@ private struct Records {
     }
 
     func uint32(_ record: Int, _ offset: Int) -> Int {
-        uint32Value(bytes, at: record * size + offset)
+        SoundFontFile.uint32(bytes, at: record * size + offset)
     }
 }
-
-private func uint32Value(_ bytes: [UInt8], at index: Int) -> Int { uint32(bytes, at: index) }

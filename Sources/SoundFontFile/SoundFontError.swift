@@ -16,8 +16,8 @@ public struct SoundFontError: Error, Equatable, CustomStringConvertible {
         case chunkOverrun(chunk: String, size: Int, available: Int)
         /// A preset/instrument/sample table's size is not a whole number of records.
         case badRecordSize(chunk: String, size: Int, recordSize: Int)
-        /// FluidSynth rejected the file after the structural checks passed.
-        case rejectedByFluidSynth
+        /// FluidSynth rejected the file after the structural checks passed (its first error, if it gave one).
+        case rejectedByFluidSynth(reason: String?)
     }
 
     /// The path of the SoundFont.
@@ -43,7 +43,7 @@ public struct SoundFontError: Error, Equatable, CustomStringConvertible {
             what = "has a '\(chunk)' chunk of \(size) bytes where only \(available) remain"
         case .badRecordSize(let chunk, let size, let recordSize):
             what = "has a '\(chunk)' chunk of \(size) bytes, not a multiple of its \(recordSize)-byte records"
-        case .rejectedByFluidSynth: what = "was rejected by FluidSynth (see the seqplay.fluidsynth log)"
+        case .rejectedByFluidSynth(let reason): what = "was rejected by FluidSynth" + (reason.map { ": \($0)" } ?? "")
         }
         return "SoundFont \(path) \(what)"
     }

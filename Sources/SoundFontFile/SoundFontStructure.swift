@@ -93,6 +93,10 @@ private final class ChunkFile {
 
     init(path: String) throws(SoundFontError) {
         self.path = path
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            throw SoundFontError(path: path, problem: .unreadable("is a directory"))
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             let reason = FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file"
             throw SoundFontError(path: path, problem: .unreadable(reason))
@@ -102,7 +106,7 @@ private final class ChunkFile {
             size = Int(try handle.seekToEnd())
         } catch {
             try? handle.close()
-            throw SoundFontError(path: path, problem: .unreadable("\(error)"))
+            throw SoundFontError(path: path, problem: .unreadable((error as NSError).localizedDescription))
         }
     }
 

@@ -6,13 +6,39 @@ import MIDIFile
 enum CommandLineOutput {
     /// Writes `seqplay: message` to standard error.
     static func note(_ message: String) {
-        FileHandle.standardError.write(Data("seqplay: \(message)\n".utf8))
+        writeStandardError(Data("seqplay: \(message)\n".utf8))
+    }
+
+    /// Writes `data` to standard output now; a write that fails (a full disk, a closed pipe's
+    /// reader gone) ends the command with status 5. (FileHandle's own `write(_:)` traps instead.)
+    static func writeStandardOutput(_ data: Data) {
+        do {
+            try FileHandle.standardOutput.write(contentsOf: data)
+        } catch {
+            fail("cannot write to standard output: \((error as NSError).localizedDescription)", .inputOutput)
+        }
+    }
+
+    /// Writes `data` to standard error; if that fails there is nowhere left to say so.
+    static func writeStandardError(_ data: Data) {
+        try? FileHandle.standardError.write(contentsOf: data)
     }
 
     /// Reports `message` and exits with `status`.
     static func fail(_ message: String, _ status: ExitCode) -> Never {
         note(message)
         Seqplay.exit(withError: status)
+    }
+
+    /// Flushes standard output and exits with status 5 if anything written to it was lost (a full
+    /// disk, `> /dev/full`, a closed descriptor). Every command's output passes through here.
+    static func finishStandardOutput() {
+        // C's `stdout` (which `print` writes through) is a global Swift 6 will not read directly;
+        // its address is found as the linker's.
+        guard let symbol = dlsym(nil, "stdout") else { return }
+        let file = symbol.assumingMemoryBound(to: UnsafeMutablePointer<FILE>.self).pointee
+        guard fflush(file) != 0 || ferror(file) != 0 else { return }
+        fail("cannot write to standard output: \(String(cString: strerror(errno)))", .inputOutput)
     }
 
     /// Reads the MIDI file at `path`, or exits with the reader's one-line message: status 5 when the

@@ -38,31 +38,31 @@ struct ConvertCommand: ParsableCommand {
     @Option(name: [.short, .long], help: ArgumentHelp("The MIDI file to write ('-' for standard output).", valueName: "file"))
     var output: String
 
-    @Option(help: ArgumentHelp("0: all tracks merged into one; 1: tracks (a format 0 file split by channel). Default: the input's.", valueName: "0|1"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("0: all tracks merged into one; 1: tracks (a format 0 file split by channel). Default: the input's.", valueName: "0|1"))
     var format: Int?
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Shift every note by this many semitones (channel 10 stays put).", valueName: "semitones"))
+    @Option(name: [.short, .long], parsing: .unconditional, help: ArgumentHelp("Shift every note by this many semitones (channel 10 stays put).", valueName: "semitones"))
     var transpose = 0
 
-    @Option(help: ArgumentHelp("Tempo factor: 2 twice as fast (scales every tempo; 0.01 to 100).", valueName: "factor"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Tempo factor: 2 twice as fast (scales every tempo; 0.01 to 100).", valueName: "factor"))
     var rate = 1.0
 
-    @Option(help: ArgumentHelp("Cut from here (controllers and programs set before it still apply).", valueName: "position"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Cut from here (controllers and programs set before it still apply).", valueName: "position"))
     var start: PositionArgument?
 
-    @Option(help: ArgumentHelp("Cut up to here.", valueName: "position"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Cut up to here.", valueName: "position"))
     var end: PositionArgument?
 
-    @Option(help: ArgumentHelp("Remove the notes of a track; repeat for more.", valueName: "track"))
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Remove the notes of a track; repeat for more.", valueName: "track"))
     var mute: [Int] = []
 
-    @Option(help: ArgumentHelp("Keep only the notes of this track (and any other soloed ones); repeat for more.", valueName: "track"))
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Keep only the notes of this track (and any other soloed ones); repeat for more.", valueName: "track"))
     var solo: [Int] = []
 
-    @Option(help: ArgumentHelp("Remove the notes of a MIDI channel (1-16); repeat for more.", valueName: "channel"))
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Remove the notes of a MIDI channel (1-16); repeat for more.", valueName: "channel"))
     var muteChannel: [Int] = []
 
-    @Option(help: ArgumentHelp("Keep only the notes of this MIDI channel (1-16); repeat for more.", valueName: "channel"))
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Keep only the notes of this MIDI channel (1-16); repeat for more.", valueName: "channel"))
     var soloChannel: [Int] = []
 
     @Option(help: ArgumentHelp("Add the tracks of another MIDI file, re-timed to this file's tempo map; repeat for more.", valueName: "file"))
@@ -76,10 +76,13 @@ struct ConvertCommand: ParsableCommand {
 
     func validate() throws {
         if let format, !(0...1).contains(format) { throw ValidationError("--format must be 0 or 1.") }
-        if !(rate.isFinite && (0.01...100).contains(rate)) { throw ValidationError("--rate must be between 0.01 and 100.") }
-        for channel in muteChannel + soloChannel where !(1...16).contains(channel) {
-            throw ValidationError("MIDI channels are 1 to 16, not \(channel).")
-        }
+        try FlagRange.check(rate, "--rate", above: 0, atMost: 100)
+        try FlagRange.check(rate, "--rate", atLeast: 0.01, atMost: 100)
+        try FlagRange.check(transpose, "--transpose", in: -127...127, unit: " semitones")
+        try FlagRange.check(muteChannel, "--mute-channel", in: 1...16)
+        try FlagRange.check(soloChannel, "--solo-channel", in: 1...16)
+        try FlagRange.seconds(start?.seconds, "--start")
+        try FlagRange.seconds(end?.seconds, "--end")
         _ = try quantizeNoteValue()
     }
 
@@ -109,7 +112,7 @@ struct ConvertCommand: ParsableCommand {
         }
         do {
             if output == "-" {
-                FileHandle.standardOutput.write(Data(try MIDIFileWriter.write(converted)))
+                CommandLineOutput.writeStandardOutput(Data(try MIDIFileWriter.write(converted)))
             } else {
                 try MIDIFileWriter.write(converted, to: output)
             }

@@ -15,7 +15,7 @@ enum LibraryOutput {
                     (values["time_signature"] as? [String])?.first ?? "", (values["key"] as? [String])?.first ?? "",
                     oneLine(values["title"] as? String ?? ""), row.path]
         })
-        FileHandle.standardError.write(Data("\(rows.count) song\(rows.count == 1 ? "" : "s")\n".utf8))
+        CommandLineOutput.writeStandardError(Data("\(rows.count) song\(rows.count == 1 ? "" : "s")\n".utf8))
     }
 
     static func printPresets(_ rows: [LibraryRow]) {
@@ -23,7 +23,7 @@ enum LibraryOutput {
             ["\(row.values["bank"] ?? 0):\(row.values["program"] ?? 0)", row.values["name"] as? String ?? "",
              row.values["font"] as? String ?? "", row.path]
         })
-        FileHandle.standardError.write(Data("\(rows.count) preset\(rows.count == 1 ? "" : "s")\n".utf8))
+        CommandLineOutput.writeStandardError(Data("\(rows.count) preset\(rows.count == 1 ? "" : "s")\n".utf8))
     }
 
     static func printGroups(_ groups: [LibraryGroup], field: String) {

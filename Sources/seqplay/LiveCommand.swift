@@ -1,14 +1,9 @@
-import ALSA
 import ArgumentParser
-import AudioGraph
-import AudioOutput
-import FluidSynth
-import Foundation
 import LiveSampler
-import Sampler
 
-/// `seqplay live --sf2 piano.sf2`: plays MIDI keyboards through the sampler to the sound card. Connects
-/// to every hardware MIDI source and to any that appears later, or only to `--connect NAME`.
+/// `seqplay live --sf2 piano.sf2`: plays MIDI keyboards through the sampler to the sound card (or
+/// with -o, to a file). Connects to every hardware MIDI source and to any that appears later, or only
+/// to `--connect NAME` (`LiveSamplerSession` does the work).
 struct LiveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "live",
@@ -17,7 +12,11 @@ struct LiveCommand: ParsableCommand {
             Connects to every hardware MIDI source (sound-card drivers: USB keyboards, VirMIDI) now and \
             whenever one appears, or only to the --connect ones. Sustain pedal, pitch bend and program \
             changes act as the keyboard sends them. A source that is disconnected or goes away has its \
-            notes released. q, Ctrl+C or SIGTERM end.
+            notes released. q, Ctrl+C or SIGTERM end. With -o FILE it plays on the system clock and \
+            records to the file instead (no sound card needed).
+
+            Exit status: 0 done, 4 bad SoundFont, 5 no sound card (use -o) or a file cannot be \
+            written, 6 no ALSA sequencer, 64 bad command line.
             """
     )
 
@@ -26,19 +25,9 @@ struct LiveCommand: ParsableCommand {
     @Option(name: .customLong("connect"), help: "Connect only to sources whose client or port name starts with this (or 20:0); repeat for several.")
     var sources: [String] = []
 
-    @Option(help: "Stop after this many seconds.")
-    var duration: Double?
-
     func run() throws {
-        let filter: LiveSourceFilter = sources.isEmpty ? .hardware : .named(sources)
-        let session = try LiveHostSession(options: host, clientName: "seqplay live", portNames: ["in"])
-        for source in filter.sources(seenBy: session.host.client) {
-            session.connect(source)
-        }
-        try session.run(duration: duration) { appeared in
-            for address in appeared where filter.accepts(address, seenBy: session.host.client) {
-                session.connect(address)
-            }
-        }
+        var configuration = host.configuration(clientName: "seqplay live", portNames: ["in"])
+        configuration.connect = sources.isEmpty ? .hardware : .named(sources)
+        try LiveSessionRunner.run(configuration, duration: host.duration, command: "seqplay live")
     }
 }

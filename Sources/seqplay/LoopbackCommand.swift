@@ -13,8 +13,12 @@ struct LoopbackCommand: ParsableCommand {
     @Option(help: "The client name other programs see.")
     var name = "seqplay loopback"
 
-    @Option(help: "Stop after this many seconds (default: run until interrupted).")
+    @Option(parsing: .unconditional, help: "Stop after this many seconds (default: run until interrupted).")
     var duration: Double?
+
+    func validate() throws {
+        try FlagRange.seconds(duration, "--duration", above: 0)
+    }
 
     func run() throws {
         let client = try SequencerCommandSupport.openClient(name: name)

@@ -9,7 +9,11 @@ import MIDICore
 struct MonitorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "monitor",
-        abstract: "Print MIDI events arriving from ALSA sequencer ports or network MIDI peers, with timestamps and note names."
+        abstract: "Print MIDI events arriving from ALSA sequencer ports or network MIDI peers, with timestamps and note names.",
+        discussion: """
+            Channels are numbered 1-16, as every other seqplay command numbers them (aseqdump \
+            says 0-15), in the Ch column and in the JSON "channel" field.
+            """
     )
 
     @Flag(help: "Listen for network MIDI peers (RTP-MIDI/AppleMIDI) instead of ALSA ports.")
@@ -24,17 +28,16 @@ struct MonitorCommand: ParsableCommand {
     @Flag(help: "Print one JSON object per event (JSON Lines).")
     var json = false
 
-    @Option(help: "Stop after this many events.")
+    @Option(parsing: .unconditional, help: "Stop after this many events.")
     var count: Int?
 
-    @Option(help: "Stop after this many seconds.")
+    @Option(parsing: .unconditional, help: "Stop after this many seconds.")
     var duration: Double?
 
     func validate() throws {
         if network && !ports.isEmpty { throw ValidationError("--network listens for peers; it takes no ALSA ports.") }
-        if let duration, !(duration >= 0) {
-            throw ValidationError("--duration must be a number of seconds, 0 or more")
-        }
+        try FlagRange.seconds(duration, "--duration")
+        try FlagRange.check(count, "--count", in: 1...Int.max, unit: " events")
     }
 
     func run() throws {
@@ -49,7 +52,7 @@ struct MonitorCommand: ParsableCommand {
             }
             return (clock, port)
         }
-        FileHandle.standardError.write(Data("Waiting for data at \(input.1.address). Press Ctrl+C to end.\n".utf8))
+        CommandLineOutput.writeStandardError(Data("Waiting for data at \(input.1.address). Press Ctrl+C to end.\n".utf8))
         if !json {
             SequencerCommandSupport.printLine("    Time  Source  Event                  Ch  Data")
         }
@@ -77,6 +80,7 @@ struct EventDescription: Encodable {
     let time: Double?
     let source: String
     let event: String
+    /// 1-16, as every seqplay command numbers channels.
     let channel: Int?
     let note: Int?
     let noteName: String?
@@ -106,7 +110,7 @@ struct EventDescription: Encodable {
         self.time = time
         self.source = source
         bytes = message.bytes.map { String(format: "%02X", $0) }.joined(separator: " ")
-        channel = message.channel.map(Int.init)
+        channel = message.channel.map { Int($0) + 1 }
         var note: UInt8?, velocity: UInt8?, controller: UInt8?, value: Int?
         switch message {
         case .noteOn(_, let n, let v): (event, label, note, velocity) = ("noteOn", "Note on", n, v)

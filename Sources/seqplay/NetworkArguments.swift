@@ -10,7 +10,7 @@ struct NetworkArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Address the network session listens on (control port; data is the next port). Default 127.0.0.1:5004; 127.0.0.1:0 when connecting to a loopback peer.", valueName: "addr:port"))
     var listen: String?
 
-    @Option(help: ArgumentHelp("Milliseconds added to each received event's time to absorb network jitter; 0 plays each event at its sender's timestamp, or at once if that has passed.", valueName: "ms"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Milliseconds added to each received event's time to absorb network jitter; 0 plays each event at its sender's timestamp, or at once if that has passed.", valueName: "ms"))
     var networkLatency = 5.0
 
     @Option(help: ArgumentHelp("Who may connect: none (loopback only), listed (loopback and --network-host), anyone.", valueName: "none|listed|anyone"))
@@ -20,7 +20,7 @@ struct NetworkArguments: ParsableArguments {
     var networkHost: [String] = []
 
     func validate() throws {
-        if !(networkLatency >= 0 && networkLatency <= 1000) { throw ValidationError("--network-latency must be 0 to 1000 ms.") }
+        try FlagRange.check(networkLatency, "--network-latency", atLeast: 0, atMost: 1000, unit: " ms")
         if !networkHost.isEmpty && networkAllow != .listed { throw ValidationError("--network-host needs --network-allow listed.") }
     }
 
@@ -37,8 +37,9 @@ struct NetworkArguments: ParsableArguments {
         }
         configuration.onPeerEvent = { event in
             switch event {
-            case .connected(let peer): CommandLineOutput.note("network peer '\(peer.name)' connected from \(peer.controlAddress)")
-            case .ended(let peer, let reason): CommandLineOutput.note("network peer '\(peer.name)' left (\(reason)); its notes were released")
+            case .connected: CommandLineOutput.note(event.explanation)
+            case .ended(_, .invitationTimedOut), .ended(_, .refused): CommandLineOutput.note(event.explanation)
+            case .ended: CommandLineOutput.note(event.explanation + "; its notes were released")
             }
         }
         return configuration

@@ -1,51 +1,75 @@
 import Foundation
+import MIDICore
 import NetworkMIDI
-import Player
 import RealtimeSupport
 
 /// `seqplay monitor --network`: prints each event network MIDI peers send, with its scheduled time
 /// (the sender's timestamp through the clock-sync offset, plus the playout latency; seconds since the
-/// monitor started), the peer's name, the decoded message and note names. The session's threads only
-/// queue the events; this thread prints them.
+/// monitor started), the peer's name, the decoded message and note names. The session's delivering
+/// thread only queues the events; this thread prints them.
 extension MonitorCommand {
     /// How often the printing thread looks at the queue.
     static let pollInterval: UInt32 = 1_000
 
     func monitorNetwork() {
-        let queue = LiveMIDIQueue(capacity: 1 << 16)
-        let input: NetworkLiveInput
+        let queue = MonitorQueue()
+        let session: NetworkMIDISession
         do {
-            input = try NetworkLiveInput(configuration: networkOptions.configuration(name: "seqplay monitor"), feeding: queue)
+            session = try NetworkMIDISession(configuration: networkOptions.configuration(name: "seqplay monitor"), deliveringTo: queue)
         } catch {
             CommandLineOutput.fail("\(error)", .networkUnavailable)
         }
         let interruption = Interruption()
         let startTime = MonotonicClock.now()
         let deadline = duration.map { startTime + UInt64($0 * 1e9) }
-        FileHandle.standardError.write(Data("Waiting for network MIDI peers at \(input.location). Press Ctrl+C to end.\n".utf8))
+        CommandLineOutput.writeStandardError(Data("Waiting for network MIDI peers at \(session.controlAddress). Press Ctrl+C to end.\n".utf8))
         if !json {
             SequencerCommandSupport.printLine("    Time  Source  Event                  Ch  Data")
         }
         var received = 0
+        var peerNames: [UInt32: String] = [:]
         while interruption.signalReceived == nil && count.map({ received < $0 }) ?? true
                 && deadline.map({ MonotonicClock.now() < $0 }) ?? true {
-            guard let event = queue.peek() else {
+            guard let event = queue.events.removeFirst() else {
                 usleep(Self.pollInterval)
                 continue
             }
-            queue.pop()
             received += 1
+            if peerNames[event.ssrc] == nil, let peer = session.peers.first(where: { $0.ssrc == event.ssrc }) {
+                peerNames[event.ssrc] = peer.name  // kept, so events queued after their peer left keep its name
+            }
             let time = Double(Int64(bitPattern: event.time &- startTime)) / 1e9
-            let description = EventDescription(event.message, time: time, source: input.sourceName(event.source))
+            let description = EventDescription(event.message, time: time,
+                                               source: peerNames[event.ssrc] ?? String(format: "%08X", event.ssrc))
             do {
                 SequencerCommandSupport.printLine(json ? try SequencerCommandSupport.json(description, pretty: false) : description.line)
             } catch {
                 CommandLineOutput.fail("\(error)", .generic)
             }
         }
-        input.stop()
-        if queue.droppedCount > 0 {
-            CommandLineOutput.note("\(queue.droppedCount) events were dropped (the queue was full)")
+        session.stop()
+        if queue.dropped > 0 {
+            CommandLineOutput.note("\(queue.dropped) events were dropped (the queue was full)")
         }
+    }
+}
+
+/// What the session delivers, queued for the printing thread (the session delivers from one thread).
+private final class MonitorQueue: NetworkMIDITimedReceiver, @unchecked Sendable {
+    struct Event {
+        var message: MIDIMessage
+        var time: UInt64
+        var ssrc: UInt32
+    }
+
+    let events = SingleProducerQueue(capacity: 1 << 16, filler: Event(message: .tuneRequest, time: 0, ssrc: 0))
+    private(set) var dropped = 0
+
+    func receive(_ message: MIDIMessage, scheduledAt time: UInt64, fromPeer ssrc: UInt32) {
+        if !events.append(Event(message: message, time: time, ssrc: ssrc)) { dropped += 1 }
+    }
+
+    func receive(_ message: MIDIMessage) {
+        receive(message, scheduledAt: MonotonicClock.now(), fromPeer: 0)
     }
 }

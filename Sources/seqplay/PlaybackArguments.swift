@@ -14,9 +14,16 @@ struct PositionArgument: ExpressibleByArgument {
             position = .barBeatTick(barBeatTick)
         } else {
             let number = argument.hasSuffix("s") ? String(argument.dropLast()) : argument
-            guard let seconds = Double(number), seconds >= 0, seconds.isFinite else { return nil }
+            // Any number parses, so the command's range check can say what is wrong with it.
+            guard let seconds = Double(number) else { return nil }
             position = .seconds(seconds)
         }
+    }
+
+    /// The position in seconds, when it was given so (for `FlagRange.seconds`).
+    var seconds: Double? {
+        if case .seconds(let seconds) = position { return seconds }
+        return nil
     }
 
     static var defaultValueDescription: String { "seconds or bar:beat[:tick]" }

@@ -42,7 +42,7 @@ final class ProgressBar {
     func finish(frames: Int64) {
         guard isEnabled else { return }
         draw(frames: frames, now: Date(), complete: true)
-        FileHandle.standardError.write(Data("\n".utf8))
+        CommandLineOutput.writeStandardError(Data("\n".utf8))
     }
 
     private func draw(frames: Int64, now: Date, complete: Bool = false) {
@@ -55,7 +55,7 @@ final class ProgressBar {
         let percent = String(Int(fraction * 100))
         let line = "\r[\(bar)] \(String(repeating: " ", count: 3 - percent.count))\(percent)%  "
             + "\(Self.clock(elapsed)) elapsed  " + (unit.map { "\(Int(speed)) \($0)/s " } ?? "\(String(format: "%.1f", speed))× real time ")
-        FileHandle.standardError.write(Data(line.utf8))
+        CommandLineOutput.writeStandardError(Data(line.utf8))
     }
 
     private static func clock(_ seconds: Double) -> String {

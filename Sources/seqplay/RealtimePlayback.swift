@@ -76,6 +76,6 @@ struct RealtimePlayback {
     }
 
     private func report(_ message: String) {
-        FileHandle.standardError.write(Data("seqplay: \(message)\n".utf8))
+        CommandLineOutput.writeStandardError(Data("seqplay: \(message)\n".utf8))
     }
 }

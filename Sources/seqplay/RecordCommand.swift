@@ -23,28 +23,29 @@ struct RecordCommand: ParsableCommand {
     @Option(name: .customLong("from"), help: "Port to record from (14:0, a client name); repeat for several. None: wait for connections.")
     var sources: [String] = []
 
-    @Option(help: "Tempo written to the file, in beats per minute.")
+    @Option(parsing: .unconditional, help: "Tempo written to the file, in beats per minute.")
     var tempo: Double = 120
 
     @Option(name: .customLong("time-signature"), help: "Time signature written to the file, e.g. 3/4.")
     var timeSignature: String = "4/4"
 
-    @Option(help: "Ticks per quarter note.")
+    @Option(parsing: .unconditional, help: "Ticks per quarter note.")
     var ppq: UInt16 = 480
 
-    @Option(help: "Stop after this many seconds of recording (pauses not counted).")
+    @Option(parsing: .unconditional, help: "Stop after this many seconds of recording (pauses not counted).")
     var duration: Double?
 
-    @Option(name: .customLong("autosave-interval"), help: "Seconds between autosaves.")
+    @Option(name: .customLong("autosave-interval"), parsing: .unconditional, help: "Seconds between autosaves.")
     var autosaveInterval: Double = 1
 
     func validate() throws {
         guard TimeSignature(timeSignature) != nil else {
             throw ValidationError("--time-signature must look like 3/4 (denominator a power of two up to 64)")
         }
-        guard (10...1000).contains(tempo) else { throw ValidationError("--tempo must be 10...1000 BPM") }
-        guard (1...32767).contains(ppq) else { throw ValidationError("--ppq must be 1...32767") }
-        guard autosaveInterval > 0 else { throw ValidationError("--autosave-interval must be positive") }
+        try FlagRange.check(tempo, "--tempo", atLeast: 10, atMost: 1000, unit: " BPM")
+        try FlagRange.check(ppq, "--ppq", in: 1...32767)
+        try FlagRange.seconds(duration, "--duration", above: 0)
+        try FlagRange.seconds(autosaveInterval, "--autosave-interval", above: 0)
     }
 
     func run() throws {
@@ -54,56 +55,40 @@ struct RecordCommand: ParsableCommand {
             let addresses = try sources.map { (source) throws(SequencerError) in try client.resolve(source) }
             return try SequencerTakeRecording(client: client, sources: addresses, path: file, take: take)
         }
-        try save(recording)
-        let interruption = Interruption()
-        let keys = TerminalKeys()
-        defer { keys.restore() }
-        status("Recording at \(recording.port.address) into \(file). Space: pause/resume, q: stop.")
-        var recorded: TimeInterval = 0
-        var lastSave = Date()
-        var lastTick = Date()
-        var stopping = false
-        while !stopping && interruption.signalReceived == nil {
-            if let duration, recorded >= duration { break }
-            _ = try SequencerCommandSupport.run { () throws(SequencerError) in
-                try recording.readEvents(timeoutMilliseconds: 20)
-            }
-            let now = Date()
-            if !recording.take.isPaused { recorded += now.timeIntervalSince(lastTick) }
-            lastTick = now
-            switch keys.nextKey() {
-            case " ", "p":
-                let paused = recording.take.isPaused
-                try SequencerCommandSupport.run { () throws(SequencerError) in
-                    paused ? try recording.resume() : try recording.pause()
+        recording.autosaveInterval = autosaveInterval
+        recording.duration = duration
+        do {
+            try recording.finish()  // the file exists from the start
+            let interruption = Interruption()
+            let keys = TerminalKeys()
+            defer { keys.restore() }
+            status("Recording at \(recording.port.address) into \(file). Space: pause/resume, q: stop.")
+            recording: while interruption.signalReceived == nil, try !recording.record() {
+                switch keys.nextKey() {
+                case " ", "p":
+                    let paused = recording.take.isPaused
+                    try SequencerCommandSupport.run { () throws(SequencerError) in
+                        paused ? try recording.resume() : try recording.pause()
+                    }
+                    status(paused ? "Recording" : "Paused")
+                case "q", "\n":
+                    break recording
+                default:
+                    break
                 }
-                status(paused ? "Recording" : "Paused")
-            case "q", "\n":
-                stopping = true
-            default:
-                break
             }
-            if now.timeIntervalSince(lastSave) >= autosaveInterval {
-                try save(recording)
-                lastSave = now
+            try recording.finish()
+        } catch let error as SequencerRecordingError {
+            switch error {
+            case .sequencer(let error): throw SequencerCommandSupport.exit(for: error)
+            case .cannotSave(let error): CommandLineOutput.fail("\(error)", .inputOutput)
             }
         }
-        _ = try SequencerCommandSupport.run { () throws(SequencerError) in try recording.readEvents(timeoutMilliseconds: 0) }
-        try save(recording)
         SequencerCommandSupport.printLine(String(format: "%@: %d events, %.1f s paused time cut", file,
                                                  recording.take.eventCount, recording.take.pausedSeconds))
     }
 
-    private func save(_ recording: SequencerTakeRecording) throws {
-        do {
-            try recording.save()
-        } catch {
-            FileHandle.standardError.write(Data("seqplay: \(error)\n".utf8))
-            throw ExitCode.inputOutput
-        }
-    }
-
     private func status(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        CommandLineOutput.writeStandardError(Data((line + "\n").utf8))
     }
 }

@@ -77,10 +77,10 @@ struct RenderCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Sample format: 16, 24 or 32-bit integer, or 32-bit float (default 16; Ogg has none).", valueName: "16|24|32|float"))
     var bitDepth: BitDepthArgument?
 
-    @Option(name: [.customShort("r"), .long], help: ArgumentHelp("Sample rate in Hz (8000 to 96000).", valueName: "Hz"))
+    @Option(name: [.customShort("r"), .long], parsing: .unconditional, help: ArgumentHelp("Sample rate in Hz (8000 to 96000).", valueName: "Hz"))
     var sampleRate = 44_100
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Master volume of the synthesizer (FluidSynth's default 0.2; 0.5 is louder, may clip).", valueName: "gain"))
+    @Option(name: [.short, .long], parsing: .unconditional, help: ArgumentHelp("Master volume of the synthesizer (FluidSynth's default 0.2; 0.5 is louder, may clip).", valueName: "gain"))
     var gain: Float = 0.2
 
     @Flag(help: "Turn the SoundFont's reverb off.")
@@ -89,40 +89,40 @@ struct RenderCommand: ParsableCommand {
     @Flag(help: "Turn the SoundFont's chorus off.")
     var noChorus = false
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Shift every note by this many semitones (drums on channel 10 stay put).", valueName: "semitones"))
+    @Option(name: [.short, .long], parsing: .unconditional, help: ArgumentHelp("Shift every note by this many semitones (drums on channel 10 stay put).", valueName: "semitones"))
     var transpose = 0
 
-    @Option(help: ArgumentHelp("Tempo factor: 2 plays twice as fast, 0.5 at half speed (pitch unchanged).", valueName: "factor"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Tempo factor: 2 plays twice as fast, 0.5 at half speed (pitch unchanged).", valueName: "factor"))
     var rate = 1.0
 
-    @Option(help: ArgumentHelp("Start playing here (controllers and instruments set before it still apply).", valueName: "position"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Start playing here (controllers and instruments set before it still apply).", valueName: "position"))
     var start: PositionArgument?
 
-    @Option(help: ArgumentHelp("Stop playing here.", valueName: "position"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stop playing here.", valueName: "position"))
     var end: PositionArgument?
 
-    @Option(help: ArgumentHelp("Play the song (or the --loop-from/--loop-to region) this many times in all.", valueName: "count"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Play the song (or the --loop-from/--loop-to region) this many times in all.", valueName: "count"))
     var loop: Int?
 
-    @Option(help: ArgumentHelp("Start of the region --loop repeats (default: --start).", valueName: "position"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Start of the region --loop repeats (default: --start).", valueName: "position"))
     var loopFrom: PositionArgument?
 
-    @Option(help: ArgumentHelp("End of the region --loop repeats (default: --end).", valueName: "position"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("End of the region --loop repeats (default: --end).", valueName: "position"))
     var loopTo: PositionArgument?
 
-    @Option(help: ArgumentHelp("Silence a track; repeat for more.", valueName: "track"))
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Silence a track; repeat for more.", valueName: "track"))
     var mute: [Int] = []
 
-    @Option(help: ArgumentHelp("Play only this track (and any other soloed ones); repeat for more.", valueName: "track"))
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Play only this track (and any other soloed ones); repeat for more.", valueName: "track"))
     var solo: [Int] = []
 
-    @Option(help: ArgumentHelp("Silence a MIDI channel (1-16); repeat for more.", valueName: "channel"))
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Silence a MIDI channel (1-16); repeat for more.", valueName: "channel"))
     var muteChannel: [Int] = []
 
-    @Option(help: ArgumentHelp("Play only this MIDI channel (1-16); repeat for more.", valueName: "channel"))
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Play only this MIDI channel (1-16); repeat for more.", valueName: "channel"))
     var soloChannel: [Int] = []
 
-    @Option(help: ArgumentHelp("Seconds of audio after the last event (default: until silent, at most 3).", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds of audio after the last event (default: until silent, at most 3).", valueName: "seconds"))
     var tail: Double?
 
     @Flag(help: "Refuse a MIDI file that needs repair instead of repairing it.")
@@ -152,10 +152,10 @@ struct RenderCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Sound device to play to (ALSA name: default, hw:1,0, plughw:1,0, ...).", valueName: "name"))
     var device = "default"
 
-    @Option(help: ArgumentHelp("Frames per period of the sound device (latency: period x periods).", valueName: "frames"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Frames per period of the sound device (latency: period x periods).", valueName: "frames"))
     var period = 256
 
-    @Option(help: ArgumentHelp("Periods in the sound device's buffer.", valueName: "count"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Periods in the sound device's buffer.", valueName: "count"))
     var periods = 3
 
     @Option(help: ArgumentHelp("Playback: send the stereo mix to these device channels, e.g. main:3-4 (channels from 1).", valueName: "map"))
@@ -172,13 +172,20 @@ struct RenderCommand: ParsableCommand {
             throw ValidationError("--network-connect plays in real time; it cannot be combined with -o.")
         }
         try validatePorts()
-        if let tail, !(tail >= 0) { throw ValidationError("--tail needs 0 seconds or more.") }
-        if !(gain >= 0 && gain <= 10) { throw ValidationError("--gain must be between 0 and 10.") }
-        for channel in muteChannel + soloChannel where !(1...16).contains(channel) {
-            throw ValidationError("MIDI channels are 1 to 16, not \(channel).")
+        try FlagRange.seconds(tail, "--tail")
+        try FlagRange.check(Double(gain), "--gain", atLeast: 0, atMost: 10)
+        try FlagRange.check(sampleRate, "--sample-rate", in: SongRenderer.supportedSampleRates, unit: " Hz")
+        try FlagRange.check(transpose, "--transpose", in: -127...127, unit: " semitones")
+        try FlagRange.check(rate, "--rate", above: 0, atMost: 100)
+        try FlagRange.check(rate, "--rate", atLeast: 0.01, atMost: 100)
+        for (position, flag) in [(start, "--start"), (end, "--end"), (loopFrom, "--loop-from"), (loopTo, "--loop-to")] {
+            try FlagRange.seconds(position?.seconds, flag)
         }
-        if !(16...8192).contains(period) { throw ValidationError("--period must be 16 to 8192 frames.") }
-        if !(2...64).contains(periods) { throw ValidationError("--periods must be 2 to 64.") }
+        try FlagRange.check(mute + solo, "--mute/--solo", in: 0...Int.max)
+        try FlagRange.check(muteChannel, "--mute-channel", in: 1...16)
+        try FlagRange.check(soloChannel, "--solo-channel", in: 1...16)
+        try FlagRange.check(period, "--period", in: 16...8192, unit: " frames")
+        try FlagRange.check(periods, "--periods", in: 2...64)
         _ = try effectChain()
         _ = try parsedChannelMap()
     }
@@ -204,6 +211,7 @@ struct RenderCommand: ParsableCommand {
     func run() throws {
         if batch.isRequested { runBatch() }
         let sequence = readSong()
+        warnAboutNotesTransposedAway(in: sequence)
         if route == .alsa {
             return try playThroughSequencer(sequence)
         }
@@ -228,7 +236,7 @@ struct RenderCommand: ParsableCommand {
         let writer: AudioFileWriter
         do {
             writer = try AudioFileWriter(path: output, format: format, sampleFormat: bitDepth?.sampleFormat,
-                                         sampleRate: sampleRate, channelCount: 2)
+                                         sampleRate: sampleRate, channelCount: 2, protecting: [song] + fontPaths)
         } catch {
             fail(.audioFile(error))
         }
@@ -309,6 +317,18 @@ struct RenderCommand: ParsableCommand {
         return result.sequence
     }
 
+    /// Says once how many notes `--transpose` moves outside 0...127 (they are not played).
+    private func warnAboutNotesTransposedAway(in sequence: MusicSequence) {
+        guard transpose != 0 else { return }
+        let dropped = sequence.tracks.reduce(0) { count, track in
+            count + track.events.filter { timed in
+                guard case .midi(.noteOn(let channel, let note, let velocity)) = timed.event, channel != 9, velocity > 0 else { return false }
+                return !(0...127).contains(Int(note) + transpose)
+            }.count
+        }
+        if dropped > 0 { warn("--transpose \(transpose) moves \(dropped) note\(dropped == 1 ? "" : "s") outside 0...127; they are not played") }
+    }
+
     func renderOptions(for sequence: MusicSequence) throws -> RenderOptions {
         var options = RenderOptions()
         options.effects = try effectChain()
@@ -333,7 +353,9 @@ struct RenderCommand: ParsableCommand {
     /// Reports `error` with the exit status its kind has.
     func fail(_ error: RenderError) -> Never {
         switch error {
-        case .soundFont: fail(error.description, .badSoundFont)
+        case .soundFont(let fontError):
+            if case .unreadable = fontError.problem { fail(error.description, .inputOutput) }
+            fail(error.description, .badSoundFont)
         case .playback(.tooLong): fail("\(song): \(error)", .badMIDIFile)
         case .playback, .noSuchTrack, .noSuchChannel, .unsupportedSampleRate, .invalidTail:
             fail(error.description, .validationFailure)

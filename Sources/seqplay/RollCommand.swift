@@ -1,6 +1,5 @@
 import Foundation
 import ArgumentParser
-import Drawing
 import MIDIFile
 import Pictures
 import Player
@@ -20,8 +19,7 @@ struct RollCommand: ParsableCommand {
     @Argument(help: "The Standard MIDI File.")
     var file: String
 
-    @Option(name: [.short, .customLong("output")], help: ArgumentHelp("The picture: .png, .svg or .pdf.", valueName: "file"))
-    var output: String
+    @OptionGroup var picture: PictureOutput
 
     @Option(help: "Where the picture starts (seconds or bar:beat[:tick]).")
     var start: PositionArgument?
@@ -29,30 +27,17 @@ struct RollCommand: ParsableCommand {
     @Option(help: "Where the picture ends (seconds or bar:beat[:tick]).")
     var end: PositionArgument?
 
-    @Option(help: "Width in pixels (points for SVG and PDF).")
-    var width = 1600
-
-    @Option(help: "Height in pixels (points for SVG and PDF).")
-    var height = 800
-
-    func validate() throws {
-        guard Canvas.Format(path: output) != nil else { throw ValidationError("-o \(output): the picture must end in .png, .svg or .pdf") }
-        guard (100...20_000).contains(width), (100...20_000).contains(height) else {
-            throw ValidationError("--width and --height must be 100 to 20000")
-        }
-    }
-
     func run() throws {
         let sequence = CommandLineOutput.readMIDIFile(file).sequence
         var roll = PianoRoll(sequence: sequence, title: (file as NSString).lastPathComponent)
-        roll.width = width
-        roll.height = height
+        roll.width = picture.width
+        roll.height = picture.height ?? 800
         let map = TempoMap(sequence: sequence.concatenatingPatterns())
         if let start { roll.start = start.position.seconds(in: map) }
         if let end { roll.end = end.position.seconds(in: map) }
         guard roll.end > roll.start else { CommandLineOutput.fail("--end must come after --start", .validationFailure) }
         do {
-            try roll.draw(to: output, format: Canvas.Format(path: output)!)
+            try roll.draw(to: picture.output, format: picture.format)
         } catch {
             CommandLineOutput.fail("\(error)", .inputOutput)
         }
@@ -62,10 +47,7 @@ struct RollCommand: ParsableCommand {
 extension PlaybackPosition {
     /// The position in seconds on `map`.
     func seconds(in map: TempoMap) -> Double {
-        switch self {
-        case .seconds(let seconds): return seconds
-        case .barBeatTick(let position): return map.seconds(atTick: map.tick(at: position))
-        @unknown default: return 0
-        }
+        if case .seconds(let seconds) = self { return seconds }
+        return map.seconds(atTick: tick(in: map))
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SeqplayVersion
 
 /// The `seqplay` command: plays or renders MIDI files through a SoundFont sampler, and inspects them.
 @main
@@ -6,6 +7,7 @@ struct Seqplay: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "seqplay",
         abstract: "Play and render MIDI files through a SoundFont sampler.",
+        version: SeqplayVersion.string,
         subcommands: [
             RenderCommand.self, InfoCommand.self, ServeCommand.self,
             PortsCommand.self, ConnectCommand.self, MonitorCommand.self, LoopbackCommand.self, SendCommand.self,

@@ -16,7 +16,7 @@ enum SequencerCommandSupport {
 
     /// Prints `error` on stderr and returns the exit status that goes with it.
     static func exit(for error: SequencerError) -> ExitCode {
-        FileHandle.standardError.write(Data("seqplay: \(error)\n".utf8))
+        CommandLineOutput.writeStandardError(Data("seqplay: \(error)\n".utf8))
         if case .notAvailable = error { return .sequencerNotAvailable }
         return .generic
     }
@@ -32,7 +32,7 @@ enum SequencerCommandSupport {
 
     /// Writes a line to stdout unbuffered, so a pipe or file sees each line as it happens.
     static func printLine(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        CommandLineOutput.writeStandardOutput(Data((line + "\n").utf8))
     }
 
     /// Pretty-printed, key-sorted JSON, as every seqplay command writes it.

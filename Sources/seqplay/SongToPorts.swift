@@ -25,7 +25,7 @@ struct SongToPorts {
             schedule = try SequencerSchedule(sequence: sequence, destinations: tapped ? [destinations[0]] : destinations,
                                              midiClock: clock, endTick: endTick)
         } catch {
-            FileHandle.standardError.write(Data("seqplay: \(file): \(error)\n".utf8))
+            CommandLineOutput.writeStandardError(Data("seqplay: \(file): \(error)\n".utf8))
             throw ExitCode.badMIDIFile
         }
         player = try SequencerCommandSupport.run { () throws(SequencerError) in

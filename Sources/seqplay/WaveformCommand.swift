@@ -17,28 +17,14 @@ struct WaveformCommand: ParsableCommand {
     @Argument(help: "The audio file (WAV, AIFF, FLAC, OGG…).")
     var file: String
 
-    @Option(name: [.short, .customLong("output")], help: ArgumentHelp("The picture: .png, .svg or .pdf.", valueName: "file"))
-    var output: String
+    @OptionGroup var picture: PictureOutput
 
     @Option(help: ArgumentHelp("The MIDI file the audio was rendered from, for bar lines.", valueName: "file"))
     var song: String?
 
-    @Option(help: "Width in pixels (points for SVG and PDF).")
-    var width = 1600
-
-    @Option(help: "Height in pixels (points for SVG and PDF).")
-    var height = 300
-
-    func validate() throws {
-        guard Canvas.Format(path: output) != nil else { throw ValidationError("-o \(output): the picture must end in .png, .svg or .pdf") }
-        guard (100...20_000).contains(width), (100...20_000).contains(height) else {
-            throw ValidationError("--width and --height must be 100 to 20000")
-        }
-    }
-
     func run() throws {
         let bars = song.map { SongTimeline(sequence: CommandLineOutput.readMIDIFile($0).sequence).barStarts } ?? []
-        Self.draw(audio: file, to: output, barStarts: bars, width: width, height: height)
+        Self.draw(audio: file, to: picture.output, barStarts: bars, width: picture.width, height: picture.height ?? 300)
     }
 
     /// Draws the picture of `audio`, or exits: 5 when a file cannot be read or written.

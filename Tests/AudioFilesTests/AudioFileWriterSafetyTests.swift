@@ -57,7 +57,7 @@ final class AudioFileWriterSafetyTests: XCTestCase {
     func testUnwritableDestination() {
         let missing = path("no/such/dir/out.wav")
         XCTAssertThrowsError(try AudioFileWriter(path: missing, sampleRate: 44_100, channelCount: 2)) { error in
-            XCTAssertEqual(error as? AudioFileError, AudioFileError(path: missing, problem: .cannotCreate("No such file or directory")))
+            XCTAssertEqual(error as? AudioFileError, AudioFileError(path: missing, problem: .noDirectory(path("no/such/dir"))))
             XCTAssertTrue("\(error)".contains(missing))
         }
     }

@@ -35,7 +35,7 @@ final class CorruptSoundFontTests: XCTestCase {
             return error.problem
         }
         XCTFail("\(name) loaded")
-        return .rejectedByFluidSynth
+        return .rejectedByFluidSynth(reason: nil)
     }
 
     /// The offset of the four-byte chunk id `id` (searched from the end, where `pdta` lives).
@@ -89,6 +89,15 @@ final class CorruptSoundFontTests: XCTestCase {
             let pdta = try self.offset(of: "pdta", in: data)
             data.replaceSubrange(pdta..<pdta + 4, with: Data("junk".utf8))
         }, .missingChunk("LIST pdta"))
+    }
+
+    /// A font whose structure is whole but whose preset table FluidSynth refuses: the error carries
+    /// FluidSynth's reason, which is not logged as well.
+    func testFluidSynthsReasonIsInTheError() throws {
+        XCTAssertEqual(try loadError("pbag.sf2") { data in
+            let pbag = try self.offset(of: "pbag", in: data)
+            data.replaceSubrange(pbag + 8..<pbag + 10, with: [0xFF, 0xFF])  // first record's generator index
+        }, .rejectedByFluidSynth(reason: "Preset bag generator indices not monotonic"))
     }
 
     func testMissingFile() throws {

@@ -65,4 +65,20 @@ final class FluidSynthLogTests: XCTestCase {
         XCTAssertEqual(warning?.level, .warning)
         XCTAssertTrue(warning?.message.contains("prog=50") ?? false, "\(String(describing: warning?.message))")
     }
+
+    /// A warning FluidSynth repeats (a missing instrument on every loop pass) is logged once.
+    func testARepeatedWarningIsLoggedOnce() throws {
+        _ = Self.bootstrapped
+        let font = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../SoundFonts/click.sf2").standardized.path
+        let synth = try Synthesizer()
+        try synth.loadSoundFont(at: font)
+        let before = CollectingLogHandler.shared.all.count
+        for _ in 0..<3 {
+            synth.receive(.programChange(channel: 1, program: 77))
+            FluidSynthLog.forwardPendingMessages()
+        }
+        let warnings = CollectingLogHandler.shared.all.dropFirst(before).filter { $0.message.contains("prog=77") }
+        XCTAssertEqual(warnings.count, 1, "\(warnings.map(\.message))")
+    }
 }

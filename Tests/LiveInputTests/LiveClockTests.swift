@@ -9,7 +9,8 @@ final class LiveClockTests: XCTestCase {
     /// whose render thread wakes 0-3 ms late, the control thread updating once a second; returns the
     /// largest error (in samples) of the mapped sample time, and the error a line anchored once at
     /// the first period would have at the end.
-    private func simulate(ppm: Double, minutes: Double, seed: UInt64) -> (worst: Double, anchoredOnce: Double) {
+    private func simulate(ppm: Double, minutes: Double, seed: UInt64,
+                          stalled: (Double) -> Bool = { _ in false }) -> (worst: Double, anchoredOnce: Double, ppm: Double) {
         let rate = 48_000.0, period = 256
         let clock = LiveClock(sampleRate: rate, periodFrames: period)
         var random = SeededGenerator(seed: seed)
@@ -24,7 +25,10 @@ final class LiveClockTests: XCTestCase {
         while true {
             let due = start + UInt64((Double(sample) / cardRate * 1e9).rounded())
             guard due < end else { break }
-            clock.observePeriod(startingAt: sample, monotonic: due + UInt64.random(in: 0...3_000_000, using: &random))
+            // A stalled render thread (the host busy for seconds) wakes 20-60 ms late for every period.
+            let late = stalled(Double(due - start) / 1e9) ? UInt64.random(in: 20_000_000...60_000_000, using: &random)
+                                                          : UInt64.random(in: 0...3_000_000, using: &random)
+            clock.observePeriod(startingAt: sample, monotonic: due + late)
             sample += Int64(period)
             if due >= nextUpdate {
                 clock.update()
@@ -37,7 +41,7 @@ final class LiveClockTests: XCTestCase {
             }
         }
         let anchored = ClockLine(x0: Int64(start), y0: 0, slope: rate / 1e9)
-        return (worst, abs(anchored.map(Int64(end)) - trueSample(end)))
+        return (worst, abs(anchored.map(Int64(end)) - trueSample(end)), (clock.measuredRateRatio! - 1) * 1e6)
     }
 
     func testHundredPPMFastCardFollowedWithinAPeriodForTenMinutes() {
@@ -51,6 +55,14 @@ final class LiveClockTests: XCTestCase {
         let result = simulate(ppm: -100, minutes: 10, seed: 2)
         print("100 ppm slow card, 10 min: worst error \(String(format: "%.1f", result.worst)) samples")
         XCTAssertLessThan(result.worst, 256)
+    }
+
+    func testSecondsOfStalledRenderingDoNotTiltTheRate() {
+        // Stalls of 5-15 s every minute: the less late half of the points still gives the rate.
+        let result = simulate(ppm: 0, minutes: 10, seed: 3) { t in t.truncatingRemainder(dividingBy: 60) > 40 && t.truncatingRemainder(dividingBy: 60) < 40 + t / 60 + 5 }
+        print("stalls every minute: worst error \(String(format: "%.1f", result.worst)) samples, rate \(String(format: "%+.2f", result.ppm)) ppm")
+        XCTAssertLessThan(result.worst, 256)
+        XCTAssertEqual(result.ppm, 0, accuracy: 20)
     }
 
     func testRateRatioIsMeasured() {

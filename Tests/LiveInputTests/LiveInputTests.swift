@@ -32,9 +32,20 @@ final class CollectingReceiver: MIDIReceiver {
     }
 }
 
-/// The live-input layer: producers' queues, the held-note table, placement in sample time, merging.
+/// The live-input layer: producers' queues (RealtimeSupport's `SingleProducerQueue`), the held-note table, placement in sample time, merging.
 final class LiveInputTests: XCTestCase {
     let second: UInt64 = 1_000_000_000
+
+    func testQueueKeepsOrderAndRefusesWhenFull() {
+        let queue = SingleProducerQueue<Int>(capacity: 4, filler: 0)
+        for value in 1...4 { XCTAssertTrue(queue.append(value)) }
+        XCTAssertFalse(queue.append(5))
+        XCTAssertEqual(queue.first, 1)
+        XCTAssertEqual(queue.removeFirst(), 1)
+        XCTAssertTrue(queue.append(6))
+        XCTAssertEqual([queue.removeFirst(), queue.removeFirst(), queue.removeFirst(), queue.removeFirst()], [2, 3, 4, 6])
+        XCTAssertNil(queue.removeFirst())
+    }
 
     func testReleasingASourceEndsItsNotesAndPedalOnly() {
         var held = HeldNotes()
@@ -69,9 +80,9 @@ final class LiveInputTests: XCTestCase {
     }
 
     func testProducerThatLeavesHasItsNotesReleasedAfterWhatItSent() {
-        let input = LiveInput(destinationCount: 2, delivery: .immediate, sampleRate: 48_000, periodFrames: 128)
-        let alsa = input.addProducer(name: "ALSA ports")
-        let network = input.addProducer(name: "network session")
+        let input = LiveMIDIInput(destinationCount: 2, sampleRate: 48_000, periodFrames: 128)
+        let alsa = input.addProducer(name: "ALSA ports", delivery: .immediate)
+        let network = input.addProducer(name: "network session", delivery: .immediate)
         alsa.push(.noteOn(channel: 0, note: 60, velocity: 100), at: .immediate, from: 20, to: 0)
         alsa.push(.noteOn(channel: 0, note: 62, velocity: 100), at: .immediate, from: 21, to: 0)
         alsa.push(.noteOn(channel: 5, note: 40, velocity: 100), at: .immediate, from: 20, to: 1)
@@ -96,11 +107,11 @@ final class LiveInputTests: XCTestCase {
     }
 
     func testTimestampedMessagesLandInTheirBlockMergedAcrossProducers() {
-        let input = LiveInput(destinationCount: 1, delivery: .timestamped(lookAheadFrames: 480), sampleRate: 48_000, periodFrames: 256)
+        let input = LiveMIDIInput(destinationCount: 1, sampleRate: 48_000, periodFrames: 256)
         // Sample 0 was rendered at monotonic 10 s.
         input.clock.observePeriod(startingAt: 0, monotonic: 10 * second)
-        let network = input.addProducer(name: "network")
-        let ports = input.addProducer(name: "ports")
+        let network = input.addProducer(name: "network", delivery: .timestamped(lookAheadFrames: 480))
+        let ports = input.addProducer(name: "ports", delivery: .timestamped(lookAheadFrames: 480))
         // The ports' kernel queue started 2 s before the monotonic clock's 10 s.
         ports.calibrate(producerTime: 2_000_000_000, monotonic: 10 * second)
         network.push(.noteOn(channel: 0, note: 60, velocity: 1), at: .monotonic(10 * second + 10_000_000), from: 1)  // 480 + 480
@@ -122,8 +133,9 @@ final class LiveInputTests: XCTestCase {
     }
 
     func testRenderSideAndProducerSideDoNotAllocate() {
-        let input = LiveInput(destinationCount: 2, delivery: .timestamped(lookAheadFrames: 300), sampleRate: 48_000, periodFrames: 128)
-        let producers = [input.addProducer(name: "a"), input.addProducer(name: "b")]
+        let input = LiveMIDIInput(destinationCount: 2, sampleRate: 48_000, periodFrames: 128)
+        let producers = [input.addProducer(name: "a", delivery: .timestamped(lookAheadFrames: 300)),
+                         input.addProducer(name: "b", delivery: .immediate)]
         producers[1].calibrate(producerTime: 0, monotonic: MonotonicClock.now())
         let receiver = CollectingReceiver()
         input.destinations[0].deliverEvents(before: 32, to: receiver)  // first period: the clock's first line

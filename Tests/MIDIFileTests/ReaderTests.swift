@@ -103,6 +103,21 @@ import Testing
         #expect(reasons(result) == [.metaLengthInvalid(type: 0x51, length: 2)])
     }
 
+    /// Values a meta event can hold but no song means (tempo 0, 0 beats, 1/2^255 notes) are kept
+    /// with a warning, and refused by strict reading.
+    @Test(arguments: [
+        ([0xFF, 0x51, 0x03, 0x00, 0x00, 0x00], MIDIFileIssue.Reason.zeroTempo),
+        ([0xFF, 0x58, 0x04, 0x04, 0xFF, 0x18, 0x08], .timeSignatureOutOfRange(numerator: 4, denominatorPower: 255)),
+        ([0xFF, 0x58, 0x04, 0x00, 0x02, 0x18, 0x08], .timeSignatureOutOfRange(numerator: 0, denominatorPower: 2)),
+    ] as [([UInt8], MIDIFileIssue.Reason)])
+    func metaValuesNoSongMeansAreWarnedAbout(meta: [UInt8], reason: MIDIFileIssue.Reason) throws {
+        let bytes = SMFBytes.header(tracks: 1) + SMFBytes.track([0x00] + meta + SMFBytes.note + SMFBytes.endOfTrack)
+        #expect(reasons(try read(bytes)) == [reason])
+        #expect(throws: MIDIFileIssue(file: "song.mid", track: 0, offset: 0x16, reason: reason)) {
+            try read(bytes, mode: .strict)
+        }
+    }
+
     @Test func formatTwoSMPTEAndRIFFWrappedFilesRead() throws {
         let smf = SMFBytes.header(format: 2, tracks: 2, division: 0xE728)  // 25 fps, 40 ticks per frame
             + SMFBytes.track(SMFBytes.note + SMFBytes.endOfTrack) + SMFBytes.track(SMFBytes.endOfTrack)

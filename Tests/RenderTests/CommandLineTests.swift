@@ -41,7 +41,7 @@ final class CommandLineTests: RenderTestCase {
         let ok = try seqplay([song, "-o", path, "--tail", "0"], environment: ["SEQPLAY_SOUNDFONT": Self.clickFont])
         XCTAssertEqual(ok.status, 0, ok.standardError)
         let missing = try seqplay([song, "-o", path], environment: ["SEQPLAY_SOUNDFONT": "/nonexistent/font.sf2"])
-        XCTAssertEqual(missing.status, 4)
+        XCTAssertEqual(missing.status, 5, "a SoundFont that cannot be read is exit 5, as any unreadable file")
         XCTAssertTrue(missing.standardError.contains("/nonexistent/font.sf2"), missing.standardError)
     }
 

@@ -26,9 +26,7 @@ final class RenderThreadLockTests: XCTestCase {
     /// Rendering scheduled notes, with reverb and chorus, while another thread keeps changing programs,
     /// gain, effects and sending notes-off: no lock call on the render thread, and the changes arrive.
     func testRenderingTakesNoLockWhileAnotherThreadControlsTheSampler() throws {
-        let font = SamplerNodeTests.timGM
-        guard FileManager.default.fileExists(atPath: font) else { throw XCTSkip("\(font) is not installed") }
-        let (engine, sampler) = try makeEngine(font: font, effects: true)
+        let (engine, sampler) = try SamplerNodeTests.makeEngine(font: SamplerNodeTests.timGM, maximumFrameCount: 256, effects: true)
         var events: [(sampleTime: Int64, message: MIDIMessage)] = []
         for i in 0..<200 {
             let time = Int64(i * 997)
@@ -71,7 +69,7 @@ final class RenderThreadLockTests: XCTestCase {
         for path in [font, SamplerNodeTests.fluidR3] where !FileManager.default.fileExists(atPath: path) {
             throw XCTSkip("\(path) is not installed")
         }
-        let (engine, sampler) = try makeEngine(font: font, effects: false)
+        let (engine, sampler) = try SamplerNodeTests.makeEngine(font: font, maximumFrameCount: 256)
         let loaded = ManagedFlag()
         let loader = Thread {
             _ = try? sampler.loadSoundFont(at: SamplerNodeTests.fluidR3)
@@ -97,18 +95,6 @@ final class RenderThreadLockTests: XCTestCase {
         XCTAssertLessThan(slowest, loadSeconds / 4, "slowest block while the font loaded")
         XCTAssertGreaterThan(blocks, 10)
     }
-}
-
-/// A running offline engine: a sampler with `font` → main mixer → output, 256-frame blocks.
-private func makeEngine(font: String, effects: Bool) throws -> (AudioEngine, SamplerNode) {
-    let sampler = try SamplerNode(settings: SynthesizerSettings(reverbEnabled: effects, chorusEnabled: effects))
-    try sampler.loadSoundFont(at: font)
-    let engine = AudioEngine()
-    engine.attach(sampler)
-    engine.connect(sampler, to: engine.mainMixerNode)
-    try engine.enableManualRenderingMode(format: AudioFormat(sampleRate: 48_000, channelCount: 2), maximumFrameCount: 256)
-    try engine.start()
-    return (engine, sampler)
 }
 
 /// A flag one thread sets and another polls.

@@ -14,6 +14,11 @@ final class SamplerNodeTests: XCTestCase {
     /// A running offline engine: a dry sampler with `font` loaded → main mixer → output.
     func makeEngine(font: String, sampleRate: Double = 48_000, maximumFrameCount: Int = 512, effects: Bool = false)
         throws -> (AudioEngine, SamplerNode) {
+        try Self.makeEngine(font: font, sampleRate: sampleRate, maximumFrameCount: maximumFrameCount, effects: effects)
+    }
+
+    static func makeEngine(font: String, sampleRate: Double = 48_000, maximumFrameCount: Int = 512, effects: Bool = false)
+        throws -> (AudioEngine, SamplerNode) {
         guard FileManager.default.fileExists(atPath: font) else { throw XCTSkip("\(font) is not installed") }
         let sampler = try SamplerNode(settings: SynthesizerSettings(reverbEnabled: effects, chorusEnabled: effects))
         try sampler.loadSoundFont(at: font)

@@ -46,6 +46,8 @@ final class LibraryCommandTests: XCTestCase {
         let wellformed = Self.corpus + "/wellformed"
         let add = try seqplay(["library", "add", "--db", db, wellformed])
         XCTAssertEqual(add.status, 0, add.standardError)
+        XCTAssertFalse(add.standardError.contains("files/s"), "no progress bar when standard error is not a terminal")
+        XCTAssertTrue(add.standardOutput.contains(" indexed"), add.standardOutput)
         let query = try seqplay(["library", "query", "--db", db, "--json"])
         XCTAssertEqual(query.status, 0, query.standardError)
         let rows = try XCTUnwrap(try json(query.standardOutput) as? [[String: Any]])

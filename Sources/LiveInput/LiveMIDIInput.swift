@@ -9,15 +9,14 @@ import MIDICore
 /// render thread, merging every producer's messages in time order.
 ///
 /// Make it with the output's sample rate and period, make the samplers' event sources its
-/// `destinations`, add producers (`addProducer`, at any time), start the output, and call `update()`
-/// about once a second from a control thread.
-public final class LiveInput: @unchecked Sendable {
+/// `destinations`, add producers (`addProducer`, at any time, each with its `LiveDelivery`), start
+/// the output, and call `update()` about once a second from a control thread.
+public final class LiveMIDIInput: @unchecked Sendable {
     /// Producers a layer can have.
     public static let maximumProducers = 8
     /// The sampler renders, and asks for events before the middle of, blocks of this many frames.
     public static let blockFrames = 64
 
-    public let delivery: LiveDelivery
     public let clock: LiveClock
     /// What each sampler plays: one per sampler (an ALSA port's own, the network's).
     public private(set) var destinations: [LiveInputDestination] = []
@@ -31,9 +30,8 @@ public final class LiveInput: @unchecked Sendable {
 
     /// A layer with `destinationCount` destinations for audio at `sampleRate`, rendered in periods of
     /// `periodFrames`.
-    public init(destinationCount: Int, delivery: LiveDelivery, sampleRate: Int, periodFrames: Int) {
+    public init(destinationCount: Int, sampleRate: Int, periodFrames: Int) {
         precondition(destinationCount > 0, "live input needs a destination")
-        self.delivery = delivery
         clock = LiveClock(sampleRate: Double(sampleRate), periodFrames: periodFrames)
         destinations = (0..<destinationCount).map { LiveInputDestination(index: $0, input: self) }
     }
@@ -42,13 +40,15 @@ public final class LiveInput: @unchecked Sendable {
         producerSlots.deallocate()
     }
 
-    /// A new producer with a queue of `capacity` messages to each destination. `nanosecondsPerTick`:
-    /// the nominal length of a tick of its clock (`.producerClock` timestamps), e.g. 1 for a kernel
-    /// queue's nanoseconds, 1e9 / rate for JACK frames. Call from one control thread.
-    public func addProducer(name: String, capacity: Int = 4096, nanosecondsPerTick: Double = 1) -> LiveInputProducer {
+    /// A new producer whose messages play as `delivery` says, with a queue of `capacity` messages to
+    /// each destination. `nanosecondsPerTick`: the nominal length of a tick of its clock
+    /// (`.producerClock` timestamps), e.g. 1 for a kernel queue's nanoseconds, 1e9 / rate for JACK
+    /// frames. Call from one control thread.
+    public func addProducer(name: String, delivery: LiveDelivery, capacity: Int = 4096,
+                            nanosecondsPerTick: Double = 1) -> LiveInputProducer {
         let count = producerCount.load(ordering: .relaxed)
         precondition(count < Self.maximumProducers, "live input takes at most \(Self.maximumProducers) producers")
-        let producer = LiveInputProducer(name: name, destinationCount: destinations.count, capacity: capacity,
+        let producer = LiveInputProducer(name: name, delivery: delivery, destinationCount: destinations.count, capacity: capacity,
                                          nanosecondsPerTick: nanosecondsPerTick)
         producers.append(producer)
         (producerSlots + count).initialize(to: .passUnretained(producer))
@@ -65,7 +65,7 @@ public final class LiveInput: @unchecked Sendable {
     /// Timestamped events that arrived too late for their block and were played at the next one.
     public var lateEventCount: Int { lateEvents.load(ordering: .relaxed) }
 
-    /// Messages dropped because a producer's queue was full.
+    /// Messages dropped because a producer's queue was full (control thread).
     public var droppedCount: Int { producers.reduce(0) { $0 + $1.droppedCount } }
 
     // MARK: Render thread
@@ -76,36 +76,33 @@ public final class LiveInput: @unchecked Sendable {
     }
 }
 
-/// What one sampler plays from a `LiveInput`: every producer's messages for it, in the block they
+/// What one sampler plays from a `LiveMIDIInput`: every producer's messages for it, in the block they
 /// belong to (see `LiveDelivery`). Set it as the sampler's `eventSource`. Real-time safe.
 public final class LiveInputDestination: ScheduledMIDISource, @unchecked Sendable {
     public let index: Int
-    private unowned let input: LiveInput
+    private unowned let input: LiveMIDIInput
 
-    init(index: Int, input: LiveInput) {
+    init(index: Int, input: LiveMIDIInput) {
         self.index = index
         self.input = input
     }
 
     public func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
-        let halfBlock = Int64(LiveInput.blockFrames / 2)
+        let halfBlock = Int64(LiveMIDIInput.blockFrames / 2)
         let clock = input.clock
         let blockStart = sampleTime - halfBlock
         let period = Int64(clock.periodFrames)
-        var lookAhead: Int64?
-        if case .timestamped(let frames) = input.delivery {
-            lookAhead = Int64(frames)
-            if index == 0, blockStart % period < Int64(LiveInput.blockFrames) {
-                clock.observePeriod(startingAt: blockStart - blockStart % period)
-            }
+        if index == 0, blockStart % period < Int64(LiveMIDIInput.blockFrames) {
+            clock.observePeriod(startingAt: blockStart - blockStart % period)
         }
         input.withProducers { producers in
             while true {
                 // The earliest message at the head of a producer's queue.
                 var earliest: (queue: Int, due: Int64)?
-                for (position, producer) in producers.enumerated() {
-                    guard let head = producer.takeUnretainedValue().queues[index].first else { continue }
-                    let due = dueSample(head.monotonic, clock: clock, lookAhead: lookAhead)
+                for (position, unmanaged) in producers.enumerated() {
+                    let producer = unmanaged.takeUnretainedValue()
+                    guard let head = producer.queues[index].first else { continue }
+                    let due = dueSample(head.monotonic, clock: clock, lookAhead: producer.lookAheadFrames)
                     if earliest.map({ due < $0.due }) ?? true { earliest = (position, due) }
                 }
                 guard let (position, due) = earliest, due < sampleTime else { return }
@@ -119,7 +116,7 @@ public final class LiveInputDestination: ScheduledMIDISource, @unchecked Sendabl
         }
     }
 
-    /// The sample time a message due at `monotonic` plays at.
+    /// The sample time a message due at `monotonic` plays at (`lookAhead` nil: immediate delivery).
     private func dueSample(_ monotonic: Int64, clock: LiveClock, lookAhead: Int64?) -> Int64 {
         guard monotonic != QueuedMessage.immediately, let lookAhead,
               let sample = clock.sampleTime(atMonotonic: UInt64(bitPattern: monotonic)) else { return QueuedMessage.immediately }

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Fuzzes one of seqplay's decoders of untrusted bytes with libFuzzer + AddressSanitizer for SECONDS
+# (default 60). Exits non-zero if libFuzzer finds a crash, a leak or a timeout; crashing inputs are
+# left in .build-fuzz/TARGET/artifacts/, the grown corpus in .build-fuzz/TARGET/work-corpus/.
+#   Scripts/fuzz.sh smf [SECONDS]       the MIDI file reader (Fuzz/SMFReaderFuzzTarget.swift), seeded with ../shared/corpus
+#   Scripts/fuzz.sh sf2 [SECONDS]       the SoundFont structural check and preset reader (Fuzz/SoundFontStructureFuzzTarget.swift)
+#   Scripts/fuzz.sh rtpmidi [SECONDS]   RTP-MIDI and session packet decoding (Fuzz/RTPMIDIPacketFuzzTarget.swift)
+set -euo pipefail
+target="${1:?usage: Scripts/fuzz.sh smf|sf2|rtpmidi [SECONDS]}"
+seconds="${2:-60}"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="$root/.build-fuzz/$target"
+flags=(-parse-as-library -sanitize=fuzzer,address -O -g)
+mkdir -p "$build/lib" "$build/work-corpus" "$build/artifacts" "$build/seeds"
+
+# module NAME FILES...: compiles the files as module NAME, instrumented, into a static library.
+module() {
+    local name=$1; shift
+    swiftc "${flags[@]}" -module-name "$name" -I "$build/lib" -emit-module -emit-module-path "$build/lib/$name.swiftmodule" \
+        -enable-testing -emit-library -static -o "$build/lib/lib$name.a" "$@"
+}
+seeds=("$build/seeds")
+case "$target" in
+smf)
+    module MIDICore "$root"/Sources/MIDICore/*.swift
+    module MIDIFile "$root"/Sources/MIDIFile/*.swift
+    libs=(-lMIDIFile -lMIDICore); source_file=SMFReaderFuzzTarget.swift; max_len=1100000
+    corpus_dir="${SEQPLAY_CORPUS:-$root/../shared/corpus}"
+    if [ -d "$corpus_dir" ]; then seeds+=("$corpus_dir"); else echo "fuzz: corpus $corpus_dir absent"; fi ;;
+sf2)
+    # The SoundFont reader the sampler checks files with; FluidSynth itself is not linked.
+    module SoundFontFile "$root"/Sources/SoundFontFile/*.swift
+    libs=(-lSoundFontFile); source_file=SoundFontStructureFuzzTarget.swift; max_len=4096
+    cp "$root"/SoundFonts/click.sf2 "$build/seeds/" ;;
+rtpmidi)
+    module MIDICore "$root"/Sources/MIDICore/*.swift
+    module NetworkMIDI "$root"/Sources/NetworkMIDI/{RTPMIDIPacket,RecoveryJournal,SessionPacket,PacketError}.swift
+    libs=(-lNetworkMIDI -lMIDICore); source_file=RTPMIDIPacketFuzzTarget.swift; max_len=1500
+    # Seeds: an invitation, a clock sync and a note on with a journal, as the session sends them.
+    printf '\xff\xffIN\x00\x00\x00\x02\x00\x00\x00\x01\x00\x00\x00\x02seqplay\x00' > "$build/seeds/invitation"
+    printf '\xff\xffCK\x00\x00\x00\x02\x01\x00\x00\x00%024d' 0 | head -c 36 > "$build/seeds/clock-sync"
+    printf '\x80\x61\x00\x01\x00\x00\x00\x10\x00\x00\x00\x02\x43\x90\x3c\x64\x00\x00\x01\x40\x00\x01\x08\x00\x07\x00' \
+        > "$build/seeds/note-on" ;;
+*) echo "fuzz: unknown target $target (smf, sf2, rtpmidi)" >&2; exit 64 ;;
+esac
+swiftc "${flags[@]}" -I "$build/lib" -L "$build/lib" "${libs[@]}" -o "$build/fuzz" "$root/Fuzz/$source_file"
+
+# Swift's own crash backtracer would get in AddressSanitizer's way.
+export SWIFT_BACKTRACE=enable=no
+# Each target fails an input that takes over 2 s of CPU (a hang) where that matters; -timeout is
+# wall-clock, so it is only a backstop, loose enough for a machine busy with other builds.
+# -rss_limit_mb: memory bounded well below the machine's.
+exec "$build/fuzz" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -max_len="$max_len" \
+    -artifact_prefix="$build/artifacts/" -print_final_stats=1 "$build/work-corpus" "${seeds[@]}"

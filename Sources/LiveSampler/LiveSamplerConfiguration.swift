@@ -1,0 +1,74 @@
+import ALSA
+import AudioFiles
+import AudioOutput
+import FluidSynth
+import SoundFontFile
+import LiveInput
+import NetworkMIDI
+import Sampler
+
+/// Everything that shapes a `LiveSamplerSession`: fonts, where it plays, and its producers (ALSA
+/// input ports, a network MIDI session, or both).
+public struct LiveSamplerConfiguration: Sendable {
+    /// Where the session's audio goes.
+    public enum Output: Sendable {
+        /// An ALSA playback device.
+        case soundCard(device: String, settings: PCMPlaybackSettings)
+        /// A clock of the system's, recording what is played to an audio file (format by extension).
+        case recording(path: String, sampleRate: Int)
+    }
+
+    /// SoundFonts each sampler loads, in order (later ones win).
+    public var soundFonts: [String]
+    /// The samplers' settings; the sample rate is the output's.
+    public var synthesizer = SynthesizerSettings()
+    public var output: Output
+    /// The sequencer client of the input ports (as `aconnect -l` lists it).
+    public var clientName = "seqplay live"
+    /// One ALSA input port per name, each playing a sampler of its own (16 channels per port).
+    public var portNames: [String] = []
+    /// Timestamped delivery of the ports' events (`portLookAheadSeconds` after their kernel time);
+    /// otherwise at the next block.
+    public var timestampedPorts = false
+    /// The look-ahead of timestamped ports; nil: one period plus 2 ms.
+    public var portLookAheadSeconds: Double?
+    /// Sources the session connects to the first port, at start and when they appear (hot-plug).
+    public var connect: LiveSourceFilter?
+    /// A network MIDI session whose peers play a sampler of its own.
+    public var network: NetworkMIDISession.Configuration?
+    /// Whether each network peer is also an ALSA sequencer port (where there is a sequencer).
+    public var networkPeersAsALSAPorts = true
+
+    public init(soundFonts: [String], output: Output) {
+        self.soundFonts = soundFonts
+        self.output = output
+    }
+}
+
+/// Why a `LiveSamplerSession` cannot start or play on.
+public enum LiveSamplerError: Error, CustomStringConvertible {
+    case soundFont(SoundFontError)
+    case synthesizer(SynthesizerError)
+    /// The sound card cannot be opened or failed.
+    case output(AudioOutputError)
+    case deviceFailed(AudioDriverError)
+    case sequencer(SequencerError)
+    case network(NetworkMIDIError)
+    /// The recording cannot be written.
+    case recording(path: String, underlying: any Error)
+    /// Nothing to play: no ports and no network session.
+    case noInput
+
+    public var description: String {
+        switch self {
+        case .soundFont(let error): return "\(error)"
+        case .synthesizer(let error): return "\(error)"
+        case .output(let error): return "\(error)"
+        case .deviceFailed(let error): return "the sound card failed: \(error)"
+        case .sequencer(let error): return "\(error)"
+        case .network(let error): return "\(error)"
+        case .recording(let path, let error): return "\(path): \(error)"
+        case .noInput: return "a live sampler needs input ports or a network session"
+        }
+    }
+}

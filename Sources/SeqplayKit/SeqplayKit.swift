@@ -1,0 +1,33 @@
+// SeqplayKit: every seqplay library module in one import.
+//
+//     import SeqplayKit
+//
+// Where a name clashes with one of Apple's (on macOS `AudioBuffer` is also a CoreAudio type, and
+// `MusicPlayer` and `MusicSequence` are AudioToolbox types), qualify it with the module:
+// `SeqplayKit.AudioBuffer`, `SeqplayKit.MusicSequence`.
+@_exported import ALSA
+@_exported import ALSAAudio
+@_exported import AudioFiles
+@_exported import AudioGraph
+@_exported import AudioGraphFiles
+@_exported import AudioOutput
+@_exported import CheckedConversion
+@_exported import Drawing
+@_exported import Effects
+@_exported import FluidSynth
+@_exported import LiveInput
+@_exported import LiveSampler
+@_exported import MIDICore
+@_exported import MIDIFile
+@_exported import MediaLibrary
+@_exported import NetworkBridge
+@_exported import NetworkMIDI
+@_exported import Pictures
+@_exported import Player
+@_exported import RealtimeSupport
+@_exported import Rendering
+@_exported import Sampler
+@_exported import SeqplayVersion
+@_exported import SequencerPlayback
+@_exported import SequencerRecording
+@_exported import SoundFontFile

@@ -1,0 +1,15 @@
+import ALSA
+import MIDIFile
+
+/// Why a recording stopped: the sequencer failed, or the take cannot be written.
+public enum SequencerRecordingError: Error, CustomStringConvertible {
+    case sequencer(SequencerError)
+    case cannotSave(MIDIFileWriteError)
+
+    public var description: String {
+        switch self {
+        case .sequencer(let error): return "\(error)"
+        case .cannotSave(let error): return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,183 @@
+import ALSA
+import ALSAAudio
+import ArgumentParser
+import AudioOutput
+import FluidSynth
+import Foundation
+import LiveSampler
+import NetworkBridge
+
+/// The options of every command that hosts the sampler for live MIDI (`live`, `serve`): fonts,
+/// sound card and its latency, delivery mode, recording instead of a sound card.
+struct LiveHostOptions: ParsableArguments {
+    @Option(name: .customLong("sf2"), help: ArgumentHelp("A SoundFont (.sf2/.sf3); repeat to layer fonts (later ones win).", valueName: "file"))
+    var soundFonts: [String] = []
+
+    @Option(help: "ALSA playback device.")
+    var device = "default"
+
+    @Option(name: [.customShort("r"), .customLong("sample-rate")], parsing: .unconditional, help: "Sample rate, Hz.")
+    var sampleRate = 48_000
+
+    @Option(parsing: .unconditional, help: "Frames per period: the render thread's block (latency = period × periods).")
+    var period = 128
+
+    @Option(parsing: .unconditional, help: "Periods in the device buffer.")
+    var periods = 2
+
+    @Flag(help: "Play each event from ALSA ports at its kernel timestamp plus a fixed look-ahead (jitter ≤ 64 samples) instead of at the next block (lowest latency).")
+    var timestamped = false
+
+    @Option(name: .customLong("look-ahead"), parsing: .unconditional, help: "Look-ahead of --timestamped, in ms (default: one period + 2 ms).")
+    var lookAhead: Double?
+
+    @Option(name: [.short, .long], parsing: .unconditional, help: "Master volume of the synthesizer.")
+    var gain: Float = 0.3
+
+    @Flag(help: "Turn the SoundFont's reverb off.")
+    var noReverb = false
+
+    @Flag(help: "Turn the SoundFont's chorus off.")
+    var noChorus = false
+
+    @Option(name: [.short, .long], help: ArgumentHelp("Record what is played to this file (on the system clock) instead of playing to the sound card.", valueName: "file"))
+    var output: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
+    var duration: Double?
+
+    func validate() throws {
+        try FlagRange.check(sampleRate, "--sample-rate", in: 8_000...192_000, unit: " Hz")
+        try FlagRange.check(period, "--period", in: 16...8192, unit: " frames")
+        try FlagRange.check(periods, "--periods", in: 2...16)
+        try FlagRange.check(lookAhead, "--look-ahead", atLeast: 0, atMost: 1000, unit: " ms")
+        try FlagRange.seconds(duration, "--duration", above: 0)
+        try FlagRange.check(Double(gain), "--gain", atLeast: 0, atMost: 10)
+    }
+
+    /// The session these options describe, with sequencer client `clientName` and input ports `portNames`.
+    func configuration(clientName: String, portNames: [String]) -> LiveSamplerConfiguration {
+        var configuration = LiveSamplerConfiguration(
+            soundFonts: SoundFontLocator.paths(given: soundFonts),
+            output: output.map { .recording(path: $0, sampleRate: sampleRate) }
+                ?? .soundCard(device: device, settings: PCMPlaybackSettings(sampleRate: sampleRate, periodFrames: period, periodCount: periods)))
+        configuration.synthesizer = SynthesizerSettings(sampleRate: Double(sampleRate), gain: gain,
+                                                        reverbEnabled: !noReverb, chorusEnabled: !noChorus)
+        configuration.clientName = clientName
+        configuration.portNames = portNames
+        configuration.timestampedPorts = timestamped
+        configuration.portLookAheadSeconds = lookAhead.map { $0 / 1000 }
+        return configuration
+    }
+}
+
+/// Runs a `LiveSamplerSession` for a command: says what it plays, serves q/Ctrl-C/SIGTERM and
+/// `--duration`, and reports the end; errors become a message and an exit status.
+enum LiveSessionRunner {
+    /// Plays `configuration` until the user or `duration` ends it. `command` is how the user
+    /// repeats this with -o (for the advice when there is no sound card).
+    static func run(_ configuration: LiveSamplerConfiguration, duration: Double?, command: String) throws {
+        let session: LiveSamplerSession
+        do {
+            session = try LiveSamplerSession(configuration)
+            session.onConnection = { [unowned session] source, error in
+                if let error { return status("Cannot connect \(source): \(error)") }
+                let name = session.ports?.client.portInfo(source).map { " (\($0.clientName): \($0.name))" } ?? ""
+                status("Connected \(source)\(name)")
+            }
+            session.onBridgePortChange = report
+            try session.start()
+        } catch {
+            throw exit(for: error, command: command)
+        }
+        status(describe(session))
+        if session.network?.bridgeError != nil {
+            CommandLineOutput.note("\(session.network!.bridgeError!); ALSA programs cannot send to network peers")
+        }
+        let interruption = Interruption()
+        let keys = TerminalKeys()
+        status("Playing. q: quit.")
+        let started = Date()
+        while interruption.signalReceived == nil, keys.nextKey() != "q" {
+            if let duration, Date().timeIntervalSince(started) >= duration { break }
+            usleep(20_000)
+            FluidSynthLog.forwardPendingMessages()
+        }
+        keys.restore()
+        let summary = session.stop()
+        if let recording = summary.recording, let path = session.recorder?.path {
+            CommandLineOutput.note("wrote \(recording.framesWritten) frames to \(path)"
+                + (recording.droppedFrames > 0 ? " (\(recording.droppedFrames) dropped: the disk fell behind)" : ""))
+        }
+        SequencerCommandSupport.printLine("late events: \(summary.lateEvents), underruns: \(summary.underruns)"
+            + (summary.outputClockPPM.map { String(format: ", output clock %+.1f ppm against the system clock", $0) } ?? ""))
+        if summary.droppedMessages > 0 {
+            CommandLineOutput.note("\(summary.droppedMessages) MIDI events were dropped (the input queue was full)")
+        }
+        if let failure = summary.failure { throw exit(for: failure, command: command) }
+    }
+
+    /// "seqplay serve: ports 128:0 128:1; network session at 127.0.0.1:5004; default at 48000 Hz, …"
+    private static func describe(_ session: LiveSamplerSession) -> String {
+        var parts: [String] = []
+        if let ports = session.ports {
+            parts.append("ports " + ports.ports.map { "\($0.address)" }.joined(separator: " "))
+            if case .timestamped(let frames) = session.portDelivery {
+                parts.append(String(format: "timestamped, look-ahead %.1f ms", Double(frames) / Double(session.output.sampleRate) * 1000))
+            } else {
+                parts.append("immediate")
+            }
+        }
+        if let network = session.network { parts.append("network session at \(network.session.controlAddress)") }
+        let rate = session.output.sampleRate
+        switch session.configuration.output {
+        case .soundCard(let device, _):
+            let latency = (session.output as? ALSAOutput).map { Double($0.device.bufferFrames) / Double(rate) * 1000 } ?? 0
+            parts.append(String(format: "%@ at %d Hz, period %d, buffer %.1f ms", device, rate, session.output.periodFrames, latency))
+        case .recording(let path, _):
+            parts.append("recording to \(path) at \(rate) Hz")
+        }
+        return "\(session.configuration.clientName): serving on " + parts.joined(separator: "; ")
+    }
+
+    /// A line of the session's own on standard error (as the VM checks read them: "Playing", "Connected").
+    private static func status(_ line: String) {
+        CommandLineOutput.writeStandardError(Data((line + "\n").utf8))
+    }
+
+    private static func report(_ change: NetworkALSABridge.PortChange) {
+        switch change {
+        case .added(let peer, let port): CommandLineOutput.note("network peer \(peer.displayName) is ALSA port \(port)")
+        case .removed(let peer, let port): CommandLineOutput.note("ALSA port \(port) of network peer \(peer.displayName) removed")
+        case .failed(let peer, let error): CommandLineOutput.note("no ALSA port for network peer \(peer.displayName): \(error)")
+        }
+    }
+
+    /// Prints `error` and returns the exit status that goes with it.
+    static func exit(for error: any Error, command: String) -> ExitCode {
+        guard let error = error as? LiveSamplerError else {
+            CommandLineOutput.note("\(error)")
+            return .generic
+        }
+        switch error {
+        case .output(.device(let deviceError)) where deviceError.kind == .noDevice:
+            let reason = (deviceError.underlying as? ALSAError).map { error -> String in
+                if case .noSoundCard(let reason) = error { return reason }
+                return "\(error)"
+            } ?? deviceError.description
+            CommandLineOutput.note("no sound card to play to (\(reason)); record what is played to a file instead: \(command) -o live.wav")
+            return .inputOutput
+        case .sequencer(let error):
+            return SequencerCommandSupport.exit(for: error)
+        default:
+            CommandLineOutput.note("\(error)")
+        }
+        switch error {
+        case .soundFont: return .badSoundFont
+        case .output, .deviceFailed, .recording: return .inputOutput
+        case .network: return .networkUnavailable
+        case .noInput: return .validationFailure
+        case .synthesizer, .sequencer: return .generic
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import AudioFiles
+import Foundation
+import XCTest
+
+/// Where the writer's bytes go: devices and FIFOs written through, symbolic links followed, and
+/// directories, read-only files, missing directories and the inputs themselves refused untouched.
+final class OutputTargetTests: XCTestCase {
+    var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("target-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    func contents() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+    }
+
+    /// Writes 100 frames of mono WAV to `target` and finishes.
+    func writeShortWAV(to target: String, protecting inputs: [String] = []) throws {
+        let writer = try AudioFileWriter(path: target, format: .wav, sampleRate: 8_000, channelCount: 1, protecting: inputs)
+        try writer.write(left: [Float](repeating: 0.25, count: 100), right: nil, frameCount: 100)
+        try writer.finish()
+    }
+
+    func problem(writing target: String, protecting inputs: [String] = []) -> AudioFileError.Problem? {
+        do {
+            try writeShortWAV(to: target, protecting: inputs)
+            return nil
+        } catch {
+            return (error as? AudioFileError)?.problem
+        }
+    }
+
+    func testDevNullIsWrittenThroughNotReplaced() throws {
+        XCTAssertEqual(try OutputTarget.resolve("/dev/null"), .stream(path: "/dev/null"))
+        try writeShortWAV(to: "/dev/null")
+        var status = stat()
+        XCTAssertEqual(stat("/dev/null", &status), 0)
+        XCTAssertEqual(status.st_mode & S_IFMT, S_IFCHR, "/dev/null is still a character device")
+    }
+
+    func testAFIFOsReaderGetsTheWholeStream() throws {
+        let fifo = path("stream.wav")
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        let received = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var bytes = Data()
+        Thread.detachNewThread {
+            bytes = FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data()
+            received.signal()
+        }
+        try writeShortWAV(to: fifo)
+        XCTAssertEqual(received.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(bytes.count, 44 + 200, "streaming header and 100 16-bit samples")
+        XCTAssertEqual(Array(bytes.prefix(4)), Array("RIFF".utf8))
+        try bytes.write(to: directory.appendingPathComponent("copy.wav"))
+        XCTAssertEqual(try AudioFileReader(path: path("copy.wav")).readAll()[0].count, 100)
+        XCTAssertEqual(try contents(), ["copy.wav", "stream.wav"], "no temporary file beside the FIFO")
+    }
+
+    func testAPipeTakesWAVOnly() throws {
+        let fifo = path("stream.flac")
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        Thread.detachNewThread { _ = FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() }
+        XCTAssertThrowsError(try AudioFileWriter(path: fifo, sampleRate: 8_000, channelCount: 1)) { error in
+            XCTAssertEqual((error as? AudioFileError)?.problem, .streamMustBeWAV(.flac))
+            XCTAssertTrue("\(error)".contains("a pipe, which takes WAV only"), "\(error)")
+        }
+    }
+
+    func testASymbolicLinkIsFollowedAndItsTargetReplaced() throws {
+        try Data("old".utf8).write(to: directory.appendingPathComponent("real.wav"))
+        try FileManager.default.createSymbolicLink(atPath: path("link.wav"), withDestinationPath: "real.wav")
+        try FileManager.default.createSymbolicLink(atPath: path("dangling.wav"), withDestinationPath: "new.wav")
+        try writeShortWAV(to: path("link.wav"))
+        try writeShortWAV(to: path("dangling.wav"))
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: path("link.wav")), "real.wav")
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: path("dangling.wav")), "new.wav")
+        XCTAssertEqual(try AudioFileReader(path: path("real.wav")).frameCount, 100)
+        XCTAssertEqual(try AudioFileReader(path: path("new.wav")).frameCount, 100)
+        XCTAssertEqual(try contents(), ["dangling.wav", "link.wav", "new.wav", "real.wav"])
+    }
+
+    func testReplacingKeepsThePermissions() throws {
+        try Data("old".utf8).write(to: directory.appendingPathComponent("out.wav"))
+        XCTAssertEqual(chmod(path("out.wav"), 0o640), 0)
+        try writeShortWAV(to: path("out.wav"))
+        let mode = try FileManager.default.attributesOfItem(atPath: path("out.wav"))[.posixPermissions] as? Int
+        XCTAssertEqual(mode, 0o640)
+    }
+
+    func testRefusalsLeaveEverythingAsItWas() throws {
+        try Data("read-only".utf8).write(to: directory.appendingPathComponent("locked.wav"))
+        XCTAssertEqual(chmod(path("locked.wav"), 0o444), 0)
+        try Data("MThd".utf8).write(to: directory.appendingPathComponent("song.mid"))
+        XCTAssertEqual(link(path("song.mid"), path("hard-link.wav")), 0)
+        try FileManager.default.createSymbolicLink(atPath: path("song-link.wav"), withDestinationPath: "song.mid")
+        try FileManager.default.createDirectory(atPath: path("folder"), withIntermediateDirectories: false)
+        let inputs = [path("song.mid"), path("absent.sf2")]
+        let cases: [(String, AudioFileError.Problem)] = [
+            (path("locked.wav"), .readOnly),
+            (path("folder"), .isDirectory),
+            (path("song.mid"), .isInput(path("song.mid"))),
+            (path("hard-link.wav"), .isInput(path("song.mid"))),
+            (path("song-link.wav"), .isInput(path("song.mid"))),
+            (path("missing/out.wav"), .noDirectory(path("missing"))),
+        ]
+        let before = try contents()
+        for (target, expected) in cases {
+            XCTAssertEqual(problem(writing: target, protecting: inputs), expected, target)
+        }
+        XCTAssertEqual(try contents(), before, "nothing created, nothing removed")
+        XCTAssertEqual(try String(contentsOfFile: path("locked.wav"), encoding: .utf8), "read-only")
+        XCTAssertEqual(try String(contentsOfFile: path("song.mid"), encoding: .utf8), "MThd")
+        let message = "\(AudioFileError(path: path("song.mid"), problem: .isInput(path("song.mid"))))"
+        XCTAssertTrue(message.contains("refusing to overwrite"), message)
+    }
+
+    func testSmallWAVIsPlainRIFF() throws {
+        try writeShortWAV(to: path("small.wav"))
+        let bytes = try Data(contentsOf: directory.appendingPathComponent("small.wav"))
+        XCTAssertEqual(Array(bytes.prefix(4)), Array("RIFF".utf8), "RF64 downgraded to WAV under 4 GiB")
+        XCTAssertEqual(try AudioFileReader(path: path("small.wav")).format, .wav)
+    }
+
+    func testOggMessageSaysItTakesNoSampleFormat() {
+        let error = AudioFileError(path: "x.ogg", problem: .unsupportedSampleFormat(.ogg, .int16))
+        XCTAssertFalse("\(error)".contains("supports: )"), "\(error)")
+        XCTAssertTrue("\(error)".contains("takes no sample format"), "\(error)")
+    }
+
+    /// Over 4 GiB of data (96 kHz, 32-bit float, stereo, 5,600 s of silence) is written as RF64, whose
+    /// length libsndfile and sox read back whole (a plain WAV header would wrap at 4 GiB).
+    func testWAVOver4GiBIsRF64WithItsFullLength() throws {
+        var fileSystem = statvfs()
+        XCTAssertEqual(statvfs(directory.path, &fileSystem), 0)
+        let available = Double(fileSystem.f_bavail) * Double(fileSystem.f_frsize)
+        guard available >= 5 * 1_073_741_824 else {
+            throw XCTSkip("needs 5 GiB free in \(directory.path), has \(Int(available / 1_048_576)) MiB")
+        }
+        let frames = 96_000 * 5_600  // 4.3e9 bytes of 32-bit stereo
+        let block = 65_536
+        let silence = [Float](repeating: 0, count: block * 2)
+        let target = path("long.wav")
+        let writer = try AudioFileWriter(path: target, sampleFormat: .float32, sampleRate: 96_000, channelCount: 2)
+        var written = 0
+        while written < frames {
+            let count = min(block, frames - written)
+            try writer.write(interleaved: silence, frameCount: count)
+            written += count
+        }
+        try writer.finish()
+        let size = try FileManager.default.attributesOfItem(atPath: target)[.size] as? Int ?? 0
+        XCTAssertGreaterThan(size, 1 << 32)
+        let header = try FileHandle(forReadingFrom: URL(fileURLWithPath: target)).read(upToCount: 4) ?? Data()
+        XCTAssertEqual(Array(header), Array("RF64".utf8))
+        XCTAssertEqual(try AudioFileReader(path: target).frameCount, Int64(frames))
+
+        let soxi = Process()
+        soxi.executableURL = URL(fileURLWithPath: "/usr/bin/soxi")
+        soxi.arguments = ["-s", target]
+        let output = Pipe()
+        soxi.standardOutput = output
+        try soxi.run()
+        let samples = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        soxi.waitUntilExit()
+        XCTAssertEqual(samples.trimmingCharacters(in: .whitespacesAndNewlines), "\(frames)", "sox reads every frame")
+    }
+}

@@ -1,1 +1,0 @@
-// Keeps the PicturesTests target buildable until its tests land from the medialib branch; removed then.

@@ -1,0 +1,228 @@
+import AudioFiles
+import Foundation
+import MIDIFile
+import XCTest
+
+/// Hostile and careless command lines, one table: every numeric flag at 0, negative, huge, NaN and
+/// infinite; every path as a directory, a device, a FIFO, a symbolic link, a read-only file, the input
+/// itself, a missing directory. Each row gives its documented exit status and, when it fails, one line
+/// on standard error; nothing traps, no file is left half-written, the inputs are untouched, and
+/// devices and FIFOs are written through.
+final class HostileCommandLineTests: RenderTestCase {
+    /// One command line: `$SONG`, `$FONT` and `$DIR` stand for the test's song, SoundFont and directory.
+    struct Row {
+        var arguments: [String]
+        var status: Int32
+        /// Names (in `$DIR`) the run may create; anything else appearing is a failure.
+        var creates: Set<String> = []
+    }
+
+    /// Numeric flags of the render command with the values they accept.
+    static let renderFlags: [(flag: String, accepts: @Sendable (Double) -> Bool, extra: [String])] = [
+        ("--sample-rate", { (8_000...96_000).contains($0) }, []),
+        ("--gain", { (0...10).contains($0) }, []),
+        ("--transpose", { (-127...127).contains($0) }, []),
+        ("--rate", { (0.01...100).contains($0) }, []),
+        ("--start", { (0...86_400).contains($0) }, []),
+        ("--end", { (0...86_400).contains($0) }, []),  // 0: an empty render
+        ("--loop", { (1...1000).contains($0) }, []),
+        ("--loop-from", { (0..<0.5).contains($0) }, ["--loop", "2", "--loop-to", "0.5"]),
+        ("--loop-to", { $0 > 0 && $0 <= 86_400 }, ["--loop", "2"]),
+        ("--mute", { $0 == 0 }, []),  // the song has track 0 only
+        ("--solo", { $0 == 0 }, []),
+        ("--mute-channel", { (1...16).contains($0) }, []),
+        ("--solo-channel", { (1...16).contains($0) }, []),
+        ("--tail", { (0...86_400).contains($0) }, []),
+        ("--period", { (16...8192).contains($0) }, []),
+        ("--periods", { (2...64).contains($0) }, []),
+        ("--network-latency", { (0...1000).contains($0) }, []),
+    ]
+    static let hostileValues = ["0", "-1", "1e30", "nan", "inf", "-inf"]
+
+    /// Numeric flags of the other commands, with values all of them refuse. They are checked before
+    /// anything is opened, so they need no sequencer or network.
+    static let otherCommandRows: [Row] = {
+        let refused: [(command: [String], flag: String, values: [String])] = [
+            (["monitor", "--network"], "--duration", ["-1", "1e30", "nan", "inf"]),
+            (["monitor", "--network"], "--count", ["0", "-1", "1e30"]),
+            (["monitor", "--network"], "--network-latency", ["-1", "1e30", "nan", "inf"]),
+            (["serve", "--network"], "--duration", ["0", "-1", "1e30", "nan", "inf"]),
+            (["serve"], "--ports", ["0", "-1", "1e30"]),
+            (["serve", "--network"], "--gain", ["-1", "1e30", "nan", "inf"]),
+            (["live"], "--duration", ["0", "-1", "1e30", "nan", "inf"]),
+            (["live"], "--sample-rate", ["0", "-1", "1e30"]),
+            (["live"], "--period", ["0", "-1"]),
+            (["live"], "--periods", ["0", "-1"]),
+            (["live"], "--look-ahead", ["-1", "1e30", "nan", "inf"]),
+            (["live"], "--gain", ["-1", "1e30", "nan", "inf"]),
+            (["loopback"], "--duration", ["0", "-1", "1e30", "nan", "inf"]),
+            (["record", "$DIR/take.mid"], "--tempo", ["0", "-1", "1e30", "nan", "inf"]),
+            (["record", "$DIR/take.mid"], "--ppq", ["0", "-1", "1e30"]),
+            (["record", "$DIR/take.mid"], "--duration", ["0", "-1", "1e30", "nan", "inf"]),
+            (["record", "$DIR/take.mid"], "--autosave-interval", ["0", "-1", "1e30", "nan", "inf"]),
+        ]
+        return refused.flatMap { entry in entry.values.map { Row(arguments: entry.command + [entry.flag, $0], status: 64) } }
+    }()
+
+    static let renderRows: [Row] = {
+        var rows: [Row] = []
+        for (flag, accepts, extra) in renderFlags {
+            for value in hostileValues {
+                let ok = Double(value).map(accepts) ?? false
+                rows.append(Row(arguments: ["$SONG", "--sf2", "$FONT", "-o", "$DIR/out.wav", flag, value] + extra,
+                                status: ok ? 0 : 64, creates: ok ? ["out.wav"] : []))
+            }
+        }
+        let render = ["$SONG", "--sf2", "$FONT"]
+        rows += [
+            Row(arguments: render + ["-o", "$DIR/out.wav", "--transpose", "200"], status: 64),
+            Row(arguments: render + ["-o", "$DIR/out.wav", "--tail", "1e12"], status: 64),
+            Row(arguments: render + ["-o", "$DIR/out.wav", "--tail", "1e15"], status: 64),
+            // Paths.
+            Row(arguments: render + ["-o", "$DIR/folder"], status: 5),
+            Row(arguments: render + ["-o", "$DIR/folder/"], status: 5),
+            Row(arguments: render + ["-o", "$DIR/locked.wav"], status: 5),
+            Row(arguments: render + ["-o", "$SONG", "--format", "wav"], status: 5),
+            Row(arguments: render + ["-o", "$FONT", "--format", "wav"], status: 5),
+            Row(arguments: render + ["-o", "$DIR/song-link.wav"], status: 5),
+            Row(arguments: render + ["-o", "$DIR/hard-link.wav"], status: 5),
+            Row(arguments: render + ["-o", "$DIR/missing/out.wav"], status: 5),
+            Row(arguments: render + ["-o", "/dev/full"], status: 5),
+            Row(arguments: render + ["-o", "/dev/null"], status: 0),
+            Row(arguments: render + ["-o", "$DIR/link.wav"], status: 0, creates: ["real.wav"]),
+            Row(arguments: ["$DIR/folder", "--sf2", "$FONT", "-o", "$DIR/out.wav"], status: 5),
+            Row(arguments: ["/dev/null", "--sf2", "$FONT", "-o", "$DIR/out.wav"], status: 5),
+            Row(arguments: ["$DIR/missing/song.mid", "--sf2", "$FONT", "-o", "$DIR/out.wav"], status: 5),
+            Row(arguments: ["$SONG", "--sf2", "$DIR/folder", "-o", "$DIR/out.wav"], status: 5),
+            Row(arguments: ["$SONG", "--sf2", "$DIR/missing/font.sf2", "-o", "$DIR/out.wav"], status: 5),
+            Row(arguments: ["$SONG", "--sf2", "/dev/null", "-o", "$DIR/out.wav"], status: 4),
+            Row(arguments: ["$SONG", "--sf2", "$SONG", "-o", "$DIR/out.wav"], status: 4),
+            Row(arguments: ["info", "$DIR/folder"], status: 5),
+            Row(arguments: ["help", "nosuch"], status: 64),
+            Row(arguments: ["--version"], status: 0),
+        ]
+        return rows
+    }()
+
+    /// A one-note song and a copy of the click font in a fresh directory, with the paths a careless
+    /// user might name: a directory, a read-only file, links to the input and to a file.
+    func makeWorkspace() throws -> (directory: URL, song: String, font: String) {
+        let directory = try temporaryDirectory()
+        let song = directory.appendingPathComponent("song.mid").path
+        let track = MusicTrack(events: [
+            TimedEvent(tick: 0, .midi(.noteOn(channel: 0, note: 60, velocity: 100))),
+            TimedEvent(tick: 240, .midi(.noteOff(channel: 0, note: 60, velocity: 0))),
+            TimedEvent(tick: 480, .meta(.endOfTrack)),
+        ])
+        try MIDIFileWriter.write(MusicSequence(format: 0, division: .ticksPerQuarter(480), tracks: [track]), to: song)
+        let font = directory.appendingPathComponent("font.sf2").path
+        try FileManager.default.copyItem(atPath: Self.clickFont, toPath: font)
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("folder"), withIntermediateDirectories: false)
+        try Data("read-only".utf8).write(to: directory.appendingPathComponent("locked.wav"))
+        XCTAssertEqual(chmod(directory.appendingPathComponent("locked.wav").path, 0o444), 0)
+        try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("song-link.wav").path, withDestinationPath: "song.mid")
+        XCTAssertEqual(link(song, directory.appendingPathComponent("hard-link.wav").path), 0)
+        try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("link.wav").path, withDestinationPath: "real.wav")
+        return (directory, song, font)
+    }
+
+    func testEveryHostileCommandLineFailsCleanly() throws {
+        let (directory, song, font) = try makeWorkspace()
+        let inputs = [song, font].map { FileManager.default.contents(atPath: $0) }
+        var failures: [String] = []
+        for row in Self.renderRows + Self.otherCommandRows {
+            let arguments = row.arguments.map {
+                $0.replacingOccurrences(of: "$SONG", with: song).replacingOccurrences(of: "$FONT", with: font)
+                    .replacingOccurrences(of: "$DIR", with: directory.path)
+            }
+            let before = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+            let run = try seqplay(arguments)
+            let after = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+            let line = "seqplay \(row.arguments.joined(separator: " ")): exit \(run.status), stderr \(run.standardError.debugDescription)"
+            if run.status != row.status { failures.append("\(line) (expected exit \(row.status))") }
+            if [132, 133, 134, 139].contains(run.status) || run.standardError.contains("Fatal error") {
+                failures.append("\(line): trapped")
+            }
+            let lines = run.standardError.split(separator: "\n")
+            if row.status != 0 && (lines.count != 1 || !lines[0].hasPrefix("seqplay: ")) {
+                failures.append("\(line): not one line on stderr")
+            }
+            if !after.subtracting(before).isSubset(of: row.creates) {
+                failures.append("\(line): left \(after.subtracting(before).subtracting(row.creates).sorted())")
+            }
+            if before.subtracting(after).count > 0 { failures.append("\(line): removed \(before.subtracting(after).sorted())") }
+            if [song, font].map({ FileManager.default.contents(atPath: $0) }) != inputs { failures.append("\(line): changed an input") }
+            if run.status == 0, row.creates.contains("out.wav") {
+                try FileManager.default.removeItem(at: directory.appendingPathComponent("out.wav"))
+            }
+        }
+        XCTAssertEqual(try String(contentsOfFile: directory.appendingPathComponent("locked.wav").path, encoding: .utf8), "read-only")
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: directory.appendingPathComponent("link.wav").path), "real.wav")
+        XCTAssertGreaterThan(try AudioFileReader(path: directory.appendingPathComponent("real.wav").path).frameCount, 0,
+                             "the symbolic link's target was written")
+        var status = stat()
+        XCTAssertEqual(stat("/dev/null", &status), 0)
+        XCTAssertEqual(status.st_mode & S_IFMT, S_IFCHR, "/dev/null is still a device")
+        XCTAssertTrue(failures.isEmpty, "\(failures.count) of \(Self.renderRows.count + Self.otherCommandRows.count) rows:\n" + failures.joined(separator: "\n"))
+    }
+
+    /// A transpose that moves notes outside 0...127 says how many are dropped, once.
+    func testNotesTransposedAwayAreCountedInOneWarning() throws {
+        let (directory, song, font) = try makeWorkspace()
+        let run = try seqplay([song, "--sf2", font, "-o", directory.appendingPathComponent("out.wav").path, "--transpose", "100"])
+        XCTAssertEqual(run.status, 0, run.standardError)
+        XCTAssertEqual(run.standardError, "seqplay: --transpose 100 moves 1 note outside 0...127; they are not played\n")
+    }
+
+    /// Standard error that cannot be written does not trap: the command still exits with its status.
+    func testAFullStandardErrorDoesNotTrap() throws {
+        let process = Process()
+        process.executableURL = Bundle.main.bundleURL.appendingPathComponent("seqplay")
+        process.arguments = ["info", "/nonexistent/song.mid"]
+        process.standardError = FileHandle(forWritingAtPath: "/dev/full")
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 5)
+    }
+
+    /// A FIFO's reader receives the whole render (a WAV stream), and nothing replaces the FIFO.
+    func testAFIFOIsWrittenThrough() throws {
+        let (directory, song, font) = try makeWorkspace()
+        let fifo = directory.appendingPathComponent("stream.wav").path
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        nonisolated(unsafe) var received = Data()
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            received = FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data()
+            done.signal()
+        }
+        let run = try seqplay([song, "--sf2", font, "-o", fifo, "--tail", "0.5"])
+        XCTAssertEqual(run.status, 0, run.standardError)
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        try received.write(to: directory.appendingPathComponent("copy.wav"))
+        let reader = try AudioFileReader(path: directory.appendingPathComponent("copy.wav").path)
+        XCTAssertEqual(reader.channelCount, 2)
+        XCTAssertGreaterThan(try reader.readAll()[0].count, 44_100 / 2)
+        var status = stat()
+        XCTAssertEqual(stat(fifo, &status), 0)
+        XCTAssertEqual(status.st_mode & S_IFMT, S_IFIFO, "still a FIFO")
+    }
+
+    /// Standard output that cannot be written is a write error (5), for audio and for text alike.
+    func testAFullStandardOutputIsAWriteError() throws {
+        let (_, song, font) = try makeWorkspace()
+        for arguments in [[song, "--sf2", font, "-o", "-"], ["info", song], ["--version"], ["convert", song, "-o", "-"]] {
+            let process = Process()
+            process.executableURL = Bundle.main.bundleURL.appendingPathComponent("seqplay")
+            process.arguments = arguments
+            process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 5, "\(arguments): \(message)")
+            XCTAssertEqual(message.split(separator: "\n").count, 1, message)
+        }
+    }
+}
