@@ -13,8 +13,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 Scripts/setup >/dev/null
-swift build -c release --product seqplay >/dev/null 2>&1
-seqplay=$PWD/.build/release/seqplay
+# SEQPLAY=path runs an already built binary instead of building one.
+if [ -z "${SEQPLAY:-}" ]; then swift build -c release --product seqplay >/dev/null 2>&1; fi
+seqplay=${SEQPLAY:-$PWD/.build/release/seqplay}
 font=/usr/share/sounds/sf2/FluidR3_GM.sf2
 corpus=${CORPUS:-../shared/corpus}
 max_files=${MAX_FILES:-44}

@@ -8,6 +8,7 @@ import MIDIFile
 /// Keys: `input`, `output`, `status` (`rendered`, `skipped`, `failed`), `reason` (failed), and for
 /// an output that exists: `sample_rate`, `frames`, `duration_seconds`; for one rendered now also
 /// `peak`, `peak_dbfs`, `clipped`, `loudness_lufs` (null when silent), `soundfonts`, `repairs`,
+/// `gain_db` and `gain_limited` (normalized: lowered to keep an integer output from clipping),
 /// `labels` (the labels file, with --labels), `parts`: per channel that sounded, `channel` (1-16),
 /// `program`, `instrument` (its General MIDI name), `drums`, `notes`; and `stems` (with --stems):
 /// `name`, `file` (null when silent and not written), `silent`, `channels`, `track` or `program`
@@ -51,6 +52,10 @@ public final class BatchManifest: @unchecked Sendable {
             entry["soundfonts"] = soundFontPaths
             entry["repairs"] = result.repairs
             entry["render_seconds"] = audio.renderSeconds
+            if audio.gain != .none {
+                entry["gain_db"] = audio.gain.decibels
+                entry["gain_limited"] = audio.gain.isLimited
+            }
             if labels { entry["labels"] = NoteLabels.path(besideOutput: result.outputPath) }
             entry["parts"] = audio.parts.map { part -> [String: Any] in
                 ["channel": Int(part.channel) + 1, "program": Int(part.program), "instrument": part.instrumentName,

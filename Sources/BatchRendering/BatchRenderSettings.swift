@@ -20,6 +20,8 @@ public struct BatchRenderSettings: Sendable {
     public var writesLabels = false
     /// Also write stems beside each mix (`NAME.ch01.wav`, …), nil: none.
     public var stems: StemMode?
+    /// Bring each file to a loudness or peak with one gain (its stems get the same); nil: as rendered.
+    public var normalization: Normalization?
     /// Measure each output's integrated loudness (EBU R128).
     public var measuresLoudness = false
     /// How the MIDI reader treats files that need repair.
@@ -28,6 +30,11 @@ public struct BatchRenderSettings: Sendable {
     public init(outputDirectory: String, soundFontPaths: [String]) {
         self.outputDirectory = outputDirectory
         self.soundFontPaths = soundFontPaths
+    }
+
+    /// Whether outputs store integer samples (which clip at full scale).
+    public var storesIntegers: Bool {
+        (sampleFormat ?? format.defaultSampleFormat).map { $0 != .float32 } ?? false
     }
 
     /// Where `input`'s output goes.

@@ -46,11 +46,13 @@ public struct RenderedAudio: Sendable {
     public var parts: [RenderedPart]
     /// The stems (with `--stems`), written or silent.
     public var stems: [StemOutput]
+    /// The normalization gain applied to it (and its stems).
+    public var gain: NormalizationGain
 
     public var durationSeconds: Double { Double(frames) / Double(sampleRate) }
 
     public init(frames: Int64, sampleRate: Int, peak: Float, renderSeconds: Double, loudness: Double? = nil,
-                clips: Bool = false, parts: [RenderedPart] = [], stems: [StemOutput] = []) {
+                clips: Bool = false, parts: [RenderedPart] = [], stems: [StemOutput] = [], gain: NormalizationGain = .none) {
         self.frames = frames
         self.sampleRate = sampleRate
         self.peak = peak
@@ -59,5 +61,6 @@ public struct RenderedAudio: Sendable {
         self.clips = clips
         self.parts = parts
         self.stems = stems
+        self.gain = gain
     }
 }

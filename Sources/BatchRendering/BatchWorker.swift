@@ -55,6 +55,12 @@ final class BatchWorker {
     private func render(_ sequence: MusicSequence, options: RenderOptions, to outputPath: String) throws -> RenderedAudio? {
         let started = Date()
         try OutputDirectory.prepare(for: outputPath)
+        var gain = NormalizationGain.none
+        if let normalization = settings.normalization {
+            guard let measured = try measure(sequence, options: options) else { return nil }
+            gain = NormalizationGain(normalization, loudness: measured.loudness, peak: measured.peak,
+                                     integerOutput: settings.storesIntegers)
+        }
         let sampler = try SongRenderer.makeSampler(options: options)
         sampler.addSoundFonts(fonts)
         let renderer = try SongRenderer(sequence: sequence, sampler: sampler, options: options)
@@ -63,13 +69,14 @@ final class BatchWorker {
         let meter = settings.measuresLoudness ? LoudnessMeter(sampleRate: options.sampleRate) : nil
         let writer = try AudioFileWriter(path: outputPath, format: settings.format, sampleFormat: settings.sampleFormat,
                                          sampleRate: options.sampleRate, channelCount: options.outputChannelCount)
-        guard let peak = try BlockWriter.write(renderer, to: writer, meter: meter, isCancelled: isCancelled,
+        guard let peak = try BlockWriter.write(renderer, to: writer, channelCount: options.outputChannelCount, gain: gain.factor,
+                                               meter: meter, isCancelled: isCancelled,
                                                progress: { self.observer(.progress(frames: $0)) }) else { return nil }
         let parts = recorder.parts()
         var stems: [StemOutput] = []
         if let mode = settings.stems {
             guard let rendered = try renderStems(mode, of: sequence, options: options, parts: parts, frames: renderer.renderedFrames,
-                                                 songFrames: renderer.songFrames, mixPath: outputPath) else {
+                                                 songFrames: renderer.songFrames, gain: gain.factor, mixPath: outputPath) else {
                 writer.cancel()
                 return nil
             }
@@ -85,7 +92,7 @@ final class BatchWorker {
         }
         return RenderedAudio(frames: renderer.renderedFrames, sampleRate: options.sampleRate, peak: peak,
                              renderSeconds: Date().timeIntervalSince(started), loudness: meter?.integratedLoudness,
-                             clips: peak > 1 && writer.sampleFormat != .float32, parts: parts, stems: stems)
+                             clips: peak > 1 && settings.storesIntegers, parts: parts, stems: stems, gain: gain)
     }
 }
 
@@ -110,7 +117,7 @@ extension BatchWorker {
     /// sounding, on a new synthesizer from the same initial state, so the stems sum to the mix),
     /// exactly `frames` long; silent stems are not written. Nil when cancelled.
     func renderStems(_ mode: StemMode, of sequence: MusicSequence, options: RenderOptions, parts: [RenderedPart],
-                     frames: Int64, songFrames: Int64, mixPath: String) throws -> [StemOutput]? {
+                     frames: Int64, songFrames: Int64, gain: Float, mixPath: String) throws -> [StemOutput]? {
         var outputs: [StemOutput] = []
         for stem in StemPlan.stems(mode, parts: parts, sequence: sequence, options: options) {
             var stemOptions = options
@@ -122,7 +129,8 @@ extension BatchWorker {
             let path = (mixPath as NSString).deletingPathExtension + "." + stem.name + "." + settings.format.rawValue
             let writer = try AudioFileWriter(path: path, format: settings.format, sampleFormat: settings.sampleFormat,
                                              sampleRate: options.sampleRate, channelCount: options.outputChannelCount)
-            guard let peak = try BlockWriter.write(renderer, to: writer, frames: frames, isCancelled: isCancelled, progress: { _ in })
+            guard let peak = try BlockWriter.write(renderer, to: writer, channelCount: options.outputChannelCount, frames: frames,
+                                                   gain: gain, isCancelled: isCancelled, progress: { _ in })
             else { return nil }
             var output = stem.output
             output.peak = peak
@@ -136,5 +144,19 @@ extension BatchWorker {
             outputs.append(output)
         }
         return outputs
+    }
+}
+
+extension BatchWorker {
+    /// The loudness and peak of the song's mix, rendered and thrown away (the first of the two
+    /// passes of a normalized render); nil when cancelled.
+    func measure(_ sequence: MusicSequence, options: RenderOptions) throws -> (loudness: Double?, peak: Float)? {
+        let sampler = try SongRenderer.makeSampler(options: options)
+        sampler.addSoundFonts(fonts)
+        let renderer = try SongRenderer(sequence: sequence, sampler: sampler, options: options)
+        let meter = LoudnessMeter(sampleRate: options.sampleRate)
+        guard let peak = try BlockWriter.write(renderer, to: nil, channelCount: options.outputChannelCount, meter: meter,
+                                               isCancelled: isCancelled, progress: { _ in }) else { return nil }
+        return (meter?.integratedLoudness, peak)
     }
 }

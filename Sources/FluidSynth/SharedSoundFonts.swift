@@ -20,7 +20,7 @@ public final class SharedSoundFonts: @unchecked Sendable {
         do throws(SynthesizerError) {
             holder = try Synthesizer(settings: SynthesizerSettings(reverbEnabled: false, chorusEnabled: false))
         } catch {
-            throw SoundFontError(path: paths.first ?? "", problem: .rejectedByFluidSynth)
+            throw SoundFontError(path: paths.first ?? "", problem: .rejectedByFluidSynth(reason: "\(error)"))
         }
         for path in paths { try holder.loadSoundFont(at: path) }
         self.paths = paths

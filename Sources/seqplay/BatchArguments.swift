@@ -25,6 +25,22 @@ struct BatchArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Also write stems beside each mix: one file per MIDI channel (NAME.ch01.wav…), per track (NAME.track2.wav…) or per General MIDI instrument (NAME.program033.wav…, drums apart); silent ones are not written. They sum to the mix (reverb and chorus included; an --fx chain applies to each).", valueName: "channel|track|program"))
     var stems: StemMode?
 
+    @Flag(help: "Bring each file to a loudness (EBU R128, default -23 LUFS; see --lufs) with one gain, its stems with the same; an integer output's gain is lowered so it never clips.")
+    var normalize = false
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("The loudness --normalize aims at (implies it), -70 to 0.", valueName: "LUFS"))
+    var lufs: Double?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Bring each file's sample peak to this level instead (-60 to 0).", valueName: "dBFS"))
+    var peak: Double?
+
+    /// The normalization asked for.
+    var normalization: Normalization? {
+        if let peak { return .peak(dBFS: peak) }
+        if normalize || lufs != nil { return .loudness(lufs: lufs ?? -23) }
+        return nil
+    }
+
     /// Whether the batch mode is asked for.
     var isRequested: Bool { outputDir != nil }
 
@@ -32,6 +48,12 @@ struct BatchArguments: ParsableArguments {
         if let jobs, !(1...1024).contains(jobs) { throw ValidationError("--jobs must be 1 to 1024.") }
         if let shard, BatchShard(parsing: shard) == nil {
             throw ValidationError("--shard needs I/N with 1 ≤ I ≤ N, e.g. --shard 2/8 (not '\(shard)').")
+        }
+        if let lufs, !(-70...0).contains(lufs) { throw ValidationError("--lufs must be -70 to 0.") }
+        if let peak, !(-60...0).contains(peak) { throw ValidationError("--peak must be -60 to 0 dBFS.") }
+        if peak != nil, normalize || lufs != nil { throw ValidationError("--peak and --normalize/--lufs are two targets: choose one.") }
+        if !isRequested, normalization != nil {
+            throw ValidationError("--normalize, --lufs and --peak go with --output-dir (render one song with --output-dir too).")
         }
         if !isRequested, jobs != nil || shard != nil || force || manifest != nil || labels || stems != nil {
             throw ValidationError("--jobs, --shard, --force, --manifest, --labels and --stems go with --output-dir.")

@@ -37,6 +37,7 @@ extension RenderCommand {
         settings.readMode = strict ? .strict : .lenient
         settings.writesLabels = batch.labels
         settings.stems = batch.stems
+        settings.normalization = batch.normalization
         settings.measuresLoudness = batch.manifest != nil
         let manifest = openManifest(settings: settings)
         for problem in problems {
@@ -61,6 +62,8 @@ extension RenderCommand {
                 manifest?.append(result)
                 switch result.status {
                 case .failed(let reason): progress.note(reason)
+                case .rendered(let audio) where audio.gain.isLimited:
+                    progress.note("\(result.outputPath): gain lowered to \(String(format: "%+.1f", audio.gain.decibels)) dB so it does not clip")
                 case .rendered(let audio) where audio.clips:
                     progress.note("\(result.outputPath): clipped (peak \(String(format: "%+.1f", 20 * log10(Double(audio.peak)))) dBFS); lower --gain")
                 default: break

@@ -73,6 +73,17 @@ class BatchTestCase: XCTestCase {
         return try Data(contentsOf: URL(fileURLWithPath: output))
     }
 
+    /// Whether two WAV files hold the same audio: byte for byte, or for float files (whose RF64-written
+    /// PEAK chunk carries the time of writing) the same frames sample for sample.
+    func sameAudio(_ a: Data, _ b: Data, float: Bool) throws -> Bool {
+        if a == b { return true }
+        guard float, a.count == b.count else { return false }
+        let directory = try temporaryDirectory()
+        try a.write(to: URL(fileURLWithPath: directory + "/a.wav"))
+        try b.write(to: URL(fileURLWithPath: directory + "/b.wav"))
+        return try AudioFileReader(path: directory + "/a.wav").readAll() == AudioFileReader(path: directory + "/b.wav").readAll()
+    }
+
     /// How a run of the built `seqplay` ended.
     struct Run {
         var status: Int32
