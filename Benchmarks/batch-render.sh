@@ -8,7 +8,7 @@
 #       3. `seqplay render DIR --output-dir OUT --jobs 2` (one process, the font loaded once);
 #     × real time of each (audio seconds written / wall seconds), seqplay's ratio to 1 (target ≥ 4)
 #     and to 2 (target ≥ 2), and peak RSS (target: seqplay's batch ≤ one fluidsynth process + 60 MB);
-#   - one long song (LONG_SONG, default the longest corpus file up to 10 min) rendered by
+#   - one long song (LONG_SONG, default the longest corpus file up to 10 min among those scanned) rendered by
 #     `fluidsynth -F` and by `seqplay --threads 2` (target ≥ 1.7×), when seqplay has --threads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,9 +35,9 @@ while IFS= read -r file; do
     [ -n "$seconds" ] || continue
     if awk -v s="$seconds" -v l="$longest_seconds" 'BEGIN { exit !(s > l && s <= 600) }'; then longest=$file; longest_seconds=$seconds; fi
     awk -v s="$seconds" 'BEGIN { exit !(s >= 5 && s <= 60) }' || continue
-    (( count < max_files )) || continue
     count=$((count + 1))
     cp "$file" "$work/in/$(printf '%03d' "$count")-$(basename "$file" | tr -c 'A-Za-z0-9._\n-' '_')"
+    (( count < max_files )) || break
 done < <(find "$corpus" -type f \( -iname '*.mid' -o -iname '*.midi' -o -iname '*.kar' -o -iname '*.smf' \) | sort)
 long_song=${LONG_SONG:-$longest}
 
