@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Batch rendering (issue 12), in one run on the same files, FluidR3_GM at 44.1 kHz, reverb and chorus on
 # (both tools' defaults):
-#   - short songs: up to MAX_FILES (default 44) corpus files of 5–60 s (../shared/corpus, as
-#     `seqplay info` measures them), rendered by
+#   - short songs: up to MAX_FILES (default 44) corpus files of 5–60 s (../shared/corpus wellformed/ and
+#     synthetic/, as `seqplay info` measures them; malformed/ is left out: fluidsynth -F renders one of its
+#     files for minutes), rendered by
 #       1. a sequential loop of `fluidsynth -ni -F` (the anchor),
 #       2. `xargs -P2 fluidsynth -ni -F` (two at a time),
 #       3. `seqplay render DIR --output-dir OUT --jobs 2` (one process, the font loaded once);
@@ -38,7 +39,8 @@ while IFS= read -r file; do
     count=$((count + 1))
     cp "$file" "$work/in/$(printf '%03d' "$count")-$(basename "$file" | tr -c 'A-Za-z0-9._\n-' '_')"
     (( count < max_files )) || break
-done < <(find "$corpus" -type f \( -iname '*.mid' -o -iname '*.midi' -o -iname '*.kar' -o -iname '*.smf' \) | sort)
+done < <(find "$corpus/wellformed" "$corpus/synthetic" -type f \( -iname '*.mid' -o -iname '*.midi' -o -iname '*.kar' -o -iname '*.smf' \) \
+          ! -iname '*invalid*' | sort)
 long_song=${LONG_SONG:-$longest}
 
 # measure NAME COMMAND...: runs the command under /usr/bin/time; sets wall and rss_mb.
