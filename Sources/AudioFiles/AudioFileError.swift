@@ -46,7 +46,7 @@ public struct AudioFileError: Error, Equatable, CustomStringConvertible {
         let what: String
         switch problem {
         case .unknownExtension(let ext):
-            what = "has extension '\(ext)', which names no supported format (wav, aiff, flac, ogg)"
+            what = "has extension '\(ext)', which names no supported format (\(AudioFileFormat.allCases.map(\.rawValue).joined(separator: ", ")))"
         case .unsupportedSampleFormat(let format, let sample):
             let supported = format.supportedSampleFormats.map(\.rawValue).joined(separator: ", ")
             what = "cannot be \(format.rawValue) with \(sample.map(\.rawValue) ?? "no") samples"

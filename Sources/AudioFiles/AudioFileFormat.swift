@@ -2,9 +2,9 @@ import CSndFile
 
 /// The container an audio file is written in.
 public enum AudioFileFormat: String, Sendable, CaseIterable {
-    case wav, aiff, flac, ogg
+    case wav, aiff, flac, ogg, mp3, opus
 
-    /// The format a file name's extension names (`.wav`, `.aif`/`.aiff`, `.flac`, `.ogg`/`.oga`),
+    /// The format a file name's extension names (`.wav`, `.aif`/`.aiff`, `.flac`, `.ogg`/`.oga`, `.mp3`, `.opus`),
     /// case-insensitively; `nil` for any other extension.
     public init?(pathExtension: String) {
         switch pathExtension.lowercased() {
@@ -12,23 +12,25 @@ public enum AudioFileFormat: String, Sendable, CaseIterable {
         case "aif", "aiff", "aifc": self = .aiff
         case "flac": self = .flac
         case "ogg", "oga": self = .ogg
+        case "mp3": self = .mp3
+        case "opus": self = .opus
         default: return nil
         }
     }
 
-    /// The sample formats the container can hold. Ogg files are always Vorbis-encoded, which has
-    /// no sample format to choose.
+    /// The sample formats the container can hold. Ogg (Vorbis), MP3 and Opus files are lossy
+    /// encodings, which have no sample format to choose.
     public var supportedSampleFormats: [AudioSampleFormat] {
         switch self {
         case .wav, .aiff: return AudioSampleFormat.allCases
         case .flac: return [.int16, .int24]
-        case .ogg: return []
+        case .ogg, .mp3, .opus: return []
         }
     }
 
-    /// The sample format used when none is asked for (`nil` for Ogg Vorbis).
+    /// The sample format used when none is asked for (`nil` for the lossy formats).
     public var defaultSampleFormat: AudioSampleFormat? {
-        self == .ogg ? nil : .int16
+        isLossy ? nil : .int16
     }
 
     var sndfileMajor: Int32 {
@@ -36,7 +38,8 @@ public enum AudioFileFormat: String, Sendable, CaseIterable {
         case .wav: return Int32(SF_FORMAT_WAV)
         case .aiff: return Int32(SF_FORMAT_AIFF)
         case .flac: return Int32(SF_FORMAT_FLAC)
-        case .ogg: return Int32(SF_FORMAT_OGG)
+        case .ogg, .opus: return Int32(SF_FORMAT_OGG)
+        case .mp3: return Int32(SF_FORMAT_MPEG)
         }
     }
 
@@ -45,7 +48,8 @@ public enum AudioFileFormat: String, Sendable, CaseIterable {
         case SF_FORMAT_WAV, SF_FORMAT_WAVEX, SF_FORMAT_RF64: self = .wav  // WAV and its extensible and 64-bit forms
         case SF_FORMAT_AIFF: self = .aiff
         case SF_FORMAT_FLAC: self = .flac
-        case SF_FORMAT_OGG: self = .ogg
+        case SF_FORMAT_OGG: self = Int(sndfileFormat) & SF_FORMAT_SUBMASK == SF_FORMAT_OPUS ? .opus : .ogg
+        case SF_FORMAT_MPEG: self = .mp3
         default: return nil
         }
     }

@@ -1,7 +1,7 @@
 import CSndFile
 import Foundation
 
-/// Writes audio to a WAV, AIFF, FLAC or Ogg Vorbis file through libsndfile, or WAV to standard
+/// Writes audio to a WAV, AIFF, FLAC, Ogg Vorbis, MP3 or Opus file through libsndfile, or WAV to standard
 /// output when the path is `-`. `OutputTarget` decides where the bytes go and what is refused.
 ///
 /// A file is written under a temporary name in the destination's directory and renamed over the
@@ -9,8 +9,10 @@ import Foundation
 /// the temporary file, so a half-written file never appears under the destination's name. Devices
 /// and FIFOs are written through.
 ///
-/// WAV to a file is RF64 while it is written and becomes a plain WAV at `finish()` when its data
-/// stayed under 4 GiB (libsndfile's auto-downgrade), so long renders get correct lengths.
+/// WAV to a file is a plain RIFF WAV when `expectedFrameCount` says its data fits in 4 GiB, which every
+/// reader takes. Otherwise (longer, or of unknown length: a recording) it is RF64 while it is written
+/// and becomes a WAV at `finish()` when its data stayed under 4 GiB (libsndfile's auto-downgrade, which
+/// keeps RF64's extensible format header), so long files get correct lengths.
 ///
 /// Standard output redirected to a file gets an ordinary WAV file. On a pipe, libsndfile 1.2
 /// refuses WAV ("this file format does not support pipe write"), so the writer sends its own WAV
@@ -22,14 +24,15 @@ public final class AudioFileWriter {
     /// The destination path, `-` for standard output.
     public let path: String
     public let format: AudioFileFormat
-    /// The stored sample format (`nil` for Ogg Vorbis).
+    /// The stored sample format (`nil` for the lossy formats: Ogg Vorbis, MP3, Opus).
     public let sampleFormat: AudioSampleFormat?
     public let sampleRate: Int
     public let channelCount: Int
     /// Frames written so far.
     public private(set) var framesWritten: Int64 = 0
 
-    private var file: OpaquePointer?
+    /// The libsndfile handle, nil once finished or cancelled (`AudioEncoding` sets its options on it).
+    var file: OpaquePointer?
     private let descriptor: Int32
     /// The temporary file being written and the real path it replaces, `nil` when writing a stream.
     private let temporaryPath: String?
@@ -40,10 +43,19 @@ public final class AudioFileWriter {
     private let scratch: UnsafeMutablePointer<Float>
     private let scratchFrames: Int
 
+    /// Whether `frames` of audio make a data chunk a RIFF WAV can describe (its sizes are 32-bit, less
+    /// room for the header); false when the length is not known.
+    static func fitsInRIFF(frames: Int64?, sampleFormat: AudioSampleFormat, channelCount: Int) -> Bool {
+        guard let frames, frames >= 0 else { return false }
+        let (bytes, overflow) = frames.multipliedReportingOverflow(by: Int64(channelCount * sampleFormat.bitDepth / 8))
+        return !overflow && bytes < Int64(UInt32.max) - 1_048_576
+    }
+
     /// Opens a writer. `format` defaults to the one `path`'s extension names (WAV for a stream: `-`,
     /// a device, a FIFO), and `sampleFormat`
     /// to the container's default (16-bit integer; Vorbis for Ogg). `inputs` are the files the audio
-    /// is made from, which the output may not be (see `OutputTarget`).
+    /// is made from, which the output may not be (see `OutputTarget`); `expectedFrameCount`, the most
+    /// frames the file will hold when known, lets a WAV that fits be a plain RIFF WAV.
     public init(
         path: String,
         format: AudioFileFormat? = nil,
@@ -51,6 +63,7 @@ public final class AudioFileWriter {
         sampleRate: Int,
         channelCount: Int,
         maximumFramesPerWrite: Int = 4096,
+        expectedFrameCount: Int64? = nil,
         protecting inputs: [String] = []
     ) throws(AudioFileError) {
         func fail(_ problem: AudioFileError.Problem) -> AudioFileError { AudioFileError(path: path, problem: problem) }
@@ -65,13 +78,13 @@ public final class AudioFileWriter {
         }
         if toStandardOutput, format != .wav { throw fail(.streamMustBeWAV(format)) }
         let sampleFormat = sampleFormat ?? format.defaultSampleFormat
-        guard format == .ogg ? sampleFormat == nil : format.supportedSampleFormats.contains(sampleFormat!) else {
+        guard format.isLossy ? sampleFormat == nil : format.supportedSampleFormats.contains(sampleFormat!) else {
             throw fail(.unsupportedSampleFormat(format, sampleFormat))
         }
         var info = SF_INFO()
         info.samplerate = Int32(clamping: sampleRate)
         info.channels = Int32(clamping: channelCount)
-        info.format = format.sndfileMajor | (sampleFormat?.sndfileSubtype ?? Int32(SF_FORMAT_VORBIS))
+        info.format = format.sndfileMajor | (sampleFormat?.sndfileSubtype ?? format.lossySubtype)
         guard sampleRate > 0, channelCount > 0, sf_format_check(&info) != 0 else {
             throw fail(.unsupportedSettings("\(format.rawValue) at \(sampleRate) Hz with \(channelCount) channels"))
         }
@@ -109,7 +122,7 @@ public final class AudioFileWriter {
                 throw error
             }
             info.format = Int32(SF_FORMAT_RAW | SF_ENDIAN_LITTLE) | sampleFormat!.sndfileSubtype
-        } else if format == .wav {
+        } else if format == .wav && !Self.fitsInRIFF(frames: expectedFrameCount, sampleFormat: sampleFormat!, channelCount: channelCount) {
             info.format = Int32(SF_FORMAT_RF64) | sampleFormat!.sndfileSubtype
         }
         // libsndfile gets its own descriptor: it closes the one it is given even when opening fails.
@@ -123,7 +136,7 @@ public final class AudioFileWriter {
         sf_command(file, Int32(SFC_RF64_AUTO_DOWNGRADE), nil, Int32(SF_TRUE))
         // No PEAK chunk in float files: it holds the time of writing, so the same render would
         // differ byte for byte from one run to the next. (libsndfile 1.2 ignores this for RF64, which
-        // WAV files are written as: their PEAK chunk still carries the time.)
+        // only WAVs too long for RIFF are written as: their PEAK chunk still carries the time.)
         sf_command(file, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
 
         self.path = path

@@ -42,6 +42,14 @@ public protocol CallbackAudioDriver: AudioDriver {
     /// Stops the cycles (after playing what is buffered when `draining`). Called once, off the
     /// real-time thread, after `cycle` asked to end or failed, or on `RealtimeOutput.stop`.
     func stop(draining: Bool) throws(AudioDriverError)
+    /// The full error for a failure reported through `cycle.fail(_:)` (called off the real-time path).
+    func error(for failure: AudioDriverFailure) -> AudioDriverError
+}
+
+extension CallbackAudioDriver {
+    public func error(for failure: AudioDriverFailure) -> AudioDriverError {
+        AudioDriverError(.deviceDisappeared, "the audio device failed (code \(failure.code))")
+    }
 }
 
 /// What a `CallbackAudioDriver`'s real-time thread calls each cycle. Made by `RealtimeOutput`.

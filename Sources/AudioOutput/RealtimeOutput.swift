@@ -245,7 +245,7 @@ final class RenderLoop: @unchecked Sendable {
         let end: PlaybackEnd
         if code != Self.noFailure {
             try? driver.stop(draining: false)
-            end = .failed(AudioDriverError(.deviceDisappeared, "the audio device failed (code \(code))"))
+            end = .failed(driver.error(for: AudioDriverFailure(code: Int32(truncatingIfNeeded: code))))
         } else {
             end = finish { (draining: Bool) throws(AudioDriverError) in try driver.stop(draining: draining) }
         }

@@ -61,14 +61,14 @@ final class BatchWorker {
             gain = NormalizationGain(normalization, loudness: measured.loudness, peak: measured.peak,
                                      integerOutput: settings.storesIntegers)
         }
-        let sampler = try SongRenderer.makeSampler(options: options)
-        sampler.addSoundFonts(fonts)
-        let renderer = try SongRenderer(sequence: sequence, sampler: sampler, options: options)
+        let renderer = try makeRenderer(sequence, options: options)
+        let sampler = renderer.sampler
         let recorder = NoteRecorder(source: sampler.eventSource!, frameScale: 1 / Double(options.effects?.varispeedRate ?? 1))
         sampler.eventSource = recorder
         let meter = settings.measuresLoudness ? LoudnessMeter(sampleRate: options.sampleRate) : nil
         let writer = try AudioFileWriter(path: outputPath, format: settings.format, sampleFormat: settings.sampleFormat,
-                                         sampleRate: options.sampleRate, channelCount: options.outputChannelCount)
+                                         sampleRate: options.sampleRate, channelCount: options.outputChannelCount,
+                                         expectedFrameCount: renderer.maximumFrames)
         guard let peak = try BlockWriter.write(renderer, to: writer, channelCount: options.outputChannelCount, gain: gain.factor,
                                                meter: meter, isCancelled: isCancelled,
                                                progress: { self.observer(.progress(frames: $0)) }) else { return nil }
@@ -123,12 +123,11 @@ extension BatchWorker {
             var stemOptions = options
             stem.restrict(&stemOptions)
             stemOptions.tail = .fixed(seconds: Double(max(0, frames - songFrames)) / Double(options.sampleRate))
-            let sampler = try SongRenderer.makeSampler(options: stemOptions)
-            sampler.addSoundFonts(fonts)
-            let renderer = try SongRenderer(sequence: sequence, sampler: sampler, options: stemOptions)
+            let renderer = try makeRenderer(sequence, options: stemOptions)
             let path = (mixPath as NSString).deletingPathExtension + "." + stem.name + "." + settings.format.rawValue
             let writer = try AudioFileWriter(path: path, format: settings.format, sampleFormat: settings.sampleFormat,
-                                             sampleRate: options.sampleRate, channelCount: options.outputChannelCount)
+                                             sampleRate: options.sampleRate, channelCount: options.outputChannelCount,
+                                             expectedFrameCount: frames)
             guard let peak = try BlockWriter.write(renderer, to: writer, channelCount: options.outputChannelCount, frames: frames,
                                                    gain: gain, isCancelled: isCancelled, progress: { _ in })
             else { return nil }
@@ -151,12 +150,17 @@ extension BatchWorker {
     /// The loudness and peak of the song's mix, rendered and thrown away (the first of the two
     /// passes of a normalized render); nil when cancelled.
     func measure(_ sequence: MusicSequence, options: RenderOptions) throws -> (loudness: Double?, peak: Float)? {
-        let sampler = try SongRenderer.makeSampler(options: options)
-        sampler.addSoundFonts(fonts)
-        let renderer = try SongRenderer(sequence: sequence, sampler: sampler, options: options)
+        let renderer = try makeRenderer(sequence, options: options)
         let meter = LoudnessMeter(sampleRate: options.sampleRate)
         guard let peak = try BlockWriter.write(renderer, to: nil, channelCount: options.outputChannelCount, meter: meter,
                                                isCancelled: isCancelled, progress: { _ in }) else { return nil }
         return (meter?.integratedLoudness, peak)
+    }
+
+    /// A renderer of `sequence` whose sampler plays the shared fonts.
+    private func makeRenderer(_ sequence: MusicSequence, options: RenderOptions) throws -> SongRenderer {
+        try SongRenderer(sequence: sequence, options: options) { () throws(RenderError) in
+            try SongRenderer.makeSampler(options: options) { $0.addSoundFonts(fonts) }
+        }
     }
 }

@@ -34,6 +34,8 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
 
     private let fluidSettings: OpaquePointer
     let synth: OpaquePointer
+    /// Channels whose program is forced (`SoundSettings.programs`): their program changes and bank selects are ignored.
+    let forcedPrograms = ForcedProgramTable()
     /// Control changes waiting for the render thread; producers serialise among themselves only.
     private let commands = SingleProducerQueue<Command>(capacity: 256, filler: .allNotesOff)
     private let producerLock = ManagedAtomic<Bool>(false)
@@ -310,8 +312,12 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
         case .noteOn(let c, let note, let velocity): fluid_synth_noteon(synth, Int32(c), Int32(note), Int32(velocity))
         case .noteOff(let c, let note, _): fluid_synth_noteoff(synth, Int32(c), Int32(note))
         case .polyPressure(let c, let note, let p): fluid_synth_key_pressure(synth, Int32(c), Int32(note), Int32(p))
+        case .controlChange(let c, let cc, _) where (cc == 0 || cc == 32) && forcedPrograms.isForced(c): break
         case .controlChange(let c, let cc, let value): fluid_synth_cc(synth, Int32(c), Int32(cc), Int32(value))
-        case .programChange(let c, let program): fluid_synth_program_change(synth, Int32(c), Int32(program))
+        case .programChange(let c, _) where forcedPrograms.isForced(c): break
+        case .programChange(let c, let program):
+            fluid_synth_program_change(synth, Int32(c), Int32(program))
+            if forcedPrograms.hasFont(c) { forcedPrograms.selectFromFont(c, in: synth) }
         case .channelPressure(let c, let p): fluid_synth_channel_pressure(synth, Int32(c), Int32(p))
         case .pitchBend(let c, let value): fluid_synth_pitch_bend(synth, Int32(c), Int32(value))
         case .systemExclusive(let bytes): sendSysEx(bytes)
@@ -341,6 +347,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     private func systemReset() {
         fluid_synth_system_reset(synth)
         fluid_synth_all_sounds_off(synth, -1)
+        forcedPrograms.select(in: synth)
     }
 
     /// Hands a SysEx message to FluidSynth without its framing bytes (F0 ... F7), as it expects.
@@ -361,6 +368,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
             if ResetKind.isDeviceReset(UnsafeBufferPointer(start: start, count: count)) {
                 if handled == 0 { fluid_synth_system_reset(synth) }
                 fluid_synth_all_sounds_off(synth, -1)
+                forcedPrograms.select(in: synth)
             }
         }
     }
@@ -423,4 +431,6 @@ public enum SynthesizerError: Error, Equatable {
     case settingRejected(String)
     /// No loaded font has that bank and program.
     case noSuchPreset(bank: Int, program: Int, channel: Int)
+    /// A channel font (`SoundSettings.channelFonts`) that was not loaded.
+    case fontNotLoaded(String)
 }

@@ -16,12 +16,17 @@ public struct LiveSamplerConfiguration: Sendable {
         case soundCard(device: String, settings: PCMPlaybackSettings)
         /// A clock of the system's, recording what is played to an audio file (format by extension).
         case recording(path: String, sampleRate: Int)
+        /// An output already opened with any driver (e.g. `JACKOutput`), at its own rate.
+        case opened(RealtimeOutput)
     }
 
     /// SoundFonts each sampler loads, in order (later ones win).
     public var soundFonts: [String]
     /// The samplers' settings; the sample rate is the output's.
     public var synthesizer = SynthesizerSettings()
+    /// Forced programs, channel fonts, drum channels, polyphony, interpolation, reverb and chorus
+    /// parameters (its `bankSelect` overrides `synthesizer.bankSelectMode` when set).
+    public var sound = SoundSettings()
     public var output: Output
     /// The sequencer client of the input ports (as `aconnect -l` lists it).
     public var clientName = "seqplay live"

@@ -85,10 +85,14 @@ public final class LiveSamplerSession: @unchecked Sendable {
         case .recording(let path, let sampleRate):
             output = NullOutput(sampleRate: sampleRate)
             recorder = RecorderTap(path: path)
+        case .opened(let opened):
+            output = opened
+            recorder = nil
         }
         var samplers: [SamplerNode] = []
         var settings = configuration.synthesizer
         settings.sampleRate = Double(output.sampleRate)
+        if let bankSelect = configuration.sound.bankSelect { settings.bankSelectMode = bankSelect }
         for _ in 0..<samplerCount {
             let sampler: SamplerNode
             do {
@@ -96,12 +100,17 @@ public final class LiveSamplerSession: @unchecked Sendable {
             } catch {
                 throw .synthesizer(error)
             }
-            for font in configuration.soundFonts {
+            for font in configuration.sound.fontLoadOrder(configuration.soundFonts) {
                 do {
                     try sampler.loadSoundFont(at: font)
                 } catch {
                     throw .soundFont(error)
                 }
+            }
+            do {
+                try sampler.apply(configuration.sound)
+            } catch {
+                throw .synthesizer(error)
             }
             engine.attach(sampler)
             engine.connect(sampler, to: engine.mainMixerNode)

@@ -83,6 +83,8 @@ public struct SequenceReport: Codable, Equatable, Sendable {
     public var division: Division
     public var duration: Duration
     public var tempo: TempoRange?
+    /// Every tempo in effect, from tick 0 on (none for SMPTE-timed files).
+    public var tempos: [Tempo]
     public var notes: Notes
     public var tracks: [Track]
     public var timeSignatures: [Placed]
@@ -112,6 +114,7 @@ public struct SequenceReport: Codable, Equatable, Sendable {
             TempoRange(initialBPM: map.tempoChanges.first { $0.microsecondsPerQuarter > 0 }?.beatsPerMinute ?? $0.lowerBound, minimumBPM: $0.lowerBound,
                        maximumBPM: $0.upperBound, changes: map.tempoChanges.count - 1)
         }
+        tempos = map.tempoChanges.map { Tempo(placed: placed($0.tick, nil, ""), microsecondsPerQuarter: Int($0.microsecondsPerQuarter)) }
         tracks = sequence.trackSummaries.enumerated().map { index, summary in
             Track(index: index, name: summary.name, instrumentName: summary.instrumentName,
                   channels: summary.channels.map { $0 + 1 },

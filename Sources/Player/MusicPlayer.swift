@@ -2,25 +2,36 @@ import Atomics
 import MIDICore
 import MIDIFile
 
-/// Plays a `MusicSequence` into a sampler at exact audio sample times: the Linux counterpart of
-/// Apple's MusicPlayer, pulled by the renderer instead of running its own clock.
+/// Plays a `MusicSequence` at exact times: the Linux counterpart of Apple's MusicPlayer and the one
+/// scheduler of seqplay, pulled by whoever sends the events (a sampler's render thread, a kernel-queue
+/// writer, a network sender) instead of running its own clock.
 ///
-/// At init it works out the whole playback (tempo map, start/end, loop, transpose, rate) as a sorted
-/// list of messages at sample times computed exactly from the tempo map (no drift, whatever the tempo
-/// changes). A renderer working in 64-frame blocks calls `deliverEvents(before: blockStart + 32, to:)`
-/// before each block, so every event is sent at the block boundary nearest its exact time (within 32
-/// samples). All channel messages and SysEx pass through; meta events are not sent.
+/// At init it works out the whole playback (tempo map, start/end, loop, transpose, rate, the tracks
+/// this destination plays, optionally MIDI clock) as a sorted list of messages at times computed
+/// exactly from the tempo map (no drift, whatever the tempo changes), in the player's unit: audio
+/// samples at `sampleRate`, or nanoseconds (`MusicPlayer.nanosecondRate`) for destinations that stamp
+/// events with a clock time. Times are rounded down to the unit.
+///
+/// A renderer working in 64-frame blocks calls `deliverEvents(before: blockStart + 32, to:)` before
+/// each block, so every event is sent at the block boundary nearest its exact time (within 32 samples).
+/// Destinations that stamp events call `deliverEvents(before:_:)` and get each `SongEvent` with its
+/// time, track and SMF port. All channel messages and SysEx (as complete F0…F7 messages) pass through;
+/// meta events are not sent. The player tracks the notes it has started (per track, channel and note,
+/// counting repeated Note Ons), so a mute, a seek or the end of a pass ends exactly those.
 ///
 /// Threading contract:
-/// - `deliverEvents(before:to:)` is called from one thread at a time (the render thread). It does not
-///   allocate, lock or do I/O.
+/// - `deliverEvents` is called from one thread at a time (the render thread). It does not allocate,
+///   lock or do I/O.
 /// - The mute and solo setters may be called from any thread at any time (relaxed atomics; the
 ///   render thread picks changes up at its next call). Muting silences notes: note-ons are held back
 ///   and notes already sounding are ended; other messages keep flowing so unmuting sounds right.
 /// - `reset()` and `seek(toSample:)` must not run while `deliverEvents` runs (call them with the
 ///   renderer stopped, or between blocks on the render thread).
 public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
-    /// The sample rate the schedule was computed for.
+    /// The unit of nanosecond players: a "sample rate" of 10⁹ per second.
+    public static let nanosecondRate = 1_000_000_000
+
+    /// Units per second of the player's times: the audio sample rate, or `nanosecondRate`.
     public let sampleRate: Int
     /// The tempo map of the sequence (of its patterns put in order, for format 2).
     public let tempoMap: TempoMap
@@ -29,10 +40,13 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
     /// Number of tracks that can be muted or soloed.
     public let trackCount: Int
 
-    private let schedule: [ScheduledEvent]
+    private let schedule: [SongEvent]
     private let stretches: [PlaybackSchedule.PlayedStretch]
     /// Song seconds per player second.
     private let rate: Double
+    private let speed: (numerator: Int64, denominator: Int64)
+    /// Ticks per quarter note when the player sends MIDI clock.
+    private let clockTicksPerQuarter: Int64?
     private let trackMuted: [ManagedAtomic<Bool>]
     private let trackSoloed: [ManagedAtomic<Bool>]
     private let channelMuted: [ManagedAtomic<Bool>]
@@ -44,18 +58,24 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
     // Render-thread state, allocated once.
     private var cursor = 0
     private var seenGeneration = -1
+    /// The time of the latest event delivered (or of the seek target): when notes a mute or seek ends go out.
+    private var lastTime: Int64 = 0
+    /// The next Timing Clock: its stretch, its number (clock `n` is at tick n × ppq / 24) and its time.
+    private var clock: (stretch: Int, index: Int64, time: Int64)?
     private let trackAudible: UnsafeMutableBufferPointer<Bool>
     private let channelAudible: UnsafeMutableBufferPointer<Bool>
-    /// One bit per (track, channel, note) that this player has started and not yet ended.
-    private let soundingNotes: UnsafeMutableBufferPointer<UInt64>
-    private static let wordsPerTrack = 16 * 128 / 64
+    /// Per (track, channel, note): how many Note Ons this player has sent and not yet ended, and the
+    /// port of the last of them.
+    private let soundingCount: UnsafeMutableBufferPointer<UInt8>
+    private let soundingPort: UnsafeMutableBufferPointer<UInt8>
+    private static let notesPerTrack = 16 * 128
     // Set by seek/reset, consumed by the next delivery.
-    private var pendingStateMessages: [(track: Int, message: MIDIMessage)] = []
+    private var pendingStateMessages: [SongEvent] = []
     private var pendingStateDelivered = true
     private var pendingAllNotesOff = false
 
-    /// Prepares playback of `sequence` at `sampleRate` samples per second. Format 2 patterns play
-    /// one after another.
+    /// Prepares playback of `sequence` at `sampleRate` units per second (an audio sample rate, or
+    /// `MusicPlayer.nanosecondRate`). Format 2 patterns play one after another.
     public init(sequence: MusicSequence, sampleRate: Int, settings: PlaybackSettings = PlaybackSettings()) throws(PlaybackSettingsError) {
         let playable = sequence.concatenatingPatterns()
         let map = TempoMap(sequence: playable)
@@ -65,6 +85,8 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         schedule = built.events
         stretches = built.stretches
         rate = settings.rate
+        speed = (Int64((settings.rate * 10_000).rounded()), 10_000)
+        clockTicksPerQuarter = built.hasClock ? PlaybackSchedule.ticksPerQuarter(of: playable.division) : nil
         durationInSamples = built.durationInSamples
         trackCount = playable.tracks.count
         trackMuted = (0..<trackCount).map { _ in ManagedAtomic(false) }
@@ -75,14 +97,18 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         trackAudible.initialize(repeating: true)
         channelAudible = .allocate(capacity: 16)
         channelAudible.initialize(repeating: true)
-        soundingNotes = .allocate(capacity: trackCount * MusicPlayer.wordsPerTrack)
-        soundingNotes.initialize(repeating: 0)
+        soundingCount = .allocate(capacity: trackCount * MusicPlayer.notesPerTrack)
+        soundingCount.initialize(repeating: 0)
+        soundingPort = .allocate(capacity: trackCount * MusicPlayer.notesPerTrack)
+        soundingPort.initialize(repeating: 0)
+        clock = firstClock(fromStretch: 0)
     }
 
     deinit {
         trackAudible.deallocate()
         channelAudible.deallocate()
-        soundingNotes.deallocate()
+        soundingCount.deallocate()
+        soundingPort.deallocate()
     }
 
     /// Length of the whole playback, loops included, in seconds.
@@ -94,19 +120,30 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
     /// `start`, the loop repeats and `rate` taken into account (a loop's second time through gives
     /// the ticks of its first).
     public func songTick(atSample sampleTime: Int64) -> Int64 {
-        var low = 0, high = stretches.count
-        while low < high {
-            let middle = (low + high) / 2
-            if stretches[middle].startSample <= sampleTime { low = middle + 1 } else { high = middle }
-        }
-        guard low > 0 else { return stretches.first?.fromTick ?? 0 }
-        let stretch = stretches[low - 1]
+        guard let index = stretchIndex(atSample: sampleTime) else { return stretches.first?.fromTick ?? 0 }
+        let stretch = stretches[index]
         let songSeconds = Double(sampleTime - stretch.startSample) / Double(sampleRate) * rate
         let tick = tempoMap.tick(atSeconds: tempoMap.seconds(atTick: stretch.fromTick) + songSeconds)
         return min(tick, stretch.toTick)
     }
 
-    /// Number of messages in the schedule (chase, loop and end note-offs included).
+    /// The tempo (beats per minute, `rate` applied) at player sample `sampleTime`.
+    public func beatsPerMinute(atSample sampleTime: Int64) -> Double {
+        let tick = songTick(atSample: sampleTime)
+        return (tempoMap.tempoChanges.last { $0.tick <= tick }?.beatsPerMinute ?? 120) * rate
+    }
+
+    /// The stretch playing at `sampleTime` (the last one starting at or before it).
+    private func stretchIndex(atSample sampleTime: Int64) -> Int? {
+        var low = 0, high = stretches.count
+        while low < high {
+            let middle = (low + high) / 2
+            if stretches[middle].startSample <= sampleTime { low = middle + 1 } else { high = middle }
+        }
+        return low > 0 ? low - 1 : nil
+    }
+
+    /// Number of messages in the schedule (chase, loop and end note-offs included; Timing Clocks not).
     public var scheduledEventCount: Int {
         schedule.count
     }
@@ -155,65 +192,97 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
             if schedule[middle].sampleTime < sampleTime { low = middle + 1 } else { high = middle }
         }
         cursor = low
-        pendingStateMessages = Chase.stateMessages(from: schedule[..<low].lazy.map { (track: $0.track, message: $0.message) })
+        lastTime = max(0, sampleTime)
+        pendingStateMessages = Chase.stateEntries(from: schedule[..<low]) { $0.message }
         pendingStateDelivered = false
         pendingAllNotesOff = true
+        clock = firstClock(fromStretch: stretchIndex(atSample: sampleTime) ?? 0, atOrAfter: sampleTime)
         finished.store(false, ordering: .releasing)
     }
 
     // MARK: Delivery (render thread)
 
-    /// The sample time of the next scheduled event not yet delivered, nil when none is left. Read it
-    /// from the delivering thread, between `deliverEvents` calls (a real-time sequencer uses it to
-    /// stamp each message with its exact time).
+    /// The time of the next event not yet delivered (a Timing Clock included), nil when none is left.
+    /// Read it from the delivering thread, between `deliverEvents` calls (a sampler renders up to it
+    /// in one call; a real-time sender stamps each message with it).
     public var nextEventSampleTime: Int64? {
-        cursor < schedule.count ? schedule[cursor].sampleTime : nil
+        let next = cursor < schedule.count ? schedule[cursor].sampleTime : nil
+        guard let clockTime = clock?.time else { return next }
+        return min(clockTime, next ?? .max)
     }
 
     public func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
+        deliverEvents(before: sampleTime) { receiver.receive($0.message) }
+    }
+
+    /// Hands `handle`, in order, every pending event before `sampleTime` with its time, track and
+    /// port (the notes a mute or seek ends come first, at the time playback had reached). Same
+    /// contract as `deliverEvents(before:to:)`.
+    public func deliverEvents(before sampleTime: Int64, _ handle: (SongEvent) -> Void) {
         let generation = audibilityGeneration.load(ordering: .acquiring)
         if generation != seenGeneration {
             seenGeneration = generation
             updateAudibility()
-            endNotes(to: receiver) { [trackAudible, channelAudible] track, channel in
-                !(trackAudible[track] && channelAudible[channel])
-            }
+            endNotes(handle, all: false)
         }
         if pendingAllNotesOff {
             pendingAllNotesOff = false
-            endNotes(to: receiver) { _, _ in true }
+            endNotes(handle, all: true)
         }
         if !pendingStateDelivered {
             pendingStateDelivered = true
-            for index in 0..<pendingStateMessages.count { receiver.receive(pendingStateMessages[index].message) }
+            for index in 0..<pendingStateMessages.count {
+                var state = pendingStateMessages[index]
+                state.sampleTime = lastTime
+                handle(state)
+            }
         }
-        while cursor < schedule.count && schedule[cursor].sampleTime < sampleTime {
-            deliver(schedule[cursor], to: receiver)
+        while true {
+            let nextEvent = cursor < schedule.count ? schedule[cursor].sampleTime : Int64.max
+            if let next = clock, next.time < nextEvent || (next.time == nextEvent && !framesClock(schedule[cursor])), next.time < sampleTime {
+                lastTime = next.time
+                handle(SongEvent(sampleTime: next.time, track: SongEvent.clockTrack, port: 0, message: .timingClock))
+                clock = self.clock(after: next)
+                continue
+            }
+            guard nextEvent < sampleTime else { break }
+            deliver(schedule[cursor], handle)
             cursor += 1
         }
-        if cursor == schedule.count && sampleTime >= durationInSamples {
+        if cursor == schedule.count && clock == nil && sampleTime >= durationInSamples {
             finished.store(true, ordering: .releasing)
         }
     }
 
-    private func deliver(_ event: ScheduledEvent, to receiver: any MIDIReceiver) {
+    /// Whether `event` must go before a Timing Clock at the same time: Song Position, Start and
+    /// Continue (and the Stop of a loop jump) frame the clocks that follow; the final Stop comes last.
+    private func framesClock(_ event: SongEvent) -> Bool {
+        event.isClock && (event.message != .stop || cursor < schedule.count - 1)
+    }
+
+    private func deliver(_ event: SongEvent, _ handle: (SongEvent) -> Void) {
+        lastTime = event.sampleTime
         switch event.message {
         case .noteOn(let channel, let note, let velocity) where velocity > 0:
             guard trackAudible[event.track] && channelAudible[Int(channel)] else { return }
-            setSounding(event.track, channel, note, true)
+            let index = noteIndex(event.track, channel, note)
+            soundingCount[index] &+= soundingCount[index] == .max ? 0 : 1
+            soundingPort[index] = event.port
         case .noteOn(let channel, let note, _), .noteOff(let channel, let note, _):
             // Only end notes this player started: a note-on held back by a mute has no note-off either.
-            guard isSounding(event.track, channel, note) else { return }
-            setSounding(event.track, channel, note, false)
+            let index = noteIndex(event.track, channel, note)
+            guard soundingCount[index] > 0 else { return }
+            soundingCount[index] -= 1
         default:
             break
         }
-        receiver.receive(event.message)
+        handle(event)
     }
 
     private func updateAudibility() {
-        let anyTrackSoloed = trackSoloed.contains { $0.load(ordering: .relaxed) }
-        let anyChannelSoloed = channelSoloed.contains { $0.load(ordering: .relaxed) }
+        var anyTrackSoloed = false, anyChannelSoloed = false
+        for flag in trackSoloed where flag.load(ordering: .relaxed) { anyTrackSoloed = true }
+        for flag in channelSoloed where flag.load(ordering: .relaxed) { anyChannelSoloed = true }
         for track in 0..<trackCount {
             trackAudible[track] = !trackMuted[track].load(ordering: .relaxed)
                 && (!anyTrackSoloed || trackSoloed[track].load(ordering: .relaxed))
@@ -224,28 +293,58 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         }
     }
 
-    /// Sends a note-off for every sounding note for which `shouldEnd(track, channel)` holds.
-    private func endNotes(to receiver: any MIDIReceiver, where shouldEnd: (Int, Int) -> Bool) {
+    /// Sends a note-off (one per Note On still sounding, to its port) for every sounding note: `all`
+    /// of them, or those of tracks and channels no longer audible.
+    private func endNotes(_ handle: (SongEvent) -> Void, all: Bool) {
         for track in 0..<trackCount {
-            for channel in 0..<16 {
-                let firstWord = track * MusicPlayer.wordsPerTrack + channel * 2
-                guard soundingNotes[firstWord] | soundingNotes[firstWord + 1] != 0, shouldEnd(track, channel) else { continue }
-                for note in 0..<128 where isSounding(track, UInt8(channel), UInt8(note)) {
-                    setSounding(track, UInt8(channel), UInt8(note), false)
-                    receiver.receive(.noteOff(channel: UInt8(channel), note: UInt8(note), velocity: 0))
+            for channel in 0..<16 where all || !(trackAudible[track] && channelAudible[channel]) {
+                let first = noteIndex(track, UInt8(channel), 0)
+                for note in 0..<128 {
+                    var count = soundingCount[first + note]
+                    while count > 0 {
+                        handle(SongEvent(sampleTime: lastTime, track: track, port: soundingPort[first + note],
+                                         message: .noteOff(channel: UInt8(channel), note: UInt8(note), velocity: 0)))
+                        count -= 1
+                    }
+                    soundingCount[first + note] = 0
                 }
             }
         }
     }
 
-    private func isSounding(_ track: Int, _ channel: UInt8, _ note: UInt8) -> Bool {
-        let bit = Int(channel) * 128 + Int(note)
-        return soundingNotes[track * MusicPlayer.wordsPerTrack + bit / 64] & (1 << UInt64(bit % 64)) != 0
+    private func noteIndex(_ track: Int, _ channel: UInt8, _ note: UInt8) -> Int {
+        track * MusicPlayer.notesPerTrack + Int(channel) * 128 + Int(note)
     }
 
-    private func setSounding(_ track: Int, _ channel: UInt8, _ note: UInt8, _ sounding: Bool) {
-        let bit = Int(channel) * 128 + Int(note)
-        let word = track * MusicPlayer.wordsPerTrack + bit / 64
-        if sounding { soundingNotes[word] |= 1 << UInt64(bit % 64) } else { soundingNotes[word] &= ~(1 << UInt64(bit % 64)) }
+    // MARK: MIDI clock
+
+    /// The first Timing Clock of stretch `stretch` or a later one at or after `sampleTime`; nil without
+    /// clock or when none is left.
+    private func firstClock(fromStretch stretch: Int, atOrAfter sampleTime: Int64 = 0) -> (stretch: Int, index: Int64, time: Int64)? {
+        guard let ppq = clockTicksPerQuarter, stretch < stretches.count else { return nil }
+        // Clock n sits at tick n × ppq / 24 (rounded down): the first at or after the stretch's start.
+        let from = stretches[stretch].fromTick
+        let (scaled, overflow) = from.multipliedReportingOverflow(by: 24)
+        guard !overflow else { return nil }
+        var next = clockTime(stretch: stretch, index: (scaled + ppq - 1) / ppq)
+        while let candidate = next, candidate.time < sampleTime { next = clock(after: candidate) }
+        return next
+    }
+
+    /// The Timing Clock after `current`: the next in its stretch, else the first of the next stretch.
+    private func clock(after current: (stretch: Int, index: Int64, time: Int64)) -> (stretch: Int, index: Int64, time: Int64)? {
+        clockTime(stretch: current.stretch, index: current.index + 1) ?? firstClock(fromStretch: current.stretch + 1)
+    }
+
+    /// Clock `index` in `stretch`, nil when it falls past the stretch (the song's last stretch keeps
+    /// the clock at its very end).
+    private func clockTime(stretch: Int, index: Int64) -> (stretch: Int, index: Int64, time: Int64)? {
+        guard let ppq = clockTicksPerQuarter else { return nil }
+        let (scaled, overflow) = index.multipliedReportingOverflow(by: ppq)
+        let tick = scaled / 24
+        let played = stretches[stretch]
+        guard !overflow, tick < played.toTick || (stretch == stretches.count - 1 && tick == played.toTick) else { return nil }
+        let time = played.startTime + tempoMap.time(atTick: tick) - tempoMap.time(atTick: played.fromTick)
+        return (stretch, index, time.sampleIndex(sampleRate: sampleRate, speed: speed, rounding: .down))
     }
 }

@@ -1,34 +1,60 @@
 import MIDICore
 import MIDIFile
 
-/// One message of a playback schedule: when to send it (audio sample index from the start of
-/// playback) and which track it comes from.
-struct ScheduledEvent: Sendable {
-    var sampleTime: Int64
-    var track: Int
-    var message: MIDIMessage
+/// One message of a playback, as a destination gets it: when to send it (in the player's time unit
+/// from the start of playback: audio samples, or nanoseconds), the track it comes from, the SMF port
+/// (meta event 0x21) that track was on, and the message.
+public struct SongEvent: Sendable, Hashable {
+    /// The track of MIDI clock messages (Timing Clock, Song Position, Start, Continue, Stop), which
+    /// belong to no track: a destination that keeps MIDI clock sends them to all its ports.
+    public static let clockTrack = -1
+
+    /// Time from the start of playback, in the player's unit (see `MusicPlayer.sampleRate`).
+    public var sampleTime: Int64
+    public var track: Int
+    /// The port the track had chosen with its last SMF port meta event (0 before any), as aplaymidi
+    /// routes: a destination with `n` ports sends to port `port % n`.
+    public var port: UInt8
+    public var message: MIDIMessage
+
+    public init(sampleTime: Int64, track: Int, port: UInt8, message: MIDIMessage) {
+        self.sampleTime = sampleTime
+        self.track = track
+        self.port = port
+        self.message = message
+    }
+
+    /// Whether this is a MIDI clock message (see `clockTrack`).
+    public var isClock: Bool { track == SongEvent.clockTrack }
 }
 
 /// A sequence turned into a flat, time-ordered list of messages at exact sample times, with start,
-/// end, loop, transpose and rate applied: everything `MusicPlayer` delivers, worked out in advance.
+/// end, loop, transpose, rate and the track selection applied: everything `MusicPlayer` delivers
+/// (but the periodic Timing Clocks, which it generates as it goes), worked out in advance. It is the
+/// one place where a song becomes timed events, whatever the destination.
 struct PlaybackSchedule {
-    var events: [ScheduledEvent] = []
+    var events: [SongEvent] = []
     /// The length of the whole playback, loops included, rounded to the nearest sample.
     var durationInSamples: Int64 = 0
     /// The stretches of the song played, in order, with the sample each starts at.
     var stretches: [PlayedStretch] = []
+    /// Whether the schedule keeps MIDI clock (asked for, and the song counts quarter notes).
+    var hasClock = false
 
-    /// A stretch of song ticks [fromTick, toTick) played straight through from `startSample`.
+    /// A stretch of song ticks [fromTick, toTick) played straight through from `startSample`
+    /// (exactly: from `startTime` of player time, rate not applied).
     struct PlayedStretch {
         var startSample: Int64
+        var startTime: ExactTime
         var fromTick: Int64
         var toTick: Int64
     }
 
-    /// A message of the sequence at its tick.
+    /// A message of the sequence at its tick, with the port its track was on.
     private struct SourceEvent {
         var tick: Int64
         var track: Int
+        var port: UInt8
         var message: MIDIMessage
     }
 
@@ -42,13 +68,13 @@ struct PlaybackSchedule {
     /// `sampleRate` samples per second.
     init(sequence: MusicSequence, map: TempoMap, settings: PlaybackSettings, sampleRate: Int) throws(PlaybackSettingsError) {
         guard settings.rate.isFinite, (0.01...100).contains(settings.rate) else { throw .rateOutOfRange(settings.rate) }
-        guard (1...1_000_000).contains(sampleRate) else { throw .sampleRateOutOfRange(sampleRate) }
+        guard (1...MusicPlayer.nanosecondRate).contains(sampleRate) else { throw .sampleRateOutOfRange(sampleRate) }
         let speed = (numerator: Int64((settings.rate * 10_000).rounded()), denominator: Int64(10_000))
 
-        let source = PlaybackSchedule.sourceEvents(of: sequence)
+        let source = PlaybackSchedule.sourceEvents(of: sequence, tracks: settings.tracks)
         let passes = try PlaybackSchedule.passes(map: map, settings: settings)
         var sounding: [NoteKey: Int] = [:]
-        var chased: [Int64: [(track: Int, message: MIDIMessage)]] = [:] // state before each jump target
+        var chased: [Int64: [SourceEvent]] = [:] // state before each jump target
         var elapsed = ExactTime.zero(denominator: map.time(atTick: 0).denominator)
         func sampleTime(_ time: ExactTime) -> Int64 {
             // Rounded down: a renderer asking for events before `blockStart + half a block` then sends
@@ -56,49 +82,81 @@ struct PlaybackSchedule {
             time.sampleIndex(sampleRate: sampleRate, speed: speed, rounding: .down)
         }
 
+        hasClock = settings.midiClock && PlaybackSchedule.ticksPerQuarter(of: sequence.division) != nil
+        func clock(_ message: MIDIMessage, at time: Int64) {
+            events.append(SongEvent(sampleTime: time, track: SongEvent.clockTrack, port: 0, message: message))
+        }
+
         for (index, pass) in passes.enumerated() {
             let passStart = sampleTime(elapsed)
-            stretches.append(PlayedStretch(startSample: passStart, fromTick: pass.from, toTick: pass.to))
+            stretches.append(PlayedStretch(startSample: passStart, startTime: elapsed, fromTick: pass.from, toTick: pass.to))
             let jumped = index == 0 ? pass.from > 0 : passes[index - 1].to != pass.from
+            if hasClock && (index == 0 || jumped) {
+                // Song Position is only followed while stopped: Stop, position, then Start (at 0) or Continue.
+                if index > 0 { clock(.stop, at: passStart) }
+                clock(.songPosition(PlaybackSchedule.songPosition(atTick: pass.from, division: sequence.division)), at: passStart)
+                clock(pass.from == 0 ? .start : .continue, at: passStart)
+            }
             if jumped {
                 if chased[pass.from] == nil {
                     let history = source[..<PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.from)]
-                    chased[pass.from] = Chase.stateMessages(from: history.lazy.map { (track: $0.track, message: $0.message) })
+                    chased[pass.from] = Chase.stateEntries(from: history) { $0.message }
                 }
                 for state in chased[pass.from] ?? [] {
-                    events.append(ScheduledEvent(sampleTime: passStart, track: state.track, message: state.message))
+                    events.append(SongEvent(sampleTime: passStart, track: state.track, port: state.port, message: state.message))
                 }
             }
             let startTime = map.time(atTick: pass.from)
             let first = PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.from)
+            // Events at a pass's end tick belong to what follows (the song's own last tick included:
+            // its notes still sounding get their Note Offs there).
             let end = PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.to)
             for event in source[first..<end] {
                 guard let message = event.message.transposed(by: settings.transpose) else { continue }
-                NoteKey.track(message, from: event.track, in: &sounding)
-                events.append(ScheduledEvent(sampleTime: sampleTime(elapsed + map.time(atTick: event.tick) - startTime),
-                                             track: event.track, message: message))
+                NoteKey.track(message, from: event.track, port: event.port, in: &sounding)
+                events.append(SongEvent(sampleTime: sampleTime(elapsed + map.time(atTick: event.tick) - startTime),
+                                        track: event.track, port: event.port, message: message))
             }
             elapsed = elapsed + map.time(atTick: pass.to) - startTime
             let continues = index + 1 < passes.count && passes[index + 1].from == pass.to
             if !continues {
                 let passEnd = sampleTime(elapsed)
                 for key in sounding.keys.sorted() {
-                    events.append(ScheduledEvent(sampleTime: passEnd, track: key.track,
-                                                 message: .noteOff(channel: key.channel, note: key.note, velocity: 0)))
+                    for _ in 0..<sounding[key, default: 0] {
+                        events.append(SongEvent(sampleTime: passEnd, track: key.track, port: key.port,
+                                                message: .noteOff(channel: key.channel, note: key.note, velocity: 0)))
+                    }
                 }
                 sounding.removeAll()
             }
         }
         durationInSamples = elapsed.sampleIndex(sampleRate: sampleRate, speed: speed)
+        if hasClock && !passes.isEmpty { clock(.stop, at: sampleTime(elapsed)) }
     }
 
-    /// The channel and SysEx messages of all tracks, by tick, then track, then order in the track.
-    private static func sourceEvents(of sequence: MusicSequence) -> [SourceEvent] {
+    /// The Song Position (MIDI beats: sixteenth notes from the start, at most 16383) of `tick`.
+    static func songPosition(atTick tick: Int64, division: Division) -> UInt16 {
+        guard let ppq = ticksPerQuarter(of: division) else { return 0 }
+        guard tick / ppq < 4096 else { return 16383 }
+        return UInt16(min(tick * 4 / ppq, 16383))
+    }
+
+    /// Ticks per quarter note of a metrical division (MIDI clock counts quarter notes); nil for SMPTE.
+    static func ticksPerQuarter(of division: Division) -> Int64? {
+        guard case .ticksPerQuarter(let ppq) = division, ppq > 0 else { return nil }
+        return Int64(ppq)
+    }
+
+    /// The channel and SysEx messages of the selected tracks (all when `tracks` is nil), by tick, then
+    /// track, then order in the track, each with the port its track's last port meta event chose.
+    private static func sourceEvents(of sequence: MusicSequence, tracks: Set<Int>?) -> [SourceEvent] {
         var found: [(event: SourceEvent, index: Int)] = []
-        for (trackIndex, track) in sequence.tracks.enumerated() {
+        for (trackIndex, track) in sequence.tracks.enumerated() where tracks?.contains(trackIndex) ?? true {
+            var port: UInt8 = 0
             for (index, timed) in track.events.enumerated() {
+                if case .meta(.port(let chosen)) = timed.event { port = chosen }
                 guard let message = timed.event.playableMessage else { continue }
-                found.append((SourceEvent(tick: max(0, timed.tick), track: trackIndex, message: message), index))
+                found.append((SourceEvent(tick: max(0, timed.tick), track: trackIndex, port: port, message: message), index))
             }
         }
         found.sort { ($0.event.tick, $0.event.track, $0.index) < ($1.event.tick, $1.event.track, $1.index) }
@@ -147,23 +205,24 @@ struct PlaybackSchedule {
     }
 }
 
-/// A note sounding on a channel from a track, for ending what is still held when a pass ends.
+/// A note sounding on a channel (and port) from a track, for ending what is still held when a pass ends.
 private struct NoteKey: Hashable, Comparable {
     var track: Int
+    var port: UInt8
     var channel: UInt8
     var note: UInt8
 
     static func < (a: NoteKey, b: NoteKey) -> Bool {
-        (a.track, a.channel, a.note) < (b.track, b.channel, b.note)
+        (a.track, a.port, a.channel, a.note) < (b.track, b.port, b.channel, b.note)
     }
 
     /// Counts a note-on in, a note-off out.
-    static func track(_ message: MIDIMessage, from track: Int, in sounding: inout [NoteKey: Int]) {
+    static func track(_ message: MIDIMessage, from track: Int, port: UInt8, in sounding: inout [NoteKey: Int]) {
         switch message {
         case .noteOn(let channel, let note, let velocity) where velocity > 0:
-            sounding[NoteKey(track: track, channel: channel, note: note), default: 0] += 1
+            sounding[NoteKey(track: track, port: port, channel: channel, note: note), default: 0] += 1
         case .noteOn(let channel, let note, _), .noteOff(let channel, let note, _):
-            let key = NoteKey(track: track, channel: channel, note: note)
+            let key = NoteKey(track: track, port: port, channel: channel, note: note)
             if let count = sounding[key] { sounding[key] = count > 1 ? count - 1 : nil }
         default:
             break

@@ -47,14 +47,23 @@ public struct PlaybackSettings: Hashable, Sendable {
     public var end: PlaybackPosition?
     /// A region to repeat; ignored unless it lies after the start and before the end.
     public var loop: LoopRegion?
+    /// The tracks played (as `seqplay info` numbers them, from 0); all when `nil`. A destination
+    /// that gets only some tracks of a song (AVAudioSequencer's track destinations) plays these.
+    public var tracks: Set<Int>?
+    /// Adds MIDI clock: Song Position and Start (Continue from a later position) first, 24 Timing
+    /// Clocks per quarter note (before the song's events at the same time), Stop, Song Position and
+    /// Continue at each loop jump, Stop at the end. For destinations that drive other sequencers.
+    public var midiClock = false
 
     public init(transpose: Int = 0, rate: Double = 1, start: PlaybackPosition? = nil,
-                end: PlaybackPosition? = nil, loop: LoopRegion? = nil) {
+                end: PlaybackPosition? = nil, loop: LoopRegion? = nil, tracks: Set<Int>? = nil, midiClock: Bool = false) {
         self.transpose = transpose
         self.rate = rate
         self.start = start
         self.end = end
         self.loop = loop
+        self.tracks = tracks
+        self.midiClock = midiClock
     }
 }
 
@@ -62,7 +71,7 @@ public struct PlaybackSettings: Hashable, Sendable {
 public enum PlaybackSettingsError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A rate outside 0.01...100 (or not a number).
     case rateOutOfRange(Double)
-    /// A sample rate outside 1...1,000,000 Hz.
+    /// A time unit outside 1...10⁹ per second (audio sample rates, up to nanoseconds).
     case sampleRateOutOfRange(Int)
     /// A loop whose end is not after its start, or whose count is below 1.
     case invalidLoop(fromTick: Int64, toTick: Int64, count: Int)
@@ -75,7 +84,7 @@ public enum PlaybackSettingsError: Error, Hashable, Sendable, CustomStringConver
     public var description: String {
         switch self {
         case .rateOutOfRange(let rate): return "playback rate \(rate) is outside 0.01...100"
-        case .sampleRateOutOfRange(let rate): return "sample rate \(rate) Hz is outside 1...1000000"
+        case .sampleRateOutOfRange(let rate): return "sample rate \(rate) Hz is outside 1...1000000000"
         case .invalidLoop(let from, let to, let count):
             return "loop from tick \(from) to tick \(to), \(count) times: needs from < to and a count of at least 1"
         case .startAfterEnd(let start, let end): return "start (tick \(start)) is after end (tick \(end))"

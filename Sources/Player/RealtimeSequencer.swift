@@ -14,14 +14,15 @@ public protocol TimedMIDIDestination: AnyObject {
     func send(_ messages: [MIDIMessage], at time: UInt64)
 }
 
-/// Plays a `MusicPlayer` in real time to a `TimedMIDIDestination` from its own thread, for
-/// destinations that are not an audio render path (sending to the network is not real-time safe, so
-/// it must not run on the render thread).
+/// Plays a `MusicPlayer` (in nanoseconds) in real time to a `TimedMIDIDestination` from its own
+/// thread, for destinations that take events stamped with a clock time but have no queue of their
+/// own to hold a whole song (sending to the network is not real-time safe, so it must not run on the
+/// render thread).
 ///
 /// Every millisecond (absolute deadlines on CLOCK_MONOTONIC) the thread asks the player for the events
 /// due within `lookahead` and sends each group of simultaneous events stamped with its exact time:
-/// player sample `s` sounds at monotonic time `startTime + s / sampleRate`. The lookahead lets the
-/// destination receive events before they are due, so thread jitter below it never shows in the timing.
+/// player time `t` sounds at monotonic time `startTime + t`. The lookahead lets the destination
+/// receive events before they are due, so thread jitter below it never shows in the timing.
 ///
 /// Control it (start, stop, wait) from one thread.
 public final class RealtimeSequencer: @unchecked Sendable {
@@ -38,15 +39,19 @@ public final class RealtimeSequencer: @unchecked Sendable {
     private var thread: Thread?
 
     public init(player: MusicPlayer, destination: any TimedMIDIDestination, lookahead: Double = 0.02) {
+        precondition(player.sampleRate == MusicPlayer.nanosecondRate, "a real-time sequencer's player counts nanoseconds")
         self.player = player
         self.destination = destination
         self.lookahead = lookahead
     }
 
-    /// The monotonic time (ns) at which player sample `sampleTime` sounds.
+    /// The monotonic time (ns) at which player time `sampleTime` (ns) sounds.
     public func monotonicTime(ofSample sampleTime: Int64) -> UInt64 {
-        startTime + UInt64(max(0, sampleTime)) * 1_000_000_000 / UInt64(player.sampleRate)
+        startTime + UInt64(max(0, sampleTime))
     }
+
+    /// The monotonic time (ns) at which the song ends.
+    public var endTime: UInt64 { monotonicTime(ofSample: player.durationInSamples) }
 
     /// Starts playing so that the player's sample 0 sounds at monotonic time `startTime` (default:
     /// one lookahead from now, so the first events are not late).
@@ -78,11 +83,10 @@ public final class RealtimeSequencer: @unchecked Sendable {
 
     private func run() {
         let collector = MessageCollector()
-        let lookaheadSamples = Int64(lookahead * Double(player.sampleRate))
+        let lookaheadNanoseconds = Int64(lookahead * 1e9)
         var deadline = MonotonicClock.now()
         while !stopRequested.load(ordering: .acquiring) {
-            let elapsedNanoseconds = Int64(bitPattern: MonotonicClock.now() &- startTime)
-            let horizon = elapsedNanoseconds * Int64(player.sampleRate) / 1_000_000_000 + lookaheadSamples
+            let horizon = Int64(bitPattern: MonotonicClock.now() &- startTime) + lookaheadNanoseconds
             while let next = player.nextEventSampleTime, next < horizon {
                 collector.messages.removeAll(keepingCapacity: true)
                 player.deliverEvents(before: next + 1, to: collector)

@@ -1,6 +1,7 @@
 import AudioGraph
 import AudioOutput
 import Effects
+import FluidSynth
 import Player
 
 /// Everything that shapes a render of a song, offline or in real time: the synthesizer's settings, how
@@ -27,6 +28,8 @@ public struct RenderOptions: Sendable {
     public var gain: Float = 0.2
     public var reverbEnabled = true
     public var chorusEnabled = true
+    /// Polyphony, interpolation, reverb/chorus parameters, drum channels, bank select and forced programs.
+    public var sound = SoundSettings()
     /// Transpose, rate, start/end and loop, as the MusicPlayer takes them.
     public var playback = PlaybackSettings()
     public var tail: Tail = RenderOptions.defaultTail
@@ -50,6 +53,9 @@ public struct RenderOptions: Sendable {
     public var channelMap: ChannelMap?
     /// Whether the renderer meters the mix (`SongRenderer.levelMeter`), for a status line to show.
     public var metersLevel = false
+    /// One sampler per MIDI channel, each on its own stereo pair after the mix: 34 output channels
+    /// (1-2 the mix, 3-4 channel 1 … 33-34 channel 16; `outputChannelCount` must be 34). No effects.
+    public var channelOutputs = false
 
     public init() {}
 }

@@ -1,6 +1,7 @@
 import Atomics
 import AudioGraph
 import AudioOutput
+import MIDIFile
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,11 +12,7 @@ import Glibc
 /// whatever the period size.
 ///
 /// ```swift
-/// var options = RenderOptions()
-/// options.sampleRate = output.sampleRate
-/// options.blockFrames = output.periodFrames
-/// let playback = try SongPlayback(renderer: SongRenderer(sequence: song, soundFontPaths: fonts, options: options),
-///                                 output: output)
+/// let playback = try SongPlayback(sequence: song, soundFontPaths: fonts, options: RenderOptions(), output: output)
 /// try playback.start()
 /// while !playback.isFinished && !playback.hasEnded { sleep(1) }
 /// playback.stop(draining: true)
@@ -52,6 +49,23 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
         }
         self.renderer = renderer
         self.output = output
+    }
+
+    /// Playback of `sequence` through the sampler graph `options` describe, rendered at the output's
+    /// sample rate in blocks of its period, with the level metered (for a status line).
+    public convenience init(sequence: MusicSequence, soundFontPaths: [String], options: RenderOptions,
+                            output: RealtimeOutput) throws(RenderError) {
+        var options = options
+        options.sampleRate = output.sampleRate
+        options.blockFrames = output.periodFrames
+        options.outputChannelCount = output.channelCount
+        options.metersLevel = true
+        let renderer = try SongRenderer(sequence: sequence, soundFontPaths: soundFontPaths, options: options)
+        do throws(AudioOutputError) {
+            try self.init(renderer: renderer, output: output)
+        } catch {
+            throw .engine("\(error)")
+        }
     }
 
     /// Starts the render thread. Playback then runs until `stop`, or by itself forever: the song's
@@ -105,7 +119,7 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
     /// Ends every sounding note (Ctrl-C: before draining the device). Same hold as `seek`.
     @discardableResult
     public func allNotesOff() -> Bool {
-        withRendererHeld { renderer.sampler.allNotesOff() }
+        withRendererHeld { renderer.samplers.forEach { $0.allNotesOff() } }
     }
 
     /// Holds the render thread off the renderer, runs `body`, then lets it render again (unless paused).

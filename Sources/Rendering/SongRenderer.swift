@@ -30,6 +30,10 @@ public final class SongRenderer {
     /// The player feeding the sampler; mute and solo may still be changed while rendering.
     public let player: MusicPlayer
     public let sampler: SamplerNode
+    /// Every sampler playing: `sampler`, or with `options.channelOutputs` one per channel used.
+    public let samplers: [SamplerNode]
+    /// With `options.channelOutputs`: what splits the player's events among the samplers.
+    private let channelFanOut: ChannelEventFanOut?
     public let engine: AudioEngine
     /// Meters the stereo mix after the effects (before the varispeed and the channel map), when
     /// `options.metersLevel` asks for it.
@@ -53,39 +57,16 @@ public final class SongRenderer {
     /// Builds and starts the graph: loads `soundFontPaths` in order (later fonts take priority),
     /// schedules `sequence` with `options.playback`, applies mutes and solos, inserts the effects.
     public convenience init(sequence: MusicSequence, soundFontPaths: [String], options: RenderOptions) throws(RenderError) {
-        try self.init(sequence: sequence, sampler: Self.makeSampler(soundFontPaths: soundFontPaths, options: options),
-                      options: options)
-    }
-
-    /// A sampler with `soundFontPaths` loaded in order (later fonts take priority), set up as
-    /// `options` ask: what `init(sequence:soundFontPaths:options:)` plays through.
-    public static func makeSampler(soundFontPaths: [String], options: RenderOptions) throws(RenderError) -> SamplerNode {
-        let sampler = try makeSampler(options: options)
-        do throws(SoundFontError) {
-            for path in soundFontPaths { try sampler.loadSoundFont(at: path) }
-        } catch {
-            throw .soundFont(error)
+        try self.init(sequence: sequence, options: options) { () throws(RenderError) in
+            try Self.makeSampler(soundFontPaths: soundFontPaths, options: options)
         }
-        return sampler
     }
 
-    /// A sampler with no fonts, set up as `options` ask (give it fonts before rendering).
-    public static func makeSampler(options: RenderOptions) throws(RenderError) -> SamplerNode {
-        let settings = SynthesizerSettings(sampleRate: Double(options.sampleRate), gain: options.gain,
-                                           reverbEnabled: options.reverbEnabled, chorusEnabled: options.chorusEnabled)
-        let sampler: SamplerNode
-        do throws(SynthesizerError) {
-            sampler = try SamplerNode(settings: settings)
-        } catch {
-            throw .synthesizer("\(error)")
-        }
-        return sampler
-    }
-
-    /// Builds and starts the graph around `sampler` (fonts loaded, made by `makeSampler` with the
-    /// same options, attached to no running engine): schedules `sequence` with `options.playback`,
-    /// applies mutes and solos, inserts the effects.
-    public init(sequence: MusicSequence, sampler: SamplerNode, options: RenderOptions) throws(RenderError) {
+    /// Builds and starts the graph around the samplers `makeSampler` makes (one, or with
+    /// `options.channelOutputs` one per channel used; each with its fonts, attached to no running
+    /// engine): schedules `sequence` with `options.playback`, applies mutes and solos, inserts the effects.
+    public init(sequence: MusicSequence, options: RenderOptions,
+                makeSampler: () throws(RenderError) -> SamplerNode) throws(RenderError) {
         guard Self.supportedSampleRates.contains(options.sampleRate) else { throw .unsupportedSampleRate(options.sampleRate) }
         let tailSeconds: Double
         switch options.tail {
@@ -96,9 +77,7 @@ public final class SongRenderer {
         let isEmpty = TempoMap(sequence: sequence.concatenatingPatterns()).endTick == 0
         player = try Self.makePlayer(for: sequence, options: options)
 
-        self.sampler = sampler
         eventSource = SeekableEventSource(player: player)
-        sampler.eventSource = eventSource
 
         engine = AudioEngine()
         let format = AudioFormat(sampleRate: Double(options.sampleRate), channelCount: options.outputChannelCount)
@@ -107,7 +86,23 @@ public final class SongRenderer {
         } catch {
             throw .engine(error.description)
         }
-        let (mix, effects) = try Self.connectGraph(of: engine, sampler: sampler, options: options)
+        let mix: MixerNode
+        var effects: [AudioNode] = []
+        if options.channelOutputs {
+            (samplers, mix, channelFanOut) = try ChannelOutputs.connect(engine, sequence: sequence, source: eventSource,
+                                                         sampleRate: options.sampleRate, makeSampler: makeSampler)
+            if let first = samplers.first {
+                sampler = first
+            } else {
+                sampler = try makeSampler()
+            }
+        } else {
+            sampler = try makeSampler()
+            sampler.eventSource = eventSource
+            (mix, effects) = try Self.connectGraph(of: engine, sampler: sampler, options: options)
+            samplers = [sampler]
+            channelFanOut = nil
+        }
         levelMeter = options.metersLevel ? LevelMeterTap() : nil
         if let levelMeter { mix.installTap(levelMeter, at: .output(bus: 0)) }
         do throws(AudioEngineError) {
@@ -144,6 +139,40 @@ public final class SongRenderer {
         while pending > 0, let block = pull(frameCount: min(options.blockFrames, pending)) {
             pending -= block.frameLength
         }
+    }
+
+    /// A sampler with `soundFontPaths` loaded in order (later fonts take priority), set up as
+    /// `options` ask: what `init(sequence:soundFontPaths:options:)` plays through.
+    public static func makeSampler(soundFontPaths: [String], options: RenderOptions) throws(RenderError) -> SamplerNode {
+        try makeSampler(options: options) { sampler throws(SoundFontError) in
+            for path in options.sound.fontLoadOrder(soundFontPaths) { try sampler.loadSoundFont(at: path) }
+        }
+    }
+
+    /// A sampler set up as `options` ask, its fonts given by `loadFonts` (loaded files, or fonts
+    /// shared with other samplers) before the sound settings are applied.
+    public static func makeSampler(options: RenderOptions,
+                                   loadFonts: (SamplerNode) throws(SoundFontError) -> Void) throws(RenderError) -> SamplerNode {
+        let settings = SynthesizerSettings(sampleRate: Double(options.sampleRate), gain: options.gain,
+                                           reverbEnabled: options.reverbEnabled, chorusEnabled: options.chorusEnabled,
+                                           bankSelectMode: options.sound.bankSelect ?? .gs)
+        let sampler: SamplerNode
+        do throws(SynthesizerError) {
+            sampler = try SamplerNode(settings: settings)
+        } catch {
+            throw .synthesizer("\(error)")
+        }
+        do throws(SoundFontError) {
+            try loadFonts(sampler)
+        } catch {
+            throw .soundFont(error)
+        }
+        do throws(SynthesizerError) {
+            try sampler.apply(options.sound)
+        } catch {
+            throw .synthesizer("\(error)")
+        }
+        return sampler
     }
 
     /// The player for `sequence` as `options` ask (playback settings, mutes, solos): what a renderer
@@ -292,7 +321,8 @@ public final class SongRenderer {
         let writer: AudioFileWriter
         do throws(AudioFileError) {
             writer = try AudioFileWriter(path: path, format: format, sampleFormat: sampleFormat,
-                                         sampleRate: options.sampleRate, channelCount: options.outputChannelCount)
+                                         sampleRate: options.sampleRate, channelCount: options.outputChannelCount,
+                                         expectedFrameCount: maximumFrames)
         } catch {
             throw .audioFile(error)
         }

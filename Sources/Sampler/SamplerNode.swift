@@ -74,6 +74,10 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     /// The preset `channel` plays now.
     public func program(onChannel channel: UInt8) -> ChannelProgram? { synthesizer.program(onChannel: channel) }
 
+    /// Applies polyphony, interpolation, reverb/chorus parameters, drum channels and forced programs
+    /// (see `Synthesizer.apply(_:)`).
+    public func apply(_ sound: SoundSettings) throws(SynthesizerError) { try synthesizer.apply(sound) }
+
     // MARK: Parameters
 
     /// Master gain.

@@ -1,17 +1,21 @@
 import ALSA
 import Atomics
 import MIDICore
+import Player
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Plays a `SequencerSchedule` to ALSA sequencer ports: the events go out ahead of time on a kernel
-/// queue with real-time timestamps, so the kernel delivers each at its exact time. Stopping early drops
-/// what is still pending and sends Sustain Off and All Notes Off on every channel of every destination.
+/// ALSA sequencer ports as the destination of a song: the events a `MusicPlayer` (in nanoseconds)
+/// hands out go ahead of time onto a kernel queue, stamped with their exact time, so the kernel
+/// delivers each on time. Stopping early drops what is still pending and sends Sustain Off and All
+/// Notes Off on every channel of every destination.
 ///
-/// Like aplaymidi, the player connects its port to every destination before playing: kernel drivers
-/// (hardware MIDI ports, snd-virmidi) only open their device for a port that has a subscriber, and
-/// ignore events sent to it otherwise.
+/// Routing follows aplaymidi: an event goes to `ports[event.port % ports.count]` (a track starts on
+/// the first port; an SMF port meta event moves it), unless `trackPorts` names its track's port; MIDI
+/// clock goes to every destination. Like aplaymidi, the player connects its port to every destination
+/// before playing: kernel drivers (hardware MIDI ports, snd-virmidi) only open their device for a port
+/// that has a subscriber, and ignore events sent to it otherwise.
 public final class SequencerSongPlayer: @unchecked Sendable {
     /// Events handed to the kernel before its queue starts, so the first ones are not late (the
     /// kernel's output pool for a client holds 200 events; writing more would wait for the queue).
@@ -22,7 +26,12 @@ public final class SequencerSongPlayer: @unchecked Sendable {
     /// setup messages at time 0 longer than the preroll) time to reach the kernel before they are due.
     public static let leadNanoseconds: UInt64 = 100_000_000
 
-    public let schedule: SequencerSchedule
+    /// The song, in nanoseconds (`MusicPlayer.nanosecondRate`).
+    public let player: MusicPlayer
+    /// Every port the player sends to, in address order.
+    public let destinations: [PortAddress]
+    private let ports: [PortAddress]
+    private let trackPorts: [Int: PortAddress]
     private let client: SequencerClient
     private let queue: SequencerQueue
     private let port: SequencerPort
@@ -31,16 +40,24 @@ public final class SequencerSongPlayer: @unchecked Sendable {
     /// Set by `stop()` from another thread (a signal handler's queue); read by `play()`.
     private let stopRequested = ManagedAtomic(false)
 
-    /// With `sendsToSubscribers` (a schedule with one destination), every event goes to whoever is
-    /// subscribed to the player's port, so other programs (aseqdump, a recorder) can tap the stream.
-    public init(schedule: SequencerSchedule, client: SequencerClient, sendsToSubscribers: Bool = false) throws(SequencerError) {
-        precondition(!sendsToSubscribers || schedule.destinations.count == 1, "only a one-destination schedule can go to subscribers")
-        self.schedule = schedule
+    /// Plays `player` to `ports` (SMF port meta events choose among them) and `trackPorts` (a track's
+    /// own port, whatever its port meta events say). With `sendsToSubscribers` (one destination in
+    /// all), every event goes to whoever is subscribed to the player's port, so other programs
+    /// (aseqdump, a recorder) can tap the stream.
+    public init(player: MusicPlayer, ports: [PortAddress], trackPorts: [Int: PortAddress] = [:], client: SequencerClient,
+                sendsToSubscribers: Bool = false) throws(SequencerError) {
+        precondition(player.sampleRate == MusicPlayer.nanosecondRate, "a sequencer player's times are nanoseconds")
+        precondition(!ports.isEmpty || !trackPorts.isEmpty, "a sequencer player needs a port")
+        self.player = player
+        self.ports = ports
+        self.trackPorts = trackPorts
+        destinations = Set(ports + trackPorts.values).sorted()
+        precondition(!sendsToSubscribers || destinations.count == 1, "only one destination can go to subscribers")
         self.client = client
         self.sendsToSubscribers = sendsToSubscribers
         queue = try SequencerQueue(client: client, name: "seqplay song")
         port = try client.createPort(name: "song", capabilities: .output)
-        for destination in schedule.destinations {
+        for destination in destinations {
             try client.connect(from: port.address, to: destination)
         }
     }
@@ -48,26 +65,44 @@ public final class SequencerSongPlayer: @unchecked Sendable {
     /// The address events are sent from.
     public var sourceAddress: PortAddress { port.address }
 
-    /// Plays the schedule to the end, or until `stop()` (then silences every destination).
-    /// Returns whether it played to the end. Call it from one thread at a time.
+    /// Where `event` goes: its track's port, else its SMF port among `ports`; clock to every destination.
+    public func destinations(of event: SongEvent) -> ArraySlice<PortAddress> {
+        if event.isClock { return destinations[...] }
+        if let own = trackPorts[event.track] { return [own] }
+        return ports.isEmpty ? [] : [ports[Int(event.port) % ports.count]]
+    }
+
+    /// Plays the song to the end, or until `stop()` (then silences every destination). Returns
+    /// whether it played to the end. Call it from one thread at a time.
     ///
     /// `queueStarting` runs on this thread just before the kernel queue starts: song time 0 is then
-    /// `leadNanoseconds` away, which lets another player (a sampler) start in step with the ports.
+    /// `leadNanoseconds` away, which lets other destinations (a sampler, the network) start in step.
     @discardableResult
     public func play(queueStarting: () -> Void = {}) throws(SequencerError) -> Bool {
+        var sent = 0
         var queueStarted = false
-        for (index, entry) in schedule.events.enumerated() {
-            if stopRequested.load(ordering: .relaxed) { break }
-            if index == Self.prerollEvents {
-                try startQueue(queueStarting)
-                queueStarted = true
+        var failure: SequencerError?
+        while failure == nil, !stopRequested.load(ordering: .relaxed), let next = player.nextEventSampleTime {
+            player.deliverEvents(before: next + 1) { event in
+                for destination in destinations(of: event) where failure == nil {
+                    do throws(SequencerError) {
+                        if sent == Self.prerollEvents && !queueStarted {
+                            try startQueue(queueStarting)
+                            queueStarted = true
+                        }
+                        try client.send(event.message, from: port, to: sendsToSubscribers ? .subscribers : .port(destination),
+                                        at: .realTime(nanoseconds: UInt64(event.sampleTime) + Self.leadNanoseconds), on: queue)
+                        sent += 1
+                    } catch {
+                        failure = error
+                    }
+                }
             }
-            try client.send(entry.message, from: port, to: sendsToSubscribers ? .subscribers : .port(entry.destination),
-                            at: .realTime(nanoseconds: entry.nanoseconds + Self.leadNanoseconds), on: queue)
         }
+        if let failure { throw failure }
         if !queueStarted { try startQueue(queueStarting) }
         try client.flush()
-        let end = schedule.endNanoseconds + Self.leadNanoseconds
+        let end = UInt64(player.durationInSamples) + Self.leadNanoseconds
         while !stopRequested.load(ordering: .relaxed), try queue.position().nanoseconds < end {
             usleep(10_000)
         }
@@ -93,11 +128,11 @@ public final class SequencerSongPlayer: @unchecked Sendable {
     /// Drops pending events and sends Sustain off and All Notes Off on all 16 channels of every destination.
     private func silence() throws(SequencerError) {
         try client.dropPendingOutput(on: queue)
-        let destinations: [SequencerDestination] = sendsToSubscribers ? [.subscribers] : schedule.destinations.map { .port($0) }
-        for destination in destinations {
+        let targets: [SequencerDestination] = sendsToSubscribers ? [.subscribers] : destinations.map { .port($0) }
+        for target in targets {
             for channel: UInt8 in 0..<16 {
-                try client.send(.controlChange(channel: channel, controller: 64, value: 0), from: port, to: destination)
-                try client.send(.controlChange(channel: channel, controller: 123, value: 0), from: port, to: destination)
+                try client.send(.controlChange(channel: channel, controller: 64, value: 0), from: port, to: target)
+                try client.send(.controlChange(channel: channel, controller: 123, value: 0), from: port, to: target)
             }
         }
     }

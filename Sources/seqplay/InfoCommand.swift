@@ -13,15 +13,28 @@ struct InfoCommand: ParsableCommand {
     @Argument(help: "The Standard MIDI File or SoundFont (.sf2, .sf3) to describe.")
     var file: String
 
-    @Flag(help: "Print the report as JSON.")
+    @Flag(help: "Print the report (or the --events list) as JSON.")
     var json = false
+
+    @Flag(help: "List every event (of --track, or of all tracks by time) with its tick, bar:beat:tick and seconds, in mido's names; channels 1-16.")
+    var events = false
+
+    @Option(help: ArgumentHelp("With --events: only this track (0-based, as the report numbers them).", valueName: "track"))
+    var track: Int?
 
     @Flag(help: "Refuse files that need repair instead of listing the repairs as warnings.")
     var strict = false
 
+    func validate() throws {
+        if track != nil && !events { throw ValidationError("--track goes with --events.") }
+    }
+
     func run() throws {
         if SoundFontInfo.isSoundFont(file) { return try SoundFontInfo.run(path: file, json: json) }
         let result = CommandLineOutput.readMIDIFile(file, strict: strict)
+        if events {
+            return try listEvents(of: result.sequence)
+        }
         let report = SequenceReport(file: file, sequence: result.sequence, warnings: result.warnings.map(\.description))
         if json {
             let encoder = JSONEncoder()
@@ -29,6 +42,21 @@ struct InfoCommand: ParsableCommand {
             print(String(decoding: try encoder.encode(report), as: UTF8.self))
         } else {
             print(report.humanReadable)
+        }
+    }
+
+    private func listEvents(of sequence: MusicSequence) throws {
+        if let track, !sequence.tracks.indices.contains(track) {
+            CommandLineOutput.fail("\(file): no track \(track) (the file has \(sequence.tracks.count))", .validationFailure)
+        }
+        let listed = sequence.listedEvents(track: track)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            print("[\n" + (try listed.map { String(decoding: try encoder.encode($0), as: UTF8.self) }).joined(separator: ",\n") + "\n]")
+        } else {
+            print("track\ttick\tbar:beat:tick\tseconds\tevent")
+            for event in listed { print(event) }
         }
     }
 }

@@ -26,7 +26,7 @@ struct LiveCommand: ParsableCommand {
     var sources: [String] = []
 
     func run() throws {
-        var configuration = host.configuration(clientName: "seqplay live", portNames: ["in"])
+        var configuration = try host.configuration(clientName: "seqplay live", portNames: ["in"])
         configuration.connect = sources.isEmpty ? .hardware : .named(sources)
         try LiveSessionRunner.run(configuration, duration: host.duration, command: "seqplay live")
     }

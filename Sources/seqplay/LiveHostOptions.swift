@@ -40,11 +40,16 @@ struct LiveHostOptions: ParsableArguments {
     @Flag(help: "Turn the SoundFont's chorus off.")
     var noChorus = false
 
+    @OptionGroup(title: "Sound controls") var soundControls: SoundControlArguments
+
     @Option(name: [.short, .long], help: ArgumentHelp("Record what is played to this file (on the system clock) instead of playing to the sound card.", valueName: "file"))
     var output: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
     var duration: Double?
+
+    @OptionGroup(title: "Audio driver")
+    var audio: AudioDriverArguments
 
     func validate() throws {
         try FlagRange.check(sampleRate, "--sample-rate", in: 8_000...192_000, unit: " Hz")
@@ -56,13 +61,15 @@ struct LiveHostOptions: ParsableArguments {
     }
 
     /// The session these options describe, with sequencer client `clientName` and input ports `portNames`.
-    func configuration(clientName: String, portNames: [String]) -> LiveSamplerConfiguration {
+    func configuration(clientName: String, portNames: [String]) throws -> LiveSamplerConfiguration {
         var configuration = LiveSamplerConfiguration(
             soundFonts: SoundFontLocator.paths(given: soundFonts),
             output: output.map { .recording(path: $0, sampleRate: sampleRate) }
+                ?? (audio.usesJACK ? .opened(audio.openJACKOutput()) : nil)
                 ?? .soundCard(device: device, settings: PCMPlaybackSettings(sampleRate: sampleRate, periodFrames: period, periodCount: periods)))
         configuration.synthesizer = SynthesizerSettings(sampleRate: Double(sampleRate), gain: gain,
                                                         reverbEnabled: !noReverb, chorusEnabled: !noChorus)
+        configuration.sound = try soundControls.soundSettings()
         configuration.clientName = clientName
         configuration.portNames = portNames
         configuration.timestampedPorts = timestamped
@@ -136,6 +143,8 @@ enum LiveSessionRunner {
             parts.append(String(format: "%@ at %d Hz, period %d, buffer %.1f ms", device, rate, session.output.periodFrames, latency))
         case .recording(let path, _):
             parts.append("recording to \(path) at \(rate) Hz")
+        case .opened:
+            parts.append("JACK at \(rate) Hz, block \(session.output.periodFrames)")
         }
         return "\(session.configuration.clientName): serving on " + parts.joined(separator: "; ")
     }

@@ -4,22 +4,17 @@ import Foundation
 import MIDIFile
 import Rendering
 
-extension ExitCode {
-    /// `render --output-dir`: some inputs could not be rendered (each was reported); the others were.
-    static let someInputsFailed = ExitCode(2)
-}
-
 extension RenderCommand {
     /// One song without --output-dir; any number of paths with it.
     func validateSongCount() throws {
         if batch.isRequested {
-            if songs.isEmpty { throw ValidationError("--output-dir needs MIDI files or directories to render ('-' reads a list).") }
-            if output != nil { throw ValidationError("-o names one output; with --output-dir the outputs are named after the inputs.") }
-            if networkConnect != nil || !ports.isEmpty || route == .alsa {
-                throw ValidationError("--output-dir renders to files; --network-connect, --port and --route alsa play in real time.")
+            if song.songs.isEmpty { throw ValidationError("--output-dir needs MIDI files or directories to render ('-' reads a list).") }
+            if file.output != nil { throw ValidationError("-o names one output; with --output-dir the outputs are named after the inputs.") }
+            if destinations.networkConnect != nil || destinations.hasPorts || destinations.route == .alsa {
+                throw ValidationError("--output-dir renders to files; --network-connect, --port, --port-for-track and --route alsa play in real time.")
             }
-        } else if songs.count != 1 {
-            throw ValidationError(songs.isEmpty ? "Missing the MIDI file to play." : "One MIDI file at a time; to render many, add --output-dir DIR.")
+        } else if song.songs.count != 1 {
+            throw ValidationError(song.songs.isEmpty ? "Missing the MIDI file to play." : "One MIDI file at a time; to render many, add --output-dir DIR.")
         }
     }
 
@@ -29,12 +24,12 @@ extension RenderCommand {
         let (inputs, problems) = BatchInputDiscovery.discover(batchPaths())
         for problem in problems { CommandLineOutput.note("\(problem)") }
         let selected = batch.parsedShard.map { shard in inputs.filter(shard.contains) } ?? inputs
-        var settings = BatchRenderSettings(outputDirectory: batch.outputDir!, soundFontPaths: SoundFontLocator.paths(given: soundFonts))
-        settings.format = format ?? .wav
-        settings.sampleFormat = bitDepth?.sampleFormat
+        var settings = BatchRenderSettings(outputDirectory: batch.outputDir!, soundFontPaths: sound.fontPaths)
+        settings.format = file.format ?? .wav
+        settings.sampleFormat = file.bitDepth?.sampleFormat
         settings.jobs = batch.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         settings.overwritesFinishedOutputs = batch.force
-        settings.readMode = strict ? .strict : .lenient
+        settings.readMode = song.strict ? .strict : .lenient
         settings.writesLabels = batch.labels
         settings.stems = batch.stems
         settings.normalization = batch.normalization
@@ -46,7 +41,7 @@ extension RenderCommand {
         }
 
         let interruption = Interruption()
-        let progress = BatchProgress(total: selected.count, sampleRate: sampleRate)
+        let progress = BatchProgress(total: selected.count, sampleRate: sound.sampleRate)
         let command = UncheckedSendable(value: self)
         let renderer: BatchRenderer
         do {
@@ -93,7 +88,7 @@ extension RenderCommand {
 
     /// The paths given, `-` replaced by the lines of standard input.
     private func batchPaths() -> [String] {
-        songs.flatMap { path -> [String] in
+        song.songs.flatMap { path -> [String] in
             guard path == "-" else { return [path] }
             let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
             return BatchInputDiscovery.paths(fromList: text)

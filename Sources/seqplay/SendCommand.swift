@@ -1,7 +1,8 @@
 import ALSA
 import ArgumentParser
 import Foundation
-import MIDIFile
+import Rendering
+import SongSessions
 
 /// `seqplay send SONG --port 14:0`: plays a MIDI file to ALSA sequencer ports (what aplaymidi does),
 /// timed by the exact tempo map on a kernel queue, optionally with MIDI clock. Ctrl-C stops it and
@@ -24,6 +25,20 @@ struct SendCommand: ParsableCommand {
 
     func run() throws {
         let sequence = CommandLineOutput.readMIDIFile(file).sequence
-        try SongToPorts(sequence: sequence, file: file, ports: port, clock: clock).playUntilInterrupted()
+        let interruption = Interruption()
+        do {
+            let client = try SequencerCommandSupport.openClient()
+            let ports = try SequencerCommandSupport.resolve(port, on: client)
+            let session = try SongSession(sequence: sequence, options: RenderOptions(),
+                                          ports: SongPorts(client: client, ports: ports, midiClock: clock))
+            Thread.detachNewThread {
+                if interruption.wait() != nil { session.stop() }
+            }
+            let finished = try session.play()
+            interruption.finish()
+            if !finished { throw ExitCode.interrupted }
+        } catch {
+            CommandLineOutput.fail(error, file: file)
+        }
     }
 }

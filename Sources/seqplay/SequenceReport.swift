@@ -20,6 +20,7 @@ extension SequenceReport {
         if !keySignatures.isEmpty {
             lines.append("Key:       " + keySignatures.map { "\($0.value) at \($0.position)" }.joined(separator: ", "))
         }
+        lines += tempoMapLines
         lines.append("Tracks:")
         for track in tracks {
             var parts = ["  \(track.index)".padding(toLength: 5, withPad: " ", startingAt: 0) + (track.name.map { "\"\($0)\"" } ?? "(no name)")]

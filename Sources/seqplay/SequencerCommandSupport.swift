@@ -30,6 +30,13 @@ enum SequencerCommandSupport {
         }
     }
 
+    /// The ports `names` name (each may list several, separated by commas), resolved on `client`.
+    static func resolve(_ names: [String], on client: SequencerClient) throws -> [PortAddress] {
+        try run { () throws(SequencerError) in
+            try names.flatMap { $0.split(separator: ",").map(String.init) }.map { (name) throws(SequencerError) in try client.resolve(name) }
+        }
+    }
+
     /// Writes a line to stdout unbuffered, so a pipe or file sees each line as it happens.
     static func printLine(_ line: String) {
         CommandLineOutput.writeStandardOutput(Data((line + "\n").utf8))

@@ -58,7 +58,7 @@ struct ServeCommand: ParsableCommand {
     }
 
     func run() throws {
-        var configuration = samplerOptions.configuration(clientName: "seqplay serve",
+        var configuration = try samplerOptions.configuration(clientName: "seqplay serve",
                                                          portNames: (0..<(ports ?? 0)).map { "in-\($0 + 1)" })
         if network {
             do {

@@ -5,21 +5,13 @@ import Player
 /// The one-line playback display: position / duration, bar:beat, tempo, voices, xruns and a level meter.
 struct StatusLine {
     let player: MusicPlayer
-    /// Song seconds per player second (`--rate`).
-    let rate: Double
-
-    init(player: MusicPlayer, settings: PlaybackSettings) {
-        self.player = player
-        rate = settings.rate
-    }
 
     /// The line for this moment; `position` is in seconds of playback. Bar and tempo are those of
     /// the song position (a `--loop` repeat shows the loop's bars again).
     func text(paused: Bool, position: Double, duration: Double, voices: Int, xruns: Int, level: LevelMeterTap.Level?) -> String {
-        let tempoMap = player.tempoMap
-        let tick = player.songTick(atSample: Int64((position * Double(player.sampleRate)).rounded(.down)))
-        let place = tempoMap.barBeatTick(atTick: tick)
-        let tempo = (tempoMap.tempoChanges.last { $0.tick <= tick }?.beatsPerMinute ?? 120) * rate
+        let sample = Int64((position * Double(player.sampleRate)).rounded(.down))
+        let place = player.tempoMap.barBeatTick(atTick: player.songTick(atSample: sample))
+        let tempo = player.beatsPerMinute(atSample: sample)
         let tempoText = tempo.isFinite ? "\(Int(tempo.rounded()))" : "-"
         return "\(paused ? "||" : "> ") \(Self.clock(position)) / \(Self.clock(duration))  bar \(place.bar):\(place.beat)"
             + "  \(tempoText) bpm  voices \(voices)  xruns \(xruns)" + (level.map { "  " + Self.meter($0) } ?? "")

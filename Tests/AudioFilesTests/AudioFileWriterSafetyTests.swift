@@ -37,8 +37,10 @@ final class AudioFileWriterSafetyTests: XCTestCase {
                        .unsupportedSampleFormat(.flac, .int32))
         XCTAssertEqual(problem { _ = try AudioFileWriter(path: path("x.ogg"), sampleFormat: .int16, sampleRate: 44_100, channelCount: 2) },
                        .unsupportedSampleFormat(.ogg, .int16))
-        XCTAssertEqual(problem { _ = try AudioFileWriter(path: path("x.mp3"), sampleRate: 44_100, channelCount: 2) },
-                       .unknownExtension("mp3"))
+        XCTAssertEqual(problem { _ = try AudioFileWriter(path: path("x.wma"), sampleRate: 44_100, channelCount: 2) },
+                       .unknownExtension("wma"))
+        XCTAssertEqual(problem { _ = try AudioFileWriter(path: path("x.mp3"), sampleFormat: .int16, sampleRate: 44_100, channelCount: 2) },
+                       .unsupportedSampleFormat(.mp3, .int16))
         XCTAssertEqual(problem { _ = try AudioFileWriter(path: "-", format: .flac, sampleRate: 44_100, channelCount: 2) },
                        .streamMustBeWAV(.flac))
         guard case .unsupportedSettings = problem({ _ = try AudioFileWriter(path: path("x.wav"), sampleRate: 0, channelCount: 2) }) else {

@@ -1,4 +1,4 @@
-import AudioFiles
+@testable import AudioFiles
 import Foundation
 import XCTest
 
@@ -127,6 +127,23 @@ final class OutputTargetTests: XCTestCase {
         let bytes = try Data(contentsOf: directory.appendingPathComponent("small.wav"))
         XCTAssertEqual(Array(bytes.prefix(4)), Array("RIFF".utf8), "RF64 downgraded to WAV under 4 GiB")
         XCTAssertEqual(try AudioFileReader(path: path("small.wav")).format, .wav)
+    }
+
+    /// A WAV whose length is known to fit (a render) is a plain RIFF WAV: `fmt ` first, format tag 1
+    /// (PCM) rather than the extensible header of a downgraded RF64, which some readers (Python's
+    /// `wave`) refuse. One over 4 GiB, or of unknown length, is RF64 first.
+    func testWAVOfKnownLengthThatFitsHasAPlainHeader() throws {
+        let writer = try AudioFileWriter(path: path("known.wav"), sampleRate: 44_100, channelCount: 2, expectedFrameCount: 100)
+        let samples = [Float](repeating: 0.25, count: 100)
+        try writer.write(left: samples, right: samples, frameCount: 100)
+        try writer.finish()
+        let bytes = try Data(contentsOf: directory.appendingPathComponent("known.wav"))
+        XCTAssertEqual(Array(bytes[12..<16]), Array("fmt ".utf8))
+        XCTAssertEqual(bytes[20], 1, "WAVE_FORMAT_PCM")
+        XCTAssertTrue(AudioFileWriter.fitsInRIFF(frames: 1_000_000_000, sampleFormat: .int16, channelCount: 1))
+        XCTAssertFalse(AudioFileWriter.fitsInRIFF(frames: 1_000_000_000, sampleFormat: .int24, channelCount: 2))
+        XCTAssertFalse(AudioFileWriter.fitsInRIFF(frames: nil, sampleFormat: .int16, channelCount: 2))
+        XCTAssertFalse(AudioFileWriter.fitsInRIFF(frames: .max, sampleFormat: .float32, channelCount: 2))
     }
 
     func testOggMessageSaysItTakesNoSampleFormat() {

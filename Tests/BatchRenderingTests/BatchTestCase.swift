@@ -69,12 +69,13 @@ class BatchTestCase: XCTestCase {
         let sequence = try MIDIFileReader.read(contentsOf: path).sequence
         let output = (try temporaryDirectory() as NSString).appendingPathComponent("alone.wav")
         let renderer = try SongRenderer(sequence: sequence, soundFontPaths: [Self.generalMIDIFont], options: options)
-        try renderer.render(to: AudioFileWriter(path: output, sampleFormat: sampleFormat, sampleRate: options.sampleRate, channelCount: 2))
+        try renderer.render(to: AudioFileWriter(path: output, sampleFormat: sampleFormat, sampleRate: options.sampleRate, channelCount: 2,
+                                                expectedFrameCount: renderer.maximumFrames))
         return try Data(contentsOf: URL(fileURLWithPath: output))
     }
 
-    /// Whether two WAV files hold the same audio: byte for byte, or for float files (whose RF64-written
-    /// PEAK chunk carries the time of writing) the same frames sample for sample.
+    /// Whether two WAV files hold the same audio: byte for byte, or for float files (a WAV too long for
+    /// RIFF is RF64, whose PEAK chunk carries the time of writing) the same frames sample for sample.
     func sameAudio(_ a: Data, _ b: Data, float: Bool) throws -> Bool {
         if a == b { return true }
         guard float, a.count == b.count else { return false }

@@ -99,7 +99,7 @@ final class CommandLineTests: RenderTestCase {
     }
 
     func testUsageErrorsExit64() throws {
-        for arguments in [[song, "--bogus"], [song, "-o", "x.wav", "--loop", "0"], [song, "-o", "x.mp3"],
+        for arguments in [[song, "--bogus"], [song, "-o", "x.wav", "--loop", "0"], [song, "-o", "x.xyz"],
                           [song, "-o", "x.wav", "--mute-channel", "17"], [song, "-o", "x.wav", "--start", "soon"],
                           [song, "-o", "x.flac", "--bit-depth", "float"], [song, "-o", "x.wav", "--solo", "9"]] {
             let run = try seqplay(arguments + ["--sf2", Self.clickFont])

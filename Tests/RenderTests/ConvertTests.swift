@@ -144,7 +144,7 @@ final class ConvertTests: RenderTestCase {
         let output = try temporaryDirectory().appendingPathComponent("out.mid").path
         for (arguments, status, message) in [
             (["--format", "2"], Int32(64), "--format must be 0 or 1"),
-            (["--rate", "0"], 64, "--rate must be between"),
+            (["--rate", "0"], 64, "--rate must be > 0"),
             (["--quantize", "1/x"], 64, "--quantize needs a note value"),
             (["--mute", "9"], 64, "no track 9"),
             (["--start", "30:1", "--end", "20:1"], 64, "is after end"),

@@ -162,6 +162,11 @@ final class LibraryCommandTests: XCTestCase {
         let wav = folder + "/song.wav"
         let render = try seqplay([song, "--sf2", Self.packageRoot + "/SoundFonts/seqplay-gm.sf2", "-o", wav, "--end", "4:1"])
         XCTAssertEqual(render.status, 0, render.standardError)
+        let rendered = try seqplay([song, "--sf2", Self.packageRoot + "/SoundFonts/seqplay-gm.sf2", "-o", folder + "/again.wav",
+                                    "--end", "2:1", "--waveform", folder + "/again.svg"])
+        XCTAssertEqual(rendered.status, 0, rendered.standardError)
+        XCTAssertTrue((try? String(contentsOfFile: folder + "/again.svg", encoding: .utf8))?.contains("<svg") ?? false)
+        XCTAssertEqual(try seqplay([song, "-o", "-", "--waveform", folder + "/x.png"]).status, 64)
         let wave = try seqplay(["waveform", wav, "-o", folder + "/wave.png", "--song", song])
         XCTAssertEqual(wave.status, 0, wave.standardError)
         XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/wave.png"))

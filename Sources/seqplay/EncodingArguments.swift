@@ -1,0 +1,66 @@
+import ArgumentParser
+import AudioFiles
+import Foundation
+import MIDIFile
+import Rendering
+
+extension AudioEncoding.BitrateMode: ExpressibleByArgument {}
+
+/// How `-o` encodes and tags the file, and `--dry-run`.
+struct EncodingArguments: ParsableArguments {
+    @Option(help: ArgumentHelp("Lossy quality from 0 (smallest) to 10 (best), for ogg, mp3 and opus (default: the encoder's).", valueName: "0-10"))
+    var quality: Double?
+
+    @Option(help: ArgumentHelp("mp3 and opus: variable (default), constant or average bitrate (--quality picks the bitrate).", valueName: "variable|constant|average"))
+    var bitrateMode: AudioEncoding.BitrateMode?
+
+    @Option(help: ArgumentHelp("Title tag (default: the song's title, its first track's name); copyright comes from the song, software is seqplay.", valueName: "text"))
+    var title: String?
+
+    @Flag(help: "With -o: print the output's duration, format and estimated size, and write nothing.")
+    var dryRun = false
+
+    func validate() throws {
+        if let quality, !(0...10).contains(quality) { throw ValidationError("--quality must be between 0 and 10.") }
+    }
+
+    /// The encoding and tags for a render of `sequence`.
+    func encoding(for sequence: MusicSequence) -> AudioEncoding {
+        var encoding = AudioEncoding(song: sequence)
+        encoding.quality = quality
+        encoding.bitrateMode = bitrateMode
+        if let title { encoding.title = title }
+        return encoding
+    }
+
+    /// The rate to render at for a `format` file when `requested` was asked for: the requested one,
+    /// or 48 kHz (said once) when the format cannot hold it (Opus runs at 8, 12, 16, 24 or 48 kHz).
+    func sampleRate(_ requested: Int, for format: AudioFileFormat) -> Int {
+        guard let rates = format.supportedSampleRates, !rates.contains(requested) else { return requested }
+        let rate = rates.contains(48_000) ? 48_000 : rates.last!
+        CommandLineOutput.note("\(format.rawValue) files take \(rates.map(String.init).joined(separator: ", ")) Hz: rendering at \(rate) Hz")
+        return rate
+    }
+
+    /// What `--dry-run` prints for rendering `renderer`'s song to `path`.
+    func dryRunReport(path: String, format: AudioFileFormat, sampleFormat: AudioSampleFormat?, renderer: SongRenderer) -> String {
+        let rate = renderer.options.sampleRate
+        let estimate = AudioFileEstimate(format: format, sampleFormat: sampleFormat ?? format.defaultSampleFormat, sampleRate: rate,
+                                         channelCount: renderer.options.outputChannelCount, frames: renderer.maximumFrames, quality: quality)
+        let songSeconds = Double(renderer.songFrames) / Double(rate), seconds = Double(renderer.maximumFrames) / Double(rate)
+        let tail: String
+        switch renderer.options.tail {
+        case .fixed: tail = "song \(String(format: "%.3f", songSeconds)) s and its tail"
+        case .untilSilent: tail = "at most: song \(String(format: "%.3f", songSeconds)) s, then until silent"
+        }
+        let encodingText = format.isLossy ? "quality \(quality.map { String(format: "%g", $0) } ?? "default"), \((bitrateMode ?? .variable).rawValue) bitrate"
+            : "\((sampleFormat ?? format.defaultSampleFormat)?.rawValue ?? "")"
+        let megabytes = String(format: "%.2f", Double(estimate.bytes) / 1_000_000)
+        return """
+        output:   \(path)
+        format:   \(format.rawValue), \(encodingText), \(rate) Hz, \(renderer.options.outputChannelCount) channels
+        duration: \(String(format: "%.3f", seconds)) s, \(renderer.maximumFrames) frames (\(tail))
+        size:     \(estimate.isExact ? "" : "about ")\(megabytes) MB (\(estimate.bytes) bytes\(estimate.isExact ? "" : ", typical for \(format.rawValue)"))
+        """
+    }
+}

@@ -1,0 +1,37 @@
+import AudioFiles
+import Foundation
+import MIDIFile
+import Rendering
+
+/// `seqplay SONG.mid -o FILE`: renders the song to an audio file with a progress bar; Ctrl-C leaves no file.
+extension RenderCommand {
+    func render(_ sequence: MusicSequence, to path: String) throws {
+        let interruption = Interruption()
+        var options = try renderOptions(for: sequence)
+        options.sampleRate = encoding.sampleRate(sound.sampleRate, for: fileFormat(of: path))
+        let renderer = try SongRenderer(sequence: sequence, soundFontPaths: sound.fontPaths, options: options)
+        if encoding.dryRun {
+            return print(encoding.dryRunReport(path: path, format: fileFormat(of: path), sampleFormat: file.bitDepth?.sampleFormat, renderer: renderer))
+        }
+        let writer: AudioFileWriter
+        do {
+            writer = try AudioFileWriter(path: path, format: file.format, sampleFormat: file.bitDepth?.sampleFormat,
+                                         sampleRate: renderer.options.sampleRate, channelCount: 2,
+                                         expectedFrameCount: renderer.maximumFrames, protecting: [song.song] + sound.fontPaths)
+            try writer.apply(encoding.encoding(for: sequence))
+        } catch {
+            throw RenderError.audioFile(error)
+        }
+        let progress = ProgressBar(expectedFrames: renderer.maximumFrames, sampleRate: renderer.options.sampleRate)
+        guard let frames = try renderer.render(to: writer, isCancelled: { interruption.isRequested }, progress: { progress.update(frames: $0) }) else {
+            CommandLineOutput.fail("interrupted; \(path) was not written", .interrupted)
+        }
+        progress.finish(frames: frames)
+        waveform.draw(audio: path, sequence: sequence)
+    }
+
+    /// The format `-o path` is written in: `--format`, else the extension's (WAV for a stream).
+    private func fileFormat(of path: String) -> AudioFileFormat {
+        file.format ?? AudioFileFormat(pathExtension: (path as NSString).pathExtension) ?? .wav
+    }
+}

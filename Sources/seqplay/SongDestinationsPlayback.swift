@@ -1,0 +1,65 @@
+import ALSA
+import ArgumentParser
+import AudioOutput
+import Foundation
+import MIDIFile
+import NetworkMIDI
+import Rendering
+import SongSessions
+
+/// `seqplay SONG.mid --port 14:0 [--port-for-track 2=20:0] [--clock] [--network-connect HOST:PORT]`:
+/// the song to ALSA ports and/or a network session and, unless `--no-audio` or audio cannot be
+/// opened (said once), through the sampler, all in step (`SongSession`).
+extension RenderCommand {
+    func playToDestinations(_ sequence: MusicSequence) throws {
+        let interruption = Interruption()
+        let ports = try destinations.hasPorts ? songPorts() : nil
+        let network = try destinations.networkConnect.map { try connectNetwork(to: $0, interruption: interruption) }
+        let only = ports == nil ? "the network" : network == nil ? "the ports" : "the ports and the network"
+        let options = try device.mapped(renderOptions(for: sequence))
+        var sampler: SongSession.Sampler?
+        if !destinations.noAudio {
+            do {
+                sampler = SongSession.Sampler(soundFontPaths: sound.fontPaths, output: try device.openOutput(options: options))
+            } catch {
+                CommandLineOutput.note("audio off (\(Self.reason(error))): playing to \(only) only")
+            }
+        }
+        let session = try SongSession(sequence: sequence, options: options, sampler: sampler, ports: ports, network: network) {
+            CommandLineOutput.note($0)
+        }
+        Thread.detachNewThread {
+            if interruption.wait() != nil { session.stop() }
+        }
+        let finished = try session.play()
+        interruption.finish()
+        network?.stop()
+        if !finished { throw ExitCode.interrupted }
+    }
+
+    /// Why the sound card cannot play, in a few words.
+    private static func reason(_ error: AudioOutputError) -> String {
+        if let reason = DeviceArguments.noSoundCardReason(error) { return "no sound card: \(reason)" }
+        return "\(error)"
+    }
+
+    /// The sequencer client and the ports the flags name.
+    private func songPorts() throws -> SongPorts {
+        let client = try SequencerCommandSupport.openClient()
+        var trackPorts: [Int: PortAddress] = [:]
+        for assignment in destinations.trackPorts {
+            trackPorts[assignment.track] = try SequencerCommandSupport.resolve([assignment.port], on: client)[0]
+        }
+        return SongPorts(client: client, ports: try SequencerCommandSupport.resolve(destinations.ports, on: client),
+                         trackPorts: trackPorts, midiClock: destinations.clock)
+    }
+
+    /// A network session connected to the peer at `target`, its clock synchronised.
+    private func connectNetwork(to target: String, interruption: Interruption) throws -> NetworkMIDISession {
+        let address = try NetworkMIDIAddress.resolve(target)
+        let configuration = try networkOptions.configuration(name: "seqplay", defaultListen: SongSession.defaultListenAddress(connectingTo: address))
+        return try SongSession.connectNetwork(to: address, configuration: configuration,
+                                              connecting: { CommandLineOutput.note("connecting to \(address) from \($0)…") },
+                                              isCancelled: { interruption.isRequested })
+    }
+}

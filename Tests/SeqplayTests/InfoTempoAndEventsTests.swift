@@ -1,0 +1,94 @@
+import Foundation
+import MIDIFile
+import XCTest
+
+/// `seqplay info`'s tempo map table and `--events` list, checked against our tempo map and against mido.
+final class InfoTempoAndEventsTests: XCTestCase {
+    private static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    private let song = packageRoot.appendingPathComponent("Songs/beethoven-ode-to-joy.mid").path
+
+    private func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        let errData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+
+    private func seqplay(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+        try run(Bundle.main.bundleURL.appendingPathComponent("seqplay").path, arguments)
+    }
+
+    func testTheReportListsEveryTempoWithItsPlace() throws {
+        let map = TempoMap(sequence: try MIDIFileReader.read(contentsOf: song).sequence)
+        let result = try seqplay(["info", "--json", song])
+        XCTAssertEqual(result.status, 0, result.errors)
+        let report = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        let tempos = try XCTUnwrap(report["tempos"] as? [[String: Any]])
+        XCTAssertEqual(tempos.count, 18)
+        XCTAssertEqual(tempos.map { $0["tick"] as? Int64 }, map.tempoChanges.map(\.tick))
+        XCTAssertEqual(tempos.map { $0["seconds"] as? Double }, map.tempoChanges.map { map.seconds(atTick: $0.tick) })
+        XCTAssertEqual(tempos.map { $0["microsecondsPerQuarter"] as? Int }, map.tempoChanges.map { Int($0.microsecondsPerQuarter) })
+        XCTAssertEqual(tempos[1]["position"] as? String, "19:1:0")
+
+        let text = try seqplay(["info", song]).output.split(separator: "\n").map(String.init)
+        XCTAssertTrue(text.contains("  34560  19:1:0         40.000   110.000 BPM (545455 µs per quarter)"), text.joined(separator: "\n"))
+        XCTAssertTrue(text.contains("  0      1:1:0          0.000    4/4 time"))
+    }
+
+    func testEventsListEveryEventAsMidoDecodesIt() throws {
+        let sequence = try MIDIFileReader.read(contentsOf: song).sequence
+        let result = try seqplay(["info", "--events", "--json", song])
+        XCTAssertEqual(result.status, 0, result.errors)
+        let listed = try JSONDecoder().decode([ListedEvent].self, from: Data(result.output.utf8))
+        XCTAssertEqual(listed.count, sequence.tracks.map(\.events.count).reduce(0, +))
+        XCTAssertEqual(listed.map(\.tick), listed.map(\.tick).sorted(), "all tracks by time")
+        let map = TempoMap(sequence: sequence)
+        XCTAssertTrue(listed.allSatisfy { $0.seconds == map.seconds(atTick: $0.tick) && $0.position == map.barBeatTick(atTick: $0.tick).description })
+
+        let track = try seqplay(["info", "--events", "--track", "5", song]).output.split(separator: "\n")
+        XCTAssertEqual(track.first, "track\ttick\tbar:beat:tick\tseconds\tevent")
+        XCTAssertEqual(track.count - 1, sequence.tracks[5].events.count)
+        XCTAssertTrue(track.dropFirst().allSatisfy { $0.hasPrefix("5\t") })
+
+        // mido: the same events, types and numbers (mido numbers channels from 0).
+        let python = ProcessInfo.processInfo.environment["SEQPLAY_MIDO_PYTHON"] ?? Self.packageRoot.appendingPathComponent(".build-bench/venv/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            print("no Python with mido (run Benchmarks/smf-load.sh to make one): mido comparison skipped")
+            return
+        }
+        let script = """
+        import json, sys, mido
+        out = []
+        for index, track in enumerate(mido.MidiFile(sys.argv[1]).tracks):
+            tick = 0
+            for msg in track:
+                tick += msg.time
+                fields = {k: v for k, v in vars(msg).items() if k not in ("type", "time") and isinstance(v, int)}
+                if "channel" in fields and not msg.is_meta: fields["channel"] += 1
+                out.append([index, tick, msg.type, fields])
+        print(json.dumps(out))
+        """
+        let mido = try run(python, ["-c", script, song])
+        XCTAssertEqual(mido.status, 0, mido.errors)
+        let decoded = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(mido.output.utf8)) as? [[Any]])
+        let ours = listed.sorted { ($0.track, $0.tick) < ($1.track, $1.tick) }
+        let theirs = decoded.sorted { ($0[0] as! Int, $0[1] as! Int) < ($1[0] as! Int, $1[1] as! Int) }
+        XCTAssertEqual(ours.count, theirs.count)
+        for (event, reference) in zip(ours, theirs) {
+            XCTAssertEqual([event.track, Int(event.tick)], [reference[0] as! Int, reference[1] as! Int])
+            XCTAssertEqual(event.type, reference[2] as? String)
+            var values = event.values.merging(event.channel.map { ["channel": $0] } ?? [:]) { $1 }
+            values.removeValue(forKey: "bpm")
+            values.removeValue(forKey: "sharps")
+            values.removeValue(forKey: "minor")
+            XCTAssertEqual(values, reference[3] as? [String: Int], "\(event)")
+        }
+    }
+}
