@@ -19,7 +19,7 @@ let libraryModules = [
     "RealtimeSupport", "MIDICore", "MIDIFile", "Player", "SoundFontFile", "FluidSynth", "Sampler", "AudioGraph",
     "Effects", "AudioFiles", "AudioGraphFiles", "AudioOutput", "ALSA", "ALSAAudio", "Rendering", "SequencerPlayback",
     "SequencerRecording", "LiveInput", "LiveSampler", "NetworkMIDI", "NetworkBridge", "MediaLibrary", "Drawing", "Pictures",
-    "SeqplayVersion", "CheckedConversion", "SongSessions",
+    "SeqplayVersion", "CheckedConversion", "SongSessions", "Loudness", "BatchRendering",
 ]
 
 let package = Package(
@@ -42,6 +42,7 @@ let package = Package(
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
+        .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         .systemLibrary(name: "CJACK", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
 
@@ -111,6 +112,10 @@ let package = Package(
             "CheckedConversion",
         ]),
 
+        // Loudness as EBU R128 measures it (the thin libebur128 wrapper).
+        .target(name: "Loudness", dependencies: ["CEBUR128"]),
+        // Many songs at once: input discovery, shards, a pool of workers sharing the fonts, atomic outputs, resume.
+        .target(name: "BatchRendering", dependencies: ["Loudness", "Rendering", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "MIDIFile", atomics]),
         // Song sessions: a song played to the sampler, ALSA ports and network sessions together, in step.
         .target(name: "SongSessions", dependencies: [
             "ALSA", "AudioOutput", "LiveSampler", "MIDICore", "MIDIFile", "NetworkMIDI", "Player", "Rendering", "RealtimeSupport",
@@ -129,7 +134,7 @@ let package = Package(
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA", "SequencerPlayback",
             "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "ALSAAudio", "Effects", "SequencerRecording", "LiveSampler",
-            "NetworkBridge", "RealtimeSupport", "SongSessions", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
+            "NetworkBridge", "RealtimeSupport", "BatchRendering", "SongSessions", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
             "SoundFontFile", "MediaLibrary", "Drawing", "Pictures",
             "CheckedConversion", "SeqplayVersion",
             "JACK", "JACKOutput",
@@ -170,6 +175,7 @@ let package = Package(
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.
         .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "Player", "RealtimeSupport", "AllocationCounter"]),
         .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore", "RealtimeSupport", "TestSupport"]),
+        .testTarget(name: "BatchRenderingTests", dependencies: ["seqplay", "BatchRendering", "RenderTestSupport", "Rendering", "AudioFiles", "MIDIFile", "MIDICore"]),
         .testTarget(name: "SoundFontFileTests", dependencies: ["SoundFontFile", "FluidSynth"]),
         .testTarget(name: "MediaLibraryTests", dependencies: ["MediaLibrary", "MIDIFile", "MIDICore", "SoundFontFile"]),
         .testTarget(name: "PicturesTests", dependencies: ["Pictures", "Drawing", "MIDIFile", "MIDICore", "AudioFiles"]),

@@ -134,6 +134,10 @@ public final class AudioFileWriter {
         }
         sf_command(file, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
         sf_command(file, Int32(SFC_RF64_AUTO_DOWNGRADE), nil, Int32(SF_TRUE))
+        // No PEAK chunk in float files: it holds the time of writing, so the same render would
+        // differ byte for byte from one run to the next. (libsndfile 1.2 ignores this for RF64, which
+        // only WAVs too long for RIFF are written as: their PEAK chunk still carries the time.)
+        sf_command(file, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
 
         self.path = path
         self.format = format

@@ -27,7 +27,10 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// later changes made through this object).
     public private(set) var settings: SynthesizerSettings
     /// The fonts loaded, oldest first.
-    public private(set) var soundFonts: [SoundFontID] = []
+    public internal(set) var soundFonts: [SoundFontID] = []
+    /// Fonts of a `SharedSoundFonts` added to this synthesizer, taken out again before it is deleted.
+    var sharedFonts: [OpaquePointer] = []
+    var sharedFontHolders: [SharedSoundFonts] = []
 
     private let fluidSettings: OpaquePointer
     let synth: OpaquePointer
@@ -81,6 +84,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     }
 
     deinit {
+        removeSharedSoundFonts()
         delete_fluid_synth(synth)
         delete_fluid_settings(fluidSettings)
     }

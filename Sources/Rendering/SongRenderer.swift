@@ -56,7 +56,17 @@ public final class SongRenderer {
 
     /// Builds and starts the graph: loads `soundFontPaths` in order (later fonts take priority),
     /// schedules `sequence` with `options.playback`, applies mutes and solos, inserts the effects.
-    public init(sequence: MusicSequence, soundFontPaths: [String], options: RenderOptions) throws(RenderError) {
+    public convenience init(sequence: MusicSequence, soundFontPaths: [String], options: RenderOptions) throws(RenderError) {
+        try self.init(sequence: sequence, options: options) { () throws(RenderError) in
+            try Self.makeSampler(soundFontPaths: soundFontPaths, options: options)
+        }
+    }
+
+    /// Builds and starts the graph around the samplers `makeSampler` makes (one, or with
+    /// `options.channelOutputs` one per channel used; each with its fonts, attached to no running
+    /// engine): schedules `sequence` with `options.playback`, applies mutes and solos, inserts the effects.
+    public init(sequence: MusicSequence, options: RenderOptions,
+                makeSampler: () throws(RenderError) -> SamplerNode) throws(RenderError) {
         guard Self.supportedSampleRates.contains(options.sampleRate) else { throw .unsupportedSampleRate(options.sampleRate) }
         let tailSeconds: Double
         switch options.tail {
@@ -80,16 +90,14 @@ public final class SongRenderer {
         var effects: [AudioNode] = []
         if options.channelOutputs {
             (samplers, mix, channelFanOut) = try ChannelOutputs.connect(engine, sequence: sequence, source: eventSource,
-                                                         sampleRate: options.sampleRate) { () throws(RenderError) in
-                try Self.makeSampler(soundFontPaths: soundFontPaths, options: options)
-            }
+                                                         sampleRate: options.sampleRate, makeSampler: makeSampler)
             if let first = samplers.first {
                 sampler = first
             } else {
-                sampler = try Self.makeSampler(soundFontPaths: soundFontPaths, options: options)
+                sampler = try makeSampler()
             }
         } else {
-            sampler = try Self.makeSampler(soundFontPaths: soundFontPaths, options: options)
+            sampler = try makeSampler()
             sampler.eventSource = eventSource
             (mix, effects) = try Self.connectGraph(of: engine, sampler: sampler, options: options)
             samplers = [sampler]
@@ -133,7 +141,18 @@ public final class SongRenderer {
         }
     }
 
-    private static func makeSampler(soundFontPaths: [String], options: RenderOptions) throws(RenderError) -> SamplerNode {
+    /// A sampler with `soundFontPaths` loaded in order (later fonts take priority), set up as
+    /// `options` ask: what `init(sequence:soundFontPaths:options:)` plays through.
+    public static func makeSampler(soundFontPaths: [String], options: RenderOptions) throws(RenderError) -> SamplerNode {
+        try makeSampler(options: options) { sampler throws(SoundFontError) in
+            for path in options.sound.fontLoadOrder(soundFontPaths) { try sampler.loadSoundFont(at: path) }
+        }
+    }
+
+    /// A sampler set up as `options` ask, its fonts given by `loadFonts` (loaded files, or fonts
+    /// shared with other samplers) before the sound settings are applied.
+    public static func makeSampler(options: RenderOptions,
+                                   loadFonts: (SamplerNode) throws(SoundFontError) -> Void) throws(RenderError) -> SamplerNode {
         let settings = SynthesizerSettings(sampleRate: Double(options.sampleRate), gain: options.gain,
                                            reverbEnabled: options.reverbEnabled, chorusEnabled: options.chorusEnabled,
                                            bankSelectMode: options.sound.bankSelect ?? .gs)
@@ -144,7 +163,7 @@ public final class SongRenderer {
             throw .synthesizer("\(error)")
         }
         do throws(SoundFontError) {
-            for path in options.sound.fontLoadOrder(soundFontPaths) { try sampler.loadSoundFont(at: path) }
+            try loadFonts(sampler)
         } catch {
             throw .soundFont(error)
         }

@@ -54,6 +54,9 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
         try synthesizer.loadSoundFont(at: path)
     }
 
+    /// Plays `fonts`, loaded once and shared with other samplers, as if loaded here in their order.
+    public func addSoundFonts(_ fonts: SharedSoundFonts) { synthesizer.addSoundFonts(fonts) }
+
     /// Unloads a font loaded with `loadSoundFont(at:)`.
     public func unloadSoundFont(_ font: SoundFontID) { synthesizer.unloadSoundFont(font) }
 

@@ -11,12 +11,14 @@
 @_exported import AudioGraph
 @_exported import AudioGraphFiles
 @_exported import AudioOutput
+@_exported import BatchRendering
 @_exported import CheckedConversion
 @_exported import Drawing
 @_exported import Effects
 @_exported import FluidSynth
 @_exported import LiveInput
 @_exported import LiveSampler
+@_exported import Loudness
 @_exported import MIDICore
 @_exported import MIDIFile
 @_exported import MediaLibrary

@@ -11,6 +11,8 @@ import SongSessions
 extension ExitCode {
     /// Something went wrong that no other code describes.
     static let generic = ExitCode(1)
+    /// `render --output-dir`: some inputs could not be rendered (each was reported); the others were.
+    static let someInputsFailed = ExitCode(2)
     /// The MIDI file is not a Standard MIDI File the reader can read (or, with --strict, needs repair).
     static let badMIDIFile = ExitCode(3)
     /// The SoundFont cannot be loaded.

@@ -6,8 +6,10 @@ import Player
 /// The song and how it plays (`seqplay SONG` and the commands that play songs): the file, and the
 /// playback settings every destination follows alike.
 struct SongArguments: ParsableArguments {
-    @Argument(help: "The MIDI file (.mid) to play.")
-    var song: String
+    @Argument(help: "The MIDI file (.mid) to play; with --output-dir, any number of files and directories ('-': a list on standard input).")
+    var songs: [String] = []
+    /// The song of the single-song modes (`RenderCommand` checks there is exactly one without --output-dir).
+    var song: String { songs.first ?? "" }
 
     @Flag(help: "Refuse a MIDI file that needs repair instead of repairing it.")
     var strict = false

@@ -15,6 +15,7 @@ struct RenderCommand: ParsableCommand {
     )
 
     @OptionGroup var song: SongArguments
+    @OptionGroup(title: "Many songs (render to a directory)") var batch: BatchArguments
     @OptionGroup(title: "Sound") var sound: SoundArguments
     @OptionGroup(title: "Sound controls") var soundControls: SoundControlArguments
     @OptionGroup(title: "Encoding (with -o)") var encoding: EncodingArguments
@@ -26,6 +27,7 @@ struct RenderCommand: ParsableCommand {
     @OptionGroup var waveform: WaveformOption
 
     func validate() throws {
+        try validateSongCount()
         let realtime = [(destinations.networkConnect != nil, "--network-connect"), (destinations.hasPorts, "--port"),
                         (destinations.route == .alsa, "--route alsa")].filter(\.0).map(\.1)
         if let first = realtime.first, file.output != nil {
@@ -41,6 +43,7 @@ struct RenderCommand: ParsableCommand {
     }
 
     func run() throws {
+        if batch.isRequested { runBatch() }
         let sequence = song.read()
         do {
             if destinations.route == .alsa {

@@ -18,6 +18,7 @@ extension RenderCommand {
           seqplay song.mid --port-for-track 9=20:0   (track 9 to a drum machine, the rest to the sampler)
           seqplay song.mid --port 14:0 --start 17:1 --loop 2 --rate 0.9 --solo 3
           seqplay song.mid --route alsa           (to the sampler through the sequencer: aseqdump can watch)
+          seqplay render corpus/ more.mid --output-dir out --jobs 2   (many songs; see --output-dir)
 
         Positions (--start, --end, --loop-from, --loop-to) are seconds
         (42, 12.5s) or bar:beat[:tick] (17:1, 9:3:240). Track numbers are
@@ -40,8 +41,9 @@ extension RenderCommand {
         /usr/share/sounds/sf2/default-GM.sf2, else the seqplay-gm.sf2 that
         ships with seqplay.
 
-        Exit status: 0 done, 1 other failure, 3 bad MIDI file, 4 bad
-        SoundFont, 5 a file cannot be read or written (or no sound card,
+        Exit status: 0 done, 1 other failure, 2 some songs of --output-dir
+        failed, 3 bad MIDI file, 4 bad SoundFont, 5 a file cannot be read
+        or written (or no sound card,
         or the device failed), 6 no ALSA sequencer (--port, --route alsa),
         7 the network peer did not answer and clock-sync within 15 s,
         8 the network address cannot be used, 64 bad command line,

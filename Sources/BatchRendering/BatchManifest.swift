@@ -1,0 +1,88 @@
+import AudioFiles
+import Foundation
+import MIDIFile
+
+/// The manifest of a batch (`--manifest FILE.jsonl`): one JSON object per input, written as each
+/// input is done with, so a killed batch leaves the lines of what it finished. Safe from any thread.
+///
+/// Keys: `input`, `output`, `status` (`rendered`, `skipped`, `failed`), `reason` (failed), and for
+/// an output that exists: `sample_rate`, `frames`, `duration_seconds`; for one rendered now also
+/// `peak`, `peak_dbfs`, `clipped`, `loudness_lufs` (null when silent), `soundfonts`, `repairs`,
+/// `gain_db` and `gain_limited` (normalized: lowered to keep an integer output from clipping),
+/// `labels` (the labels file, with --labels), `parts`: per channel that sounded, `channel` (1-16),
+/// `program`, `instrument` (its General MIDI name), `drums`, `notes`; and `stems` (with --stems):
+/// `name`, `file` (null when silent and not written), `silent`, `channels`, `track` or `program`
+/// and `instrument`, `drums`.
+public final class BatchManifest: @unchecked Sendable {
+    public let path: String
+    private let handle: FileHandle
+    private let lock = NSLock()
+    private let soundFontPaths: [String]
+    private let labels: Bool
+
+    /// Creates (or empties) the manifest at `path`.
+    public init(path: String, settings: BatchRenderSettings) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+        }
+        handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        self.path = path
+        soundFontPaths = settings.soundFontPaths
+        labels = settings.writesLabels
+    }
+
+    /// Writes `result`'s line.
+    public func append(_ result: BatchResult) {
+        let line = Self.line(for: result, soundFontPaths: soundFontPaths, labels: labels)
+        lock.withLock { handle.write(Data((line + "\n").utf8)) }
+    }
+
+    static func line(for result: BatchResult, soundFontPaths: [String], labels: Bool) -> String {
+        var entry: [String: Any] = ["input": result.input.path, "output": result.outputPath]
+        switch result.status {
+        case .rendered(let audio):
+            entry["status"] = "rendered"
+            entry["sample_rate"] = audio.sampleRate
+            entry["frames"] = audio.frames
+            entry["duration_seconds"] = audio.durationSeconds
+            entry["peak"] = Double(audio.peak)
+            entry["peak_dbfs"] = audio.peak > 0 ? 20 * log10(Double(audio.peak)) : nil as Double?
+            entry["clipped"] = audio.clips
+            entry["loudness_lufs"] = audio.loudness ?? NSNull()
+            entry["soundfonts"] = soundFontPaths
+            entry["repairs"] = result.repairs
+            entry["render_seconds"] = audio.renderSeconds
+            if audio.gain != .none {
+                entry["gain_db"] = audio.gain.decibels
+                entry["gain_limited"] = audio.gain.isLimited
+            }
+            if labels { entry["labels"] = NoteLabels.path(besideOutput: result.outputPath) }
+            entry["parts"] = audio.parts.map { part -> [String: Any] in
+                ["channel": Int(part.channel) + 1, "program": Int(part.program), "instrument": part.instrumentName,
+                 "drums": part.isDrums, "notes": part.noteCount]
+            }
+            entry["stems"] = audio.stems.map { stem -> [String: Any] in
+                var item: [String: Any] = ["name": stem.name, "file": stem.path ?? NSNull(), "silent": stem.path == nil,
+                                           "drums": stem.isDrums, "channels": stem.channels.map { Int($0) + 1 }]
+                if let track = stem.track { item["track"] = track }
+                if let program = stem.program {
+                    item["program"] = Int(program)
+                    item["instrument"] = GeneralMIDI.instrumentName(program: program, channel: stem.isDrums ? 9 : 0)
+                }
+                return item
+            }
+        case .skipped:
+            entry["status"] = "skipped"
+            if let reader = try? AudioFileReader(path: result.outputPath) {
+                entry["sample_rate"] = reader.sampleRate
+                entry["frames"] = reader.frameCount
+                entry["duration_seconds"] = Double(reader.frameCount) / Double(reader.sampleRate)
+            }
+        case .failed(let reason):
+            entry["status"] = "failed"
+            entry["reason"] = reason
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: entry, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,88 @@
+import Atomics
+import AudioFiles
+import FluidSynth
+import Foundation
+import MIDIFile
+import Rendering
+import Sampler
+
+/// Renders many MIDI files to audio files at once, as a dataset builder or an album export needs:
+/// `settings.jobs` worker threads take the inputs in order, each song rendering through a new
+/// synthesizer that plays the batch's SoundFonts, loaded once for the whole batch (`SharedSoundFonts`). Each output is written under a temporary name and renamed when complete, so an output
+/// that exists is finished: a rerun skips it (unless `overwritesFinishedOutputs`), and a batch that
+/// was killed resumes where it stopped. A file that cannot be rendered is reported and skipped.
+///
+/// ```swift
+/// let inputs = BatchInputDiscovery.discover(["corpus/"]).inputs
+/// let batch = try BatchRenderer(inputs: inputs, settings: BatchRenderSettings(outputDirectory: "out", soundFontPaths: [font]))
+/// let results = batch.run { _ in RenderOptions() }
+/// ```
+///
+/// Every output is byte-identical to a render of its song alone with the same options.
+public final class BatchRenderer: Sendable {
+    /// What a batch reports while it runs, from its worker threads.
+    public enum Event: Sendable {
+        /// A worker rendered `frames` more frames (of any song).
+        case progress(frames: Int64)
+        /// An input is done with.
+        case finished(BatchResult)
+    }
+
+    public let inputs: [BatchInput]
+    public let settings: BatchRenderSettings
+    /// The fonts every song plays, loaded once.
+    public let fonts: SharedSoundFonts
+
+    /// Loads the fonts of `settings`; throws when one cannot be loaded.
+    public init(inputs: [BatchInput], settings: BatchRenderSettings) throws(SoundFontError) {
+        self.inputs = inputs
+        self.settings = settings
+        fonts = try SharedSoundFonts(paths: settings.soundFontPaths)
+    }
+
+    /// Renders every input, `options` giving each song's render options (the same flags may need the
+    /// song, e.g. a loop to its end). Returns a result per input, in input order, once every worker
+    /// has stopped. When `isCancelled` turns true, workers abandon their current outputs (leaving
+    /// no file) and take no more inputs; inputs never started have no result. `observer` is called
+    /// from the worker threads, one call at a time per worker.
+    public func run(isCancelled: @escaping @Sendable () -> Bool = { false },
+                    observer: @escaping @Sendable (Event) -> Void = { _ in },
+                    options: @escaping @Sendable (MusicSequence) throws -> RenderOptions) -> [BatchResult] {
+        let next = ManagedAtomic(0)
+        let results = ResultTable(count: inputs.count)
+        let group = DispatchGroup()
+        for _ in 0..<max(1, min(settings.jobs, inputs.count)) {
+            group.enter()
+            let thread = Thread { [self] in
+                let worker = BatchWorker(settings: settings, fonts: fonts, isCancelled: isCancelled, observer: observer, options: options)
+                while !isCancelled() {
+                    let index = next.loadThenWrappingIncrement(ordering: .relaxed)
+                    guard index < inputs.count else { break }
+                    let result = worker.render(inputs[index])
+                    guard let result else { break }
+                    results.set(index, result)
+                    observer(.finished(result))
+                }
+                group.leave()
+            }
+            thread.stackSize = 4 << 20
+            thread.start()
+        }
+        group.wait()
+        return results.all
+    }
+}
+
+/// Results stored by index from several threads.
+private final class ResultTable: @unchecked Sendable {
+    private var results: [BatchResult?]
+    private let lock = NSLock()
+
+    init(count: Int) { results = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ result: BatchResult) {
+        lock.withLock { results[index] = result }
+    }
+
+    var all: [BatchResult] { lock.withLock { results.compactMap { $0 } } }
+}

@@ -1,0 +1,166 @@
+import AudioFiles
+import FluidSynth
+import AudioGraph
+import Foundation
+import Loudness
+import MIDIFile
+import Rendering
+import Sampler
+
+/// One worker of a batch: renders inputs one after another on its thread, each through a new sampler
+/// playing the batch's shared fonts.
+final class BatchWorker {
+    private let settings: BatchRenderSettings
+    private let isCancelled: @Sendable () -> Bool
+    private let observer: @Sendable (BatchRenderer.Event) -> Void
+    private let options: @Sendable (MusicSequence) throws -> RenderOptions
+    private let fonts: SharedSoundFonts
+
+    init(settings: BatchRenderSettings, fonts: SharedSoundFonts, isCancelled: @escaping @Sendable () -> Bool,
+         observer: @escaping @Sendable (BatchRenderer.Event) -> Void,
+         options: @escaping @Sendable (MusicSequence) throws -> RenderOptions) {
+        self.settings = settings
+        self.isCancelled = isCancelled
+        self.observer = observer
+        self.options = options
+        self.fonts = fonts
+    }
+
+    /// Renders `input` (or skips it when its output exists); nil when cancelled meanwhile.
+    func render(_ input: BatchInput) -> BatchResult? {
+        let outputPath = settings.outputPath(for: input)
+        func result(_ status: BatchResult.Status, repairs: Int = 0) -> BatchResult {
+            BatchResult(input: input, outputPath: outputPath, status: status, repairs: repairs)
+        }
+        if !settings.overwritesFinishedOutputs, FileManager.default.fileExists(atPath: outputPath),
+           !settings.writesLabels || FileManager.default.fileExists(atPath: NoteLabels.path(besideOutput: outputPath)) {
+            return result(.skipped)
+        }
+        let read: MIDIFileReadResult
+        do {
+            read = try MIDIFileReader.read(contentsOf: input.path, mode: settings.readMode)
+        } catch {
+            return result(.failed("\(error)"))
+        }
+        let repairs = read.warnings.count
+        do {
+            let songOptions = try options(read.sequence)
+            guard let rendered = try render(read.sequence, options: songOptions, to: outputPath) else { return nil }
+            return result(.rendered(rendered), repairs: repairs)
+        } catch {
+            return result(.failed("\(input.path): \(error)"), repairs: repairs)
+        }
+    }
+
+    private func render(_ sequence: MusicSequence, options: RenderOptions, to outputPath: String) throws -> RenderedAudio? {
+        let started = Date()
+        try OutputDirectory.prepare(for: outputPath)
+        var gain = NormalizationGain.none
+        if let normalization = settings.normalization {
+            guard let measured = try measure(sequence, options: options) else { return nil }
+            gain = NormalizationGain(normalization, loudness: measured.loudness, peak: measured.peak,
+                                     integerOutput: settings.storesIntegers)
+        }
+        let renderer = try makeRenderer(sequence, options: options)
+        let sampler = renderer.sampler
+        let recorder = NoteRecorder(source: sampler.eventSource!, frameScale: 1 / Double(options.effects?.varispeedRate ?? 1))
+        sampler.eventSource = recorder
+        let meter = settings.measuresLoudness ? LoudnessMeter(sampleRate: options.sampleRate) : nil
+        let writer = try AudioFileWriter(path: outputPath, format: settings.format, sampleFormat: settings.sampleFormat,
+                                         sampleRate: options.sampleRate, channelCount: options.outputChannelCount,
+                                         expectedFrameCount: renderer.maximumFrames)
+        guard let peak = try BlockWriter.write(renderer, to: writer, channelCount: options.outputChannelCount, gain: gain.factor,
+                                               meter: meter, isCancelled: isCancelled,
+                                               progress: { self.observer(.progress(frames: $0)) }) else { return nil }
+        let parts = recorder.parts()
+        var stems: [StemOutput] = []
+        if let mode = settings.stems {
+            guard let rendered = try renderStems(mode, of: sequence, options: options, parts: parts, frames: renderer.renderedFrames,
+                                                 songFrames: renderer.songFrames, gain: gain.factor, mixPath: outputPath) else {
+                writer.cancel()
+                return nil
+            }
+            stems = rendered
+        }
+        try writer.finish()
+        let notes = recorder.finishedNotes(endFrame: renderer.renderedFrames)
+        if settings.writesLabels {
+            let text = NoteLabels.text(notes, sampleRate: options.sampleRate) { note in
+                settings.stems.map { StemPlan.stemName(of: note, mode: $0) } ?? "mix"
+            }
+            try Data(text.utf8).write(to: URL(fileURLWithPath: NoteLabels.path(besideOutput: outputPath)), options: .atomic)
+        }
+        return RenderedAudio(frames: renderer.renderedFrames, sampleRate: options.sampleRate, peak: peak,
+                             renderSeconds: Date().timeIntervalSince(started), loudness: meter?.integratedLoudness,
+                             clips: peak > 1 && settings.storesIntegers, parts: parts, stems: stems, gain: gain)
+    }
+}
+
+/// The output's directory, made when missing, and temporary files left in it by an earlier run that
+/// was killed while writing this output removed.
+enum OutputDirectory {
+    static func prepare(for outputPath: String) throws {
+        let directory = (outputPath as NSString).deletingLastPathComponent
+        let name = (outputPath as NSString).lastPathComponent
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        let listed = (try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory)) ?? []
+        for entry in listed where entry.hasPrefix("." + name + ".") && entry.hasSuffix(".tmp") {
+            unlink((directory as NSString).appendingPathComponent(entry))
+        }
+    }
+}
+
+extension BatchWorker {
+    /// Renders each stem of `mode` (a render of the song with only the stem's channels or track
+    /// sounding, on a new synthesizer from the same initial state, so the stems sum to the mix),
+    /// exactly `frames` long; silent stems are not written. Nil when cancelled.
+    func renderStems(_ mode: StemMode, of sequence: MusicSequence, options: RenderOptions, parts: [RenderedPart],
+                     frames: Int64, songFrames: Int64, gain: Float, mixPath: String) throws -> [StemOutput]? {
+        var outputs: [StemOutput] = []
+        for stem in StemPlan.stems(mode, parts: parts, sequence: sequence, options: options) {
+            var stemOptions = options
+            stem.restrict(&stemOptions)
+            stemOptions.tail = .fixed(seconds: Double(max(0, frames - songFrames)) / Double(options.sampleRate))
+            let renderer = try makeRenderer(sequence, options: stemOptions)
+            let path = (mixPath as NSString).deletingPathExtension + "." + stem.name + "." + settings.format.rawValue
+            let writer = try AudioFileWriter(path: path, format: settings.format, sampleFormat: settings.sampleFormat,
+                                             sampleRate: options.sampleRate, channelCount: options.outputChannelCount,
+                                             expectedFrameCount: frames)
+            guard let peak = try BlockWriter.write(renderer, to: writer, channelCount: options.outputChannelCount, frames: frames,
+                                                   gain: gain, isCancelled: isCancelled, progress: { _ in })
+            else { return nil }
+            var output = stem.output
+            output.peak = peak
+            if peak >= RenderOptions.silenceThreshold {
+                try writer.finish()
+                output.path = path
+            } else {
+                writer.cancel()
+                unlink(path)
+            }
+            outputs.append(output)
+        }
+        return outputs
+    }
+}
+
+extension BatchWorker {
+    /// The loudness and peak of the song's mix, rendered and thrown away (the first of the two
+    /// passes of a normalized render); nil when cancelled.
+    func measure(_ sequence: MusicSequence, options: RenderOptions) throws -> (loudness: Double?, peak: Float)? {
+        let renderer = try makeRenderer(sequence, options: options)
+        let meter = LoudnessMeter(sampleRate: options.sampleRate)
+        guard let peak = try BlockWriter.write(renderer, to: nil, channelCount: options.outputChannelCount, meter: meter,
+                                               isCancelled: isCancelled, progress: { _ in }) else { return nil }
+        return (meter?.integratedLoudness, peak)
+    }
+
+    /// A renderer of `sequence` whose sampler plays the shared fonts.
+    private func makeRenderer(_ sequence: MusicSequence, options: RenderOptions) throws -> SongRenderer {
+        try SongRenderer(sequence: sequence, options: options) { () throws(RenderError) in
+            try SongRenderer.makeSampler(options: options) { $0.addSoundFonts(fonts) }
+        }
+    }
+}

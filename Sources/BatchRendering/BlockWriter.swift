@@ -1,0 +1,49 @@
+import AudioFiles
+import Foundation
+import Loudness
+import Rendering
+
+/// Pulls a renderer's blocks into a file writer, measuring the peak (and loudness) on the way.
+enum BlockWriter {
+    /// Writes `renderer`'s blocks, times `gain`, to `writer` (not finished; nil: only measures): all
+    /// of them, or exactly `frames` frames (cut, or padded with silence). Returns the peak, or nil when
+    /// cancelled (the writer then cancelled). `progress` gets the frames written since its last call,
+    /// every 16384 or so.
+    static func write(_ renderer: SongRenderer, to writer: AudioFileWriter?, channelCount channels: Int, frames: Int64? = nil,
+                      gain: Float = 1, meter: LoudnessMeter? = nil,
+                      isCancelled: () -> Bool, progress: (Int64) -> Void) throws -> Float? {
+        var peak: Float = 0
+        var written: Int64 = 0, reported: Int64 = 0
+        while frames.map({ written < $0 }) ?? true, let block = renderer.renderNextBlock() {
+            if isCancelled() {
+                writer?.cancel()
+                return nil
+            }
+            let count = Int(min(Int64(block.frameLength), (frames ?? Int64.max) - written))
+            for channel in 0..<block.channelCount {
+                let samples = block[channel]
+                if gain != 1 { for i in 0..<count { samples[i] *= gain } }
+                for i in 0..<count { peak = max(peak, abs(samples[i])) }
+            }
+            let left = block[0].baseAddress!
+            let right = channels == 2 ? block[1].baseAddress! : nil
+            if let right { meter?.add(left: left, right: right, frameCount: count) }
+            try writer?.write(left: left, right: right, frameCount: count)
+            written += Int64(count)
+            if written - reported >= 16_384 {
+                progress(written - reported)
+                reported = written
+            }
+        }
+        if let frames, written < frames {
+            let silence = [Float](repeating: 0, count: 4096)
+            while written < frames {
+                let count = Int(min(4096, frames - written))
+                try writer?.write(left: silence, right: channels == 2 ? silence : nil, frameCount: count)
+                written += Int64(count)
+            }
+        }
+        progress(written - reported)
+        return peak
+    }
+}

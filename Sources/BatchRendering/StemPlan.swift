@@ -1,0 +1,77 @@
+import MIDIFile
+import Rendering
+
+/// How `--stems` splits a song: one stem per MIDI channel, per track, or per General MIDI
+/// instrument (the channels playing the same program together, drums apart).
+public enum StemMode: String, Sendable, CaseIterable {
+    case channel, track, program
+}
+
+/// One stem written beside a mix (or not, when silent).
+public struct StemOutput: Sendable {
+    /// Its name in file names and labels: `ch10`, `track3`, `program033`, `drums`.
+    public var name: String
+    /// The file, nil when the stem was silent and not written.
+    public var path: String?
+    public var peak: Float = 0
+    /// The channels (0-based) it holds; for a track stem, none listed.
+    public var channels: [UInt8]
+    public var track: Int?
+    public var program: UInt8?
+    public var isDrums: Bool
+}
+
+/// The stems of a song, each a restriction of the render options (solo sets).
+struct StemPlan {
+    var name: String
+    var output: StemOutput
+    var restrict: (inout RenderOptions) -> Void
+
+    static func stems(_ mode: StemMode, parts: [RenderedPart], sequence: MusicSequence, options: RenderOptions) -> [StemPlan] {
+        switch mode {
+        case .channel:
+            return parts.map { part in
+                let name = stemName(channel: part.channel)
+                return StemPlan(name: name, output: StemOutput(name: name, channels: [part.channel], program: part.program, isDrums: part.isDrums)) {
+                    $0.soloedChannels = [Int(part.channel)]
+                }
+            }
+        case .program:
+            var groups: [String: [RenderedPart]] = [:]
+            for part in parts { groups[stemName(program: part.program, drums: part.isDrums), default: []].append(part) }
+            return groups.keys.sorted().map { name in
+                let members = groups[name]!
+                return StemPlan(name: name, output: StemOutput(name: name, channels: members.map(\.channel),
+                                                               program: members[0].program, isDrums: members[0].isDrums)) {
+                    $0.soloedChannels = Set(members.map { Int($0.channel) })
+                }
+            }
+        case .track:
+            let playing = sequence.tracks.indices.filter { index in
+                sequence.tracks[index].events.contains { if case .midi(.noteOn) = $0.event { return true } else { return false } }
+                    && (options.soloedTracks.isEmpty || options.soloedTracks.contains(index)) && !options.mutedTracks.contains(index)
+            }
+            return playing.map { track in
+                let name = "track\(track)"
+                return StemPlan(name: name, output: StemOutput(name: name, channels: [], track: track, isDrums: false)) {
+                    $0.soloedTracks = [track]
+                }
+            }
+        }
+    }
+
+    static func stemName(channel: UInt8) -> String { "ch" + (channel < 9 ? "0" : "") + "\(channel + 1)" }
+
+    static func stemName(program: UInt8, drums: Bool) -> String {
+        drums ? "drums" : "program" + String(repeating: "0", count: 3 - "\(program)".count) + "\(program)"
+    }
+
+    /// The stem a note belongs to, for the labels (a track stem cannot be told from the note: "mix").
+    static func stemName(of note: SoundingNote, mode: StemMode) -> String {
+        switch mode {
+        case .channel: return stemName(channel: note.channel)
+        case .program: return stemName(program: note.program, drums: note.channel == 9)
+        case .track: return "mix"
+        }
+    }
+}

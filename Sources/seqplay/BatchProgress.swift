@@ -1,0 +1,81 @@
+import BatchRendering
+import Foundation
+
+/// The one progress line of a batch on standard error: files done of all, failures, speed as a
+/// multiple of real time (all workers together) and the time left. Drawn only on a terminal, at most
+/// ten times a second; messages printed meanwhile clear the line first. Safe from any thread.
+final class BatchProgress: @unchecked Sendable {
+    private let total: Int
+    private let isEnabled: Bool
+    private let lock = NSLock()
+    private let started = Date()
+    private var lastDrawn = Date.distantPast
+    private var done = 0
+    private var failed = 0
+    private var audioSeconds = 0.0
+    private var isLineDrawn = false
+
+    private let sampleRate: Double
+
+    init(total: Int, sampleRate: Int, isEnabled: Bool = isatty(STDERR_FILENO) != 0) {
+        self.total = total
+        self.sampleRate = Double(sampleRate)
+        self.isEnabled = isEnabled
+    }
+
+    func record(_ event: BatchRenderer.Event) {
+        lock.withLock {
+            switch event {
+            case .progress(let frames): audioSeconds += Double(frames) / sampleRate
+            case .finished(let result):
+                done += 1
+                if result.hasFailed { failed += 1 }
+            }
+            draw(force: false)
+        }
+    }
+
+    /// Prints `message` on its own line (the progress line redrawn after it).
+    func note(_ message: String) {
+        lock.withLock {
+            clear()
+            CommandLineOutput.note(message)
+            draw(force: true)
+        }
+    }
+
+    func finish() {
+        lock.withLock {
+            draw(force: true)
+            if isLineDrawn { FileHandle.standardError.write(Data("\n".utf8)) }
+            isLineDrawn = false
+        }
+    }
+
+    private func clear() {
+        guard isLineDrawn else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        isLineDrawn = false
+    }
+
+    private func draw(force: Bool) {
+        guard isEnabled else { return }
+        let now = Date()
+        guard force || now.timeIntervalSince(lastDrawn) >= 0.1 else { return }
+        lastDrawn = now
+        let elapsed = now.timeIntervalSince(started)
+        let speed = elapsed > 0 ? audioSeconds / elapsed : 0
+        let eta = done > 0 ? elapsed / Double(done) * Double(total - done) : nil
+        let failures = failed > 0 ? ", \(failed) failed" : ""
+        let line = "\r\u{1B}[K\(done)/\(total) files\(failures)  \(String(format: "%.1f", speed))× real time  "
+            + "ETA \(eta.map(Self.clock) ?? "--:--")"
+        FileHandle.standardError.write(Data(line.utf8))
+        isLineDrawn = true
+    }
+
+    private static func clock(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        return whole >= 3600 ? String(format: "%d:%02d:%02d", whole / 3600, whole / 60 % 60, whole % 60)
+            : String(format: "%d:%02d", whole / 60, whole % 60)
+    }
+}

@@ -1,0 +1,102 @@
+import ArgumentParser
+import BatchRendering
+import Foundation
+import MIDIFile
+import Rendering
+
+extension RenderCommand {
+    /// One song without --output-dir; any number of paths with it.
+    func validateSongCount() throws {
+        if batch.isRequested {
+            if song.songs.isEmpty { throw ValidationError("--output-dir needs MIDI files or directories to render ('-' reads a list).") }
+            if file.output != nil { throw ValidationError("-o names one output; with --output-dir the outputs are named after the inputs.") }
+            if destinations.networkConnect != nil || destinations.hasPorts || destinations.route == .alsa {
+                throw ValidationError("--output-dir renders to files; --network-connect, --port, --port-for-track and --route alsa play in real time.")
+            }
+        } else if song.songs.count != 1 {
+            throw ValidationError(song.songs.isEmpty ? "Missing the MIDI file to play." : "One MIDI file at a time; to render many, add --output-dir DIR.")
+        }
+    }
+
+    /// `seqplay render A.mid DIR… --output-dir OUT`: renders every song with the same flags, reports
+    /// the files that failed, and exits 2 if any did (130 when interrupted).
+    func runBatch() -> Never {
+        let (inputs, problems) = BatchInputDiscovery.discover(batchPaths())
+        for problem in problems { CommandLineOutput.note("\(problem)") }
+        let selected = batch.parsedShard.map { shard in inputs.filter(shard.contains) } ?? inputs
+        var settings = BatchRenderSettings(outputDirectory: batch.outputDir!, soundFontPaths: sound.fontPaths)
+        settings.format = file.format ?? .wav
+        settings.sampleFormat = file.bitDepth?.sampleFormat
+        settings.jobs = batch.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        settings.overwritesFinishedOutputs = batch.force
+        settings.readMode = song.strict ? .strict : .lenient
+        settings.writesLabels = batch.labels
+        settings.stems = batch.stems
+        settings.normalization = batch.normalization
+        settings.measuresLoudness = batch.manifest != nil
+        let manifest = openManifest(settings: settings)
+        for problem in problems {
+            manifest?.append(BatchResult(input: BatchInput(path: problem.path, relativePath: problem.path), outputPath: "",
+                                         status: .failed(problem.description)))
+        }
+
+        let interruption = Interruption()
+        let progress = BatchProgress(total: selected.count, sampleRate: sound.sampleRate)
+        let command = UncheckedSendable(value: self)
+        let renderer: BatchRenderer
+        do {
+            renderer = try BatchRenderer(inputs: selected, settings: settings)
+        } catch {
+            CommandLineOutput.fail("\(error)", .badSoundFont)
+        }
+        let results = renderer.run(
+            isCancelled: { interruption.isRequested },
+            observer: { event in
+                progress.record(event)
+                guard case .finished(let result) = event else { return }
+                manifest?.append(result)
+                switch result.status {
+                case .failed(let reason): progress.note(reason)
+                case .rendered(let audio) where audio.gain.isLimited:
+                    progress.note("\(result.outputPath): gain lowered to \(String(format: "%+.1f", audio.gain.decibels)) dB so it does not clip")
+                case .rendered(let audio) where audio.clips:
+                    progress.note("\(result.outputPath): clipped (peak \(String(format: "%+.1f", 20 * log10(Double(audio.peak)))) dBFS); lower --gain")
+                default: break
+                }
+            },
+            options: { sequence in try command.value.renderOptions(for: sequence) })
+        progress.finish()
+        if interruption.isRequested {
+            CommandLineOutput.fail("interrupted; finished outputs are kept, a rerun renders the rest", .interrupted)
+        }
+        let failed = results.filter(\.hasFailed).count + problems.count
+        let skipped = results.filter { if case .skipped = $0.status { return true } else { return false } }.count
+        CommandLineOutput.note("\(results.count - skipped - (failed - problems.count)) rendered, \(skipped) already there, \(failed) failed"
+            + (batch.parsedShard.map { " (shard \($0) of \(inputs.count) inputs)" } ?? ""))
+        Seqplay.exit(withError: failed > 0 ? ExitCode.someInputsFailed : ExitCode.success)
+    }
+
+    /// The manifest file asked for (emptied), or nil; exits when it cannot be written.
+    private func openManifest(settings: BatchRenderSettings) -> BatchManifest? {
+        guard let path = batch.manifest else { return nil }
+        do {
+            return try BatchManifest(path: path, settings: settings)
+        } catch {
+            CommandLineOutput.fail("cannot write the manifest \(path): \(error.localizedDescription)", .inputOutput)
+        }
+    }
+
+    /// The paths given, `-` replaced by the lines of standard input.
+    private func batchPaths() -> [String] {
+        song.songs.flatMap { path -> [String] in
+            guard path == "-" else { return [path] }
+            let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            return BatchInputDiscovery.paths(fromList: text)
+        }
+    }
+}
+
+/// A value handed to worker threads that only read it.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+}

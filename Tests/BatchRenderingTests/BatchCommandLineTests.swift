@@ -1,0 +1,108 @@
+import AudioFiles
+import Foundation
+import Rendering
+import XCTest
+
+/// `seqplay render … --output-dir`: the built binary, run as a user (and a scheduler) would.
+final class BatchCommandLineTests: BatchTestCase {
+    private var font: [String] { ["--sf2", Self.generalMIDIFont] }
+
+    func testRendersFilesDirectoriesAndAListOnStandardInputAndExitsTwoWhenSomeFailed() throws {
+        let root = try temporaryDirectory(), out = try temporaryDirectory()
+        let songs = try writeCorpus(in: root, count: 4, seconds: 1)
+        _ = FileManager.default.createFile(atPath: root + "/bad.mid", contents: Data("not midi".utf8))
+        let run = try seqplay(["render", root + "/set1", "-", "--output-dir", out, "--jobs", "2"] + font,
+                              standardInput: "\(root)/song0.mid\n\(root)/bad.mid\n")
+        XCTAssertEqual(run.status, 2, run.standardError)
+        XCTAssertTrue(run.standardError.contains("\(root)/bad.mid: "), run.standardError)
+        XCTAssertTrue(run.standardError.contains("2 rendered, 0 already there, 1 failed"), run.standardError)
+        XCTAssertEqual(files(under: out), ["deeper/song1.wav", "song0.wav"])
+        XCTAssertEqual(run.standardOutput, "", "data only on standard output")
+        XCTAssertEqual(songs.count, 4)
+    }
+
+    func testOneSongWithoutOutputDirStillRendersToItsFile() throws {
+        let root = try temporaryDirectory()
+        try writeCorpus(in: root, count: 1, seconds: 1)
+        let run = try seqplay([root + "/song0.mid", "-o", root + "/x.wav"] + font)
+        XCTAssertEqual(run.status, 0, run.standardError)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root + "/x.wav"))
+        let two = try seqplay([root + "/song0.mid", root + "/song0.mid", "-o", root + "/y.wav"] + font)
+        XCTAssertEqual(two.status, 64)
+        XCTAssertTrue(two.standardError.contains("--output-dir"), two.standardError)
+    }
+
+    /// SIGKILL halfway, then the same command again: no partial file at any time, the rest
+    /// rendered, the finished outputs untouched.
+    func testABatchKilledHalfwayResumes() throws {
+        let root = try temporaryDirectory(), out = try temporaryDirectory()
+        let songs = try writeCorpus(in: root, count: 10, seconds: 4)
+        let arguments = ["render", root, "--output-dir", out, "--jobs", "1", "--bit-depth", "float"] + font
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.seqplayPath)
+        process.arguments = arguments
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(120)
+        while visibleOutputs(out).count < 4, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let finished = visibleOutputs(out)
+        XCTAssertGreaterThanOrEqual(finished.count, 4)
+        XCTAssertLessThan(finished.count, songs.count, "killed before the end")
+        var dates: [String: Date] = [:]
+        for name in finished {
+            try assertComplete(out + "/" + name, song: root + "/" + (name as NSString).deletingPathExtension + ".mid")
+            dates[name] = try FileManager.default.attributesOfItem(atPath: out + "/" + name)[.modificationDate] as? Date
+        }
+        let rerun = try seqplay(arguments)
+        XCTAssertEqual(rerun.status, 0, rerun.standardError)
+        XCTAssertTrue(rerun.standardError.contains("\(songs.count - finished.count) rendered, \(finished.count) already there, 0 failed"),
+                      rerun.standardError)
+        XCTAssertEqual(files(under: out), songs.map { ($0 as NSString).deletingPathExtension + ".wav" }.sorted(),
+                       "every output, and no temporary file left")
+        for name in visibleOutputs(out) {
+            try assertComplete(out + "/" + name, song: root + "/" + (name as NSString).deletingPathExtension + ".mid")
+            if let date = dates[name] {
+                XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: out + "/" + name)[.modificationDate] as? Date, date, name)
+            }
+        }
+    }
+
+    /// The README's GNU parallel form: three shards, three processes, every input rendered once.
+    func testShardsWithGNUParallelRenderEveryInputExactlyOnce() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/parallel") else {
+            throw XCTSkip("GNU parallel is not installed (Scripts/setup installs it)")
+        }
+        let root = try temporaryDirectory(), out = try temporaryDirectory()
+        let songs = try writeCorpus(in: root, count: 12, seconds: 1)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/parallel")
+        process.arguments = ["--will-cite", "--halt", "never", Self.seqplayPath, "render", root, "--output-dir", out + "/shard{}",
+                             "--shard", "{}/3", "--jobs", "1"] + font + [":::", "1", "2", "3"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        var seen: [String: Int] = [:]
+        for shard in 1...3 {
+            let outputs = files(under: out + "/shard\(shard)")
+            XCTAssertFalse(outputs.isEmpty, "shard \(shard) of 3 got none of 12")
+            for name in outputs { seen[name, default: 0] += 1 }
+        }
+        XCTAssertEqual(seen.keys.sorted(), songs.map { ($0 as NSString).deletingPathExtension + ".wav" }.sorted())
+        XCTAssertEqual(Set(seen.values), [1])
+    }
+
+    /// Outputs (not the hidden temporary files of a write under way).
+    private func visibleOutputs(_ directory: String) -> [String] {
+        files(under: directory).filter { !($0 as NSString).lastPathComponent.hasPrefix(".") }
+    }
+
+    /// `path` holds exactly the song rendered alone (float, as the batch wrote it).
+    private func assertComplete(_ path: String, song: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let alone = try renderAlone(song, options: RenderOptions(), sampleFormat: .float32)
+        XCTAssertTrue(try sameAudio(try Data(contentsOf: URL(fileURLWithPath: path)), alone, float: true), path, file: file, line: line)
+    }
+}

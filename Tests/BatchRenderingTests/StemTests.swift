@@ -1,0 +1,58 @@
+import AudioFiles
+import BatchRendering
+import Foundation
+import MIDIFile
+import Rendering
+import XCTest
+
+final class StemTests: BatchTestCase {
+    /// Every stem is as long as its mix and is the render of its part alone (the song with only its
+    /// channels sounding). The sum of the stems minus the mix is printed, not asserted: it is about
+    /// −46 dBFS on these songs, not the −90 dBFS issue 12 asks for, because seqplay's renders are not
+    /// additive over channels even with reverb and chorus off (--solo-channel 10 plus --mute-channel 10
+    /// differs from the full render of Songs/beethoven-ode-to-joy.mid from 5.0 s on); still open.
+    func testStemsAreTheirPartsRenderedAlone() throws {
+        let root = try temporaryDirectory()
+        try writeCorpus(in: root, count: 2, seconds: 3)
+        for mode in StemMode.allCases {
+            let out = try temporaryDirectory()
+            var settings = BatchRenderSettings(outputDirectory: out, soundFontPaths: [Self.generalMIDIFont])
+            settings.stems = mode
+            settings.sampleFormat = .float32
+            let results = try BatchRenderer(inputs: BatchInputDiscovery.discover([root]).inputs, settings: settings).run { _ in RenderOptions() }
+            for result in results {
+                guard case .rendered(let audio) = result.status else { return XCTFail("\(result.status)") }
+                let written = audio.stems.compactMap(\.path)
+                XCTAssertGreaterThanOrEqual(written.count, mode == .program ? 3 : 4, "\(mode)")
+                let mix = try AudioFileReader(path: result.outputPath).readAll()
+                var sum = [[Float]](repeating: [Float](repeating: 0, count: mix[0].count), count: 2)
+                for path in written {
+                    let stem = try AudioFileReader(path: path).readAll()
+                    XCTAssertEqual(stem[0].count, mix[0].count, path)
+                    for channel in 0..<2 { for i in 0..<mix[0].count { sum[channel][i] += stem[channel][i] } }
+                }
+                var worst: Float = 0, mixPeak: Float = 0
+                for channel in 0..<2 {
+                    for i in 0..<mix[0].count {
+                        worst = max(worst, abs(sum[channel][i] - mix[channel][i]))
+                        mixPeak = max(mixPeak, abs(mix[channel][i]))
+                    }
+                }
+                let dBFS = 20 * log10(Double(max(worst, 1e-20)))
+                print("stems \(mode) of \(result.input.relativePath): \(written.count) files, sum − mix peak \(String(format: "%.1f", dBFS)) dBFS (mix peak \(mixPeak))")
+                XCTAssertGreaterThan(mixPeak, 0.05)
+                guard mode == .channel, let drums = audio.stems.first(where: \.isDrums), let drumsPath = drums.path else { continue }
+                var options = RenderOptions()
+                options.soloedChannels = [9]
+                options.tail = .fixed(seconds: 60)
+                let alone = try SongRenderer(sequence: try MIDIFileReader.read(contentsOf: result.input.path).sequence,
+                                             soundFontPaths: [Self.generalMIDIFont], options: options)
+                var frames: [Float] = []
+                while let block = alone.renderNextBlock(), frames.count < mix[0].count {
+                    frames += UnsafeBufferPointer(start: block[0].baseAddress!, count: block.frameLength)
+                }
+                XCTAssertEqual(Array(frames.prefix(mix[0].count)), try AudioFileReader(path: drumsPath).readAll()[0], "drum stem = drums alone")
+            }
+        }
+    }
+}
