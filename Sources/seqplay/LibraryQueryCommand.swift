@@ -22,15 +22,27 @@ struct LibraryQueryCommand: ParsableCommand {
     @Flag(help: "Print one path a line.")
     var paths = false
 
+    @Flag(help: "Print to stderr how long opening the library and the query itself took (for benchmarks).")
+    var timing = false
+
     func validate() throws {
         if paths && (selection.json || groupBy != nil) { throw ValidationError("--paths cannot be combined with --json or --group-by") }
     }
 
     func run() throws {
+        let clock = ContinuousClock()
+        let started = clock.now
         let library = location.open(create: false)
+        let opened = clock.now
+        func reportTiming() {
+            guard timing else { return }
+            let milliseconds = { (duration: Duration) in String(format: "%.2f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1e3) }
+            FileHandle.standardError.write(Data("timing: open \(milliseconds(opened - started)) ms, query \(milliseconds(clock.now - opened)) ms\n".utf8))
+        }
         do {
             if let groupBy {
                 let groups = try library.songGroups(selection.query, by: groupBy)
+                reportTiming()
                 if selection.json {
                     print(LibraryOutput.json(groups.map { ["value": $0.value as Any, "songs": $0.count, "duration": $0.totalDuration ?? 0] }))
                 } else {
@@ -39,6 +51,7 @@ struct LibraryQueryCommand: ParsableCommand {
                 return
             }
             let rows = try library.songs(selection.query, pathsOnly: paths)
+            reportTiming()
             if paths {
                 for row in rows { print(row.path) }
             } else if selection.json {

@@ -92,6 +92,10 @@ final class LibraryCommandTests: XCTestCase {
         let lines = paths.standardOutput.split(separator: "\n")
         XCTAssertFalse(lines.isEmpty)
         XCTAssertTrue(lines.allSatisfy { $0.hasPrefix(Self.packageRoot + "/Songs/") && $0.hasSuffix(".mid") }, paths.standardOutput)
+        let timed = try seqplay(["library", "query", "--db", db, "--where", "duration > 0", "--paths", "--timing"])
+        XCTAssertEqual(timed.standardOutput, paths.standardOutput, "--timing leaves the data on stdout unchanged")
+        XCTAssertNotNil(timed.standardError.range(of: #"^timing: open [0-9.]+ ms, query [0-9.]+ ms\n$"#, options: .regularExpression),
+                        timed.standardError)
         let groups = try seqplay(["library", "query", "--db", db, "--group-by", "family", "--json"])
         XCTAssertEqual(groups.status, 0, groups.standardError)
         XCTAssertFalse((try json(groups.standardOutput) as? [[String: Any]])?.isEmpty ?? true)
