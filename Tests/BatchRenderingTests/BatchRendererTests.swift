@@ -1,5 +1,5 @@
 import AudioFiles
-import BatchRendering
+@testable import BatchRendering
 import Foundation
 import MIDIFile
 import Rendering
@@ -42,6 +42,20 @@ final class BatchRendererTests: BatchTestCase {
                 XCTAssertTrue(try sameAudio(try XCTUnwrap(outputs[3]?[name]), alone, float: format == .float32), "\(song) (\(format)), --jobs 3")
             }
         }
+    }
+
+    /// Workers take the largest files first (a long song started last would leave the other workers
+    /// idle), equal sizes and unreadable paths in input order; results still come back in input order.
+    func testWorkersTakeTheLargestFilesFirstAndResultsKeepInputOrder() throws {
+        let root = try temporaryDirectory()
+        for (index, seconds) in [1, 3, 2, 3].enumerated() {
+            try MIDIFileWriter.write(Self.song(seed: 0, seconds: seconds), to: root + "/song\(index).mid")
+        }
+        var inputs = BatchInputDiscovery.discover([root]).inputs
+        inputs.append(BatchInput(path: root + "/missing.mid", relativePath: "missing"))
+        XCTAssertEqual(BatchRenderer.renderingOrder(of: inputs), [1, 3, 2, 0, 4])
+        let results = try batch(root, output: try temporaryDirectory(), jobs: 2)
+        XCTAssertEqual(results.map(\.input.relativePath), ["song0.mid", "song1.mid", "song2.mid", "song3.mid"])
     }
 
     func testABadFileIsReportedAndTheBatchGoesOn() throws {
