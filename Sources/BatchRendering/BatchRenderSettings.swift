@@ -26,6 +26,10 @@ public struct BatchRenderSettings: Sendable {
     public var measuresLoudness = false
     /// How the MIDI reader treats files that need repair.
     public var readMode: MIDIFileReader.Mode = .lenient
+    /// Each output's encoding settings and tags, from its song (the command line's: the song's title
+    /// and copyright, seqplay as the software, `--quality`, `--title`…, as a single render writes
+    /// them); nil: the format's defaults and no tags.
+    public var encoding: (@Sendable (MusicSequence) -> AudioEncoding)?
 
     public init(outputDirectory: String, soundFontPaths: [String]) {
         self.outputDirectory = outputDirectory

@@ -69,6 +69,7 @@ final class BatchWorker {
         let writer = try AudioFileWriter(path: outputPath, format: settings.format, sampleFormat: settings.sampleFormat,
                                          sampleRate: options.sampleRate, channelCount: options.outputChannelCount,
                                          expectedFrameCount: renderer.maximumFrames)
+        if let encoding = settings.encoding { try writer.apply(encoding(sequence)) }
         guard let peak = try BlockWriter.write(renderer, to: writer, channelCount: options.outputChannelCount, gain: gain.factor,
                                                meter: meter, isCancelled: isCancelled,
                                                progress: { self.observer(.progress(frames: $0)) }) else { return nil }

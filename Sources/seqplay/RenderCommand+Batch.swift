@@ -34,6 +34,9 @@ extension RenderCommand {
         settings.stems = batch.stems
         settings.normalization = batch.normalization
         settings.measuresLoudness = batch.manifest != nil
+        let encodingFlags = UncheckedSendable(value: encoding)
+        settings.encoding = { encodingFlags.value.encoding(for: $0) }
+        let sampleRate = encoding.sampleRate(sound.sampleRate, for: settings.format)
         let manifest = openManifest(settings: settings)
         for problem in problems {
             manifest?.append(BatchResult(input: BatchInput(path: problem.path, relativePath: problem.path), outputPath: "",
@@ -41,7 +44,7 @@ extension RenderCommand {
         }
 
         let interruption = Interruption()
-        let progress = BatchProgress(total: selected.count, sampleRate: sound.sampleRate)
+        let progress = BatchProgress(total: selected.count, sampleRate: sampleRate)
         let command = UncheckedSendable(value: self)
         let renderer: BatchRenderer
         do {
@@ -64,7 +67,11 @@ extension RenderCommand {
                 default: break
                 }
             },
-            options: { sequence in try command.value.renderOptions(for: sequence) })
+            options: { sequence in
+                var options = try command.value.renderOptions(for: sequence)
+                options.sampleRate = sampleRate
+                return options
+            })
         progress.finish()
         if interruption.isRequested {
             CommandLineOutput.fail("interrupted; finished outputs are kept, a rerun renders the rest", .interrupted)

@@ -1,5 +1,6 @@
 import AudioFiles
 import Foundation
+import MIDIFile
 import Rendering
 import XCTest
 
@@ -30,6 +31,41 @@ final class BatchCommandLineTests: BatchTestCase {
         let two = try seqplay([root + "/song0.mid", root + "/song0.mid", "-o", root + "/y.wav"] + font)
         XCTAssertEqual(two.status, 64)
         XCTAssertTrue(two.standardError.contains("--output-dir"), two.standardError)
+    }
+
+    /// What users run: `seqplay render DIR --jobs 1` and `--jobs 2` write exactly the bytes of
+    /// `seqplay SONG -o OUT.wav` for every song, tags included (songs of different lengths, so the
+    /// workers take them in an order other than the input order and each renders after different songs).
+    func testCommandLineOutputsAreByteIdenticalWhateverJobsAndToASingleRender() throws {
+        let root = try temporaryDirectory()
+        var songs: [String] = []
+        for (index, seconds) in [1, 4, 2, 3].enumerated() {
+            let name = "song\(index).mid"
+            var song = Self.song(seed: index, seconds: seconds)
+            // A title and a copyright, which a single render writes as the file's tags.
+            song.tracks[0].events.insert(contentsOf: [TimedEvent(tick: 0, .meta(.text(.trackName, Array("Song \(index)".utf8)))),
+                                                      TimedEvent(tick: 0, .meta(.text(.copyright, Array("(c) seqplay".utf8))))], at: 0)
+            try MIDIFileWriter.write(song, to: root + "/" + name)
+            songs.append(name)
+        }
+        var batches: [Int: String] = [:]
+        for jobs in [1, 2] {
+            let out = try temporaryDirectory()
+            let run = try seqplay(["render", root, "--output-dir", out, "--jobs", "\(jobs)"] + font)
+            XCTAssertEqual(run.status, 0, run.standardError)
+            batches[jobs] = out
+        }
+        for song in songs {
+            let name = (song as NSString).deletingPathExtension + ".wav"
+            let alone = try temporaryDirectory() + "/" + name
+            let single = try seqplay([root + "/" + song, "-o", alone] + font)
+            XCTAssertEqual(single.status, 0, single.standardError)
+            let expected = try Data(contentsOf: URL(fileURLWithPath: alone))
+            XCTAssertGreaterThan(expected.count, 44 + 44_100 * 4, song)
+            for (jobs, out) in batches {
+                XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/" + name)), expected, "\(song), --jobs \(jobs)")
+            }
+        }
     }
 
     /// SIGKILL halfway, then the same command again: no partial file at any time, the rest

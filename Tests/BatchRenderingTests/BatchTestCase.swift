@@ -75,10 +75,11 @@ class BatchTestCase: XCTestCase {
     }
 
     /// Whether two WAV files hold the same audio: byte for byte, or for float files (a WAV too long for
-    /// RIFF is RF64, whose PEAK chunk carries the time of writing) the same frames sample for sample.
+    /// RIFF is RF64, whose PEAK chunk carries the time of writing; the command line's files carry tags
+    /// the library's renders have not) the same frames sample for sample.
     func sameAudio(_ a: Data, _ b: Data, float: Bool) throws -> Bool {
         if a == b { return true }
-        guard float, a.count == b.count else { return false }
+        guard float else { return false }
         let directory = try temporaryDirectory()
         try a.write(to: URL(fileURLWithPath: directory + "/a.wav"))
         try b.write(to: URL(fileURLWithPath: directory + "/b.wav"))
