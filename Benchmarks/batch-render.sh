@@ -7,8 +7,20 @@
 #       1. a sequential loop of `fluidsynth -ni -F` (the anchor),
 #       2. `xargs -P2 fluidsynth -ni -F` (two at a time),
 #       3. `seqplay render DIR --output-dir OUT --jobs 2` (one process, the font loaded once);
-#     × real time of each (audio seconds written / wall seconds), seqplay's ratio to 1 (target ≥ 4)
-#     and to 2 (target ≥ 2), and peak RSS (target: seqplay's batch ≤ one fluidsynth process + 60 MB);
+#     × real time of each, seqplay's ratio to 1 (target ≥ 4) and to 2 (target ≥ 2), and peak RSS (target:
+#     seqplay's batch ≤ one fluidsynth process + 60 MB).
+#     What is compared: each tool renders the same songs completely, so × real time counts the songs'
+#     own seconds (the sum of `seqplay info` durations, the same for every tool) per wall second, and
+#     each ratio is the ratio of wall times. The tools' tails differ: fluidsynth -F renders until its
+#     last voice has died (up to ~11 s past the song's end here), seqplay until its output falls silent
+#     (at most 3 s); so each tool's own written audio per wall second is printed too, for information
+#     (that figure favours the tool that writes the longer, cheaper tail).
+#     Where the time goes: the files that take fluidsynth longest (timed one by one in the loop),
+#     fluidsynth's start-up per process (the font load, timed with no MIDI file), the CPU seconds of each
+#     run, and the bound this sets: both tools run FluidSynth's own synthesis code (libfluidsynth), so
+#     with the font loaded once a 2-core batch can at best take (loop − N × start-up) / 2.
+#     The load average (`uptime`) before and after is printed: figures from a busy machine are not
+#     comparable with a quiet one's.
 #   - one long song (LONG_SONG, default the longest corpus file up to 10 min among those scanned) rendered by
 #     `fluidsynth -F` and by `seqplay --threads 2` (target ≥ 1.7×), when seqplay has --threads.
 set -euo pipefail
@@ -30,6 +42,7 @@ duration() {
 
 mkdir -p "$work/in" "$work/fluid" "$work/xargs" "$work/seqplay"
 count=0
+song_seconds=0
 longest=; longest_seconds=0
 while IFS= read -r file; do
     seconds=$(duration "$file")
@@ -37,46 +50,75 @@ while IFS= read -r file; do
     if awk -v s="$seconds" -v l="$longest_seconds" 'BEGIN { exit !(s > l && s <= 600) }'; then longest=$file; longest_seconds=$seconds; fi
     awk -v s="$seconds" 'BEGIN { exit !(s >= 5 && s <= 60) }' || continue
     count=$((count + 1))
+    song_seconds=$(awk -v a="$song_seconds" -v s="$seconds" 'BEGIN { printf "%.3f", a + s }')
     cp "$file" "$work/in/$(printf '%03d' "$count")-$(basename "$file" | tr -c 'A-Za-z0-9._\n-' '_')"
     (( count < max_files )) || break
 done < <(find "$corpus/wellformed" "$corpus/synthetic" -type f \( -iname '*.mid' -o -iname '*.midi' -o -iname '*.kar' -o -iname '*.smf' \) \
           ! -iname '*invalid*' | sort)
 long_song=${LONG_SONG:-$longest}
 
-# measure NAME COMMAND...: runs the command under /usr/bin/time; sets wall and rss_mb.
+# measure NAME COMMAND...: runs the command under /usr/bin/time; sets wall, cpu (user + system seconds)
+# and rss_mb.
 measure() {
     local name=$1; shift
     local start=$EPOCHREALTIME
     /usr/bin/time -v "$@" >/dev/null 2>"$work/$name.time" || true
     wall=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }')
+    cpu=$(awk -F': ' '/(User|System) time/ { s += $2 } END { printf "%.2f", s }' "$work/$name.time")
     rss_mb=$(awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$work/$name.time")
 }
 # audio DIR: seconds of audio in the WAV files under DIR.
 audio() { find "$1" -name '*.wav' -print0 | xargs -0 -r soxi -D | awk '{ s += $1 } END { printf "%.1f", s }'; }
 
-fluid_one() { fluidsynth -ni -q -F "$2/$(basename "$1").wav" -r 44100 "$font" "$1" >/dev/null 2>&1; }
+# fluid_one MIDI DIR [TIMES]: renders MIDI into DIR; with TIMES, appends "seconds file" to it.
+fluid_one() {
+    local start=$EPOCHREALTIME
+    fluidsynth -ni -q -F "$2/$(basename "$1").wav" -r 44100 "$font" "$1" >/dev/null 2>&1
+    if [ -n "${3:-}" ]; then awk -v a="$start" -v b="$EPOCHREALTIME" -v f="$(basename "$1")" 'BEGIN { printf "%.3f %s\n", b - a, f }' >>"$3"; fi
+}
 export -f fluid_one
 export font
 
-measure fluid bash -c 'for f in "$0"/*; do fluid_one "$f" "$1"; done' "$work/in" "$work/fluid"
-fluid_wall=$wall; fluid_rss=$rss_mb; fluid_audio=$(audio "$work/fluid")
+load_before=$(uptime | sed 's/.*load average: //')
+# fluidsynth's start-up per process: the font loaded, no MIDI file (it then exits); the least CPU of 3.
+startup_cpu=$(for _ in 1 2 3; do measure startup fluidsynth -ni -q -F "$work/none.wav" -r 44100 "$font"; echo "$cpu"; done | sort -n | head -1)
+
+measure fluid bash -c 'for f in "$0"/*; do fluid_one "$f" "$1" "$2"; done' "$work/in" "$work/fluid" "$work/fluid-times"
+fluid_wall=$wall; fluid_cpu=$cpu; fluid_rss=$rss_mb; fluid_audio=$(audio "$work/fluid")
 measure xargs bash -c 'find "$0" -type f -print0 | xargs -0 -P2 -I{} bash -c "fluid_one \"\$1\" \"\$2\"" _ {} "$1"' "$work/in" "$work/xargs"
-xargs_wall=$wall; xargs_audio=$(audio "$work/xargs")
-# One fluidsynth process's peak RSS (the largest of the sequential loop's children).
+xargs_wall=$wall; xargs_cpu=$cpu; xargs_audio=$(audio "$work/xargs")
 measure seqplay "$seqplay" render "$work/in" --output-dir "$work/seqplay" --sf2 "$font" -r 44100 --jobs 2
-seq_wall=$wall; seq_rss=$rss_mb; seq_audio=$(audio "$work/seqplay")
+seq_wall=$wall; seq_cpu=$cpu; seq_rss=$rss_mb; seq_audio=$(audio "$work/seqplay")
 failed=$(( count - $(find "$work/seqplay" -name '*.wav' | wc -l) ))
+load_after=$(uptime | sed 's/.*load average: //')
 
-echo "short songs: $count files of 5–60 s from $corpus ($(audio "$work/seqplay") s of audio as seqplay renders them; $failed not rendered), FluidR3_GM, 44.1 kHz"
-printf '%-44s %8s %10s %10s\n' "" "wall s" "× real" "peak MB"
-printf '%-44s %8.2f %10.1f %10s\n' "fluidsynth -F, one file at a time" "$fluid_wall" "$(awk -v a="$fluid_audio" -v w="$fluid_wall" 'BEGIN { print a / w }')" "$fluid_rss"
-printf '%-44s %8.2f %10.1f %10s\n' "xargs -P2 fluidsynth -F" "$xargs_wall" "$(awk -v a="$xargs_audio" -v w="$xargs_wall" 'BEGIN { print a / w }')" "-"
-printf '%-44s %8.2f %10.1f %10s\n' "seqplay render DIR --jobs 2" "$seq_wall" "$(awk -v a="$seq_audio" -v w="$seq_wall" 'BEGIN { print a / w }')" "$seq_rss"
-awk -v f="$fluid_wall" -v x="$xargs_wall" -v s="$seq_wall" -v fa="$fluid_audio" -v xa="$xargs_audio" -v sa="$seq_audio" 'BEGIN {
-    printf "ratio (× real time) seqplay / sequential fluidsynth: %.2f (target ≥ 4)\n", (sa / s) / (fa / f)
-    printf "ratio (× real time) seqplay / xargs -P2 fluidsynth:  %.2f (target ≥ 2)\n", (sa / s) / (xa / x) }'
+echo "short songs: $count files of 5–60 s from $corpus ($song_seconds s of music by seqplay info; $failed not rendered by seqplay), FluidR3_GM, 44.1 kHz"
+echo "load average before: $load_before; after: $load_after (2 cores; a loaded machine slows every row)"
+echo "× real time = song seconds / wall seconds (the same songs for every tool; ratios are ratios of wall times)"
+printf '%-36s %8s %8s %10s %10s %14s\n' "" "wall s" "CPU s" "× real" "peak MB" "audio written"
+row() { printf '%-36s %8.2f %8.2f %10.1f %10s %8.1f s %5.1f×\n' "$1" "$2" "$3" "$(awk -v a="$song_seconds" -v w="$2" 'BEGIN { print a / w }')" "$4" "$5" "$(awk -v a="$5" -v w="$2" 'BEGIN { print a / w }')"; }
+row "fluidsynth -F, one file at a time" "$fluid_wall" "$fluid_cpu" "$fluid_rss" "$fluid_audio"
+row "xargs -P2 fluidsynth -F" "$xargs_wall" "$xargs_cpu" "-" "$xargs_audio"
+row "seqplay render DIR --jobs 2" "$seq_wall" "$seq_cpu" "$seq_rss" "$seq_audio"
+awk -v f="$fluid_wall" -v x="$xargs_wall" -v s="$seq_wall" 'BEGIN {
+    printf "ratio seqplay / sequential fluidsynth: %.2f (target ≥ 4)\n", f / s
+    printf "ratio seqplay / xargs -P2 fluidsynth:  %.2f (target ≥ 2)\n", x / s }'
 echo "peak RSS: seqplay batch $seq_rss MB, one fluidsynth process $fluid_rss MB (target: ≤ +60 MB)"
-
+echo "where the time goes: the files that took fluidsynth longest (of $fluid_wall s):"
+sort -rn "$work/fluid-times" | head -5 | awk '{ printf "  %6.2f s  %s\n", $1, $2 }'
+# Where seqplay's CPU goes: the share of libfluidsynth in a profile of the same batch (perf record, --jobs 1).
+share="(perf is not usable here: no profile)"
+if command -v perf >/dev/null && perf record -q -o "$work/perf.data" "$seqplay" render "$work/in" --output-dir "$work/profiled" --sf2 "$font" \
+        -r 44100 --jobs 1 >/dev/null 2>&1; then
+    share=$(perf report -i "$work/perf.data" --no-children --sort dso -g none 2>/dev/null \
+        | awk '/libfluidsynth/ { f = $1 } /seqplay *$/ { s = $1 } END { printf "of which libfluidsynth %s and seqplay'\''s own code %s (perf record of the same batch)", f, s }')
+fi
+awk -v fc="$fluid_cpu" -v xc="$xargs_cpu" -v sc="$seq_cpu" -v n="$count" -v u="$startup_cpu" -v share="$share" 'BEGIN {
+    synth = fc - n * u
+    printf "CPU seconds (what the load does not change): the fluidsynth loop %.2f s = %d × %.2f s start-up (font load, no song) + %.2f s synthesis;\n", fc, n, u, synth
+    printf "  seqplay %.2f s, %s\n", sc, share
+    printf "  On an idle 2-core machine a batch takes at least its CPU / 2 and the loop its CPU: ratios at most %.2f and %.2f with seqplay as it is.\n", fc / (sc / 2), xc / sc
+    printf "  The targets need seqplay ≤ %.2f s CPU (4×) and ≤ %.2f s (2×), below FluidSynth'\''s own synthesis of these songs (%.2f s).\n", fc / 2, xc / 2, synth }'
 echo
 if "$seqplay" render --help 2>&1 | grep -q -- '--threads'; then
     long_seconds=$(duration "$long_song")
