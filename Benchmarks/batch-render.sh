@@ -12,7 +12,7 @@
 #     What is compared: each tool renders the same songs completely, so × real time counts the songs'
 #     own seconds (the sum of `seqplay info` durations, the same for every tool) per wall second, and
 #     each ratio is the ratio of wall times. The tools' tails differ: fluidsynth -F renders until its
-#     last voice has died (up to ~11 s past the song's end here), seqplay until its output falls silent
+#     last voice has died (up to 13 s past the song's end on these files), seqplay until its output falls silent
 #     (at most 3 s); so each tool's own written audio per wall second is printed too, for information
 #     (that figure favours the tool that writes the longer, cheaper tail).
 #     Where the time goes: the files that take fluidsynth longest (timed one by one in the loop),
