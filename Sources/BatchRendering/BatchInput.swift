@@ -14,6 +14,13 @@ public struct BatchInput: Hashable, Sendable {
         self.relativePath = relativePath
     }
 
+    /// The file's size in bytes (0 when it cannot be read): what the batch takes for its rendering
+    /// time (it counts the events), to schedule and to estimate the time left.
+    public var fileSize: Int64 {
+        var status = stat()
+        return stat(path, &status) == 0 ? Int64(status.st_size) : 0
+    }
+
     /// Where an output with `pathExtension` (and an optional `suffix` before it, such as `.ch10`
     /// for a stem) goes under `directory`.
     public func outputPath(in directory: String, suffix: String = "", pathExtension: String) -> String {

@@ -2,8 +2,9 @@ import BatchRendering
 import Foundation
 
 /// The one progress line of a batch on standard error: files done of all, failures, speed as a
-/// multiple of real time (all workers together) and the time left. Drawn only on a terminal, at most
-/// ten times a second; messages printed meanwhile clear the line first. Safe from any thread.
+/// multiple of real time (all workers together) and the time left (from the input bytes done, as the
+/// workers take the largest files first). Drawn only on a terminal, at most ten times a second;
+/// messages printed meanwhile clear the line first. Safe from any thread.
 final class BatchProgress: @unchecked Sendable {
     private let total: Int
     private let isEnabled: Bool
@@ -11,14 +12,18 @@ final class BatchProgress: @unchecked Sendable {
     private let started = Date()
     private var lastDrawn = Date.distantPast
     private var done = 0
+    /// Bytes of the inputs to render (skipped ones leave the count) and of those done.
+    private var totalBytes: Int64
+    private var bytesDone: Int64 = 0
     private var failed = 0
     private var audioSeconds = 0.0
     private var isLineDrawn = false
 
     private let sampleRate: Double
 
-    init(total: Int, sampleRate: Int, isEnabled: Bool = isatty(STDERR_FILENO) != 0) {
-        self.total = total
+    init(inputs: [BatchInput], sampleRate: Int, isEnabled: Bool = isatty(STDERR_FILENO) != 0) {
+        total = inputs.count
+        totalBytes = isEnabled ? inputs.reduce(0) { $0 + max(1, $1.fileSize) } : 0
         self.sampleRate = Double(sampleRate)
         self.isEnabled = isEnabled
     }
@@ -29,6 +34,10 @@ final class BatchProgress: @unchecked Sendable {
             case .progress(let frames): audioSeconds += Double(frames) / sampleRate
             case .finished(let result):
                 done += 1
+                if isEnabled {
+                    let bytes = max(1, result.input.fileSize)
+                    if case .skipped = result.status { totalBytes -= bytes } else { bytesDone += bytes }
+                }
                 if result.hasFailed { failed += 1 }
             }
             draw(force: false)
@@ -65,7 +74,7 @@ final class BatchProgress: @unchecked Sendable {
         lastDrawn = now
         let elapsed = now.timeIntervalSince(started)
         let speed = elapsed > 0 ? audioSeconds / elapsed : 0
-        let eta = done > 0 ? elapsed / Double(done) * Double(total - done) : nil
+        let eta = bytesDone > 0 ? elapsed / Double(bytesDone) * Double(max(0, totalBytes - bytesDone)) : nil
         let failures = failed > 0 ? ", \(failed) failed" : ""
         let line = "\r\u{1B}[K\(done)/\(total) files\(failures)  \(String(format: "%.1f", speed))× real time  "
             + "ETA \(eta.map(Self.clock) ?? "--:--")"

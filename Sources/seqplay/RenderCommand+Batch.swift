@@ -44,7 +44,7 @@ extension RenderCommand {
         }
 
         let interruption = Interruption()
-        let progress = BatchProgress(total: selected.count, sampleRate: sampleRate)
+        let progress = BatchProgress(inputs: selected, sampleRate: sampleRate)
         let command = UncheckedSendable(value: self)
         let renderer: BatchRenderer
         do {
