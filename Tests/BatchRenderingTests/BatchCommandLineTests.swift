@@ -68,6 +68,21 @@ final class BatchCommandLineTests: BatchTestCase {
         }
     }
 
+    /// Opus runs at 48 kHz, not the default 44.1: a batch renders at the rate the format takes, as
+    /// a single render does (each song failed before).
+    func testOpusOutputsRenderAtTheRateOpusTakes() throws {
+        let root = try temporaryDirectory(), out = try temporaryDirectory()
+        try writeCorpus(in: root, count: 2, seconds: 1)
+        let run = try seqplay(["render", root, "--output-dir", out, "--format", "opus", "--quality", "5"] + font)
+        XCTAssertEqual(run.status, 0, run.standardError)
+        XCTAssertEqual(files(under: out), ["set1/deeper/song1.opus", "song0.opus"])
+        for name in files(under: out) {
+            let file = try AudioFileReader(path: out + "/" + name)
+            XCTAssertEqual(file.sampleRate, 48_000, name)
+            XCTAssertGreaterThan(file.frameCount, 48_000, name)
+        }
+    }
+
     /// SIGKILL halfway, then the same command again: no partial file at any time, the rest
     /// rendered, the finished outputs untouched.
     func testABatchKilledHalfwayResumes() throws {
