@@ -44,7 +44,8 @@ public final class BatchRenderer: Sendable {
     /// song, e.g. a loop to its end). Returns a result per input, in input order, once every worker
     /// has stopped. When `isCancelled` turns true, workers abandon their current outputs (leaving
     /// no file) and take no more inputs; inputs never started have no result. `observer` is called
-    /// from the worker threads, one call at a time per worker.
+    /// from the worker threads (progress) and their finishing threads (`.finished`, one at a time
+    /// per worker).
     public func run(isCancelled: @escaping @Sendable () -> Bool = { false },
                     observer: @escaping @Sendable (Event) -> Void = { _ in },
                     options: @escaping @Sendable (MusicSequence) throws -> RenderOptions) -> [BatchResult] {
@@ -56,15 +57,24 @@ public final class BatchRenderer: Sendable {
             group.enter()
             let thread = Thread { [self] in
                 let worker = BatchWorker(settings: settings, fonts: fonts, isCancelled: isCancelled, observer: observer, options: options)
+                // Each output is completed (closed, synced, renamed) on this queue while the worker
+                // renders the next song; at most one waits, so the worker never runs ahead of the disk.
+                let finishing = DispatchQueue(label: "seqplay.batch.finishing")
+                let oneWaiting = DispatchSemaphore(value: 1)
                 while !isCancelled() {
                     let position = next.loadThenWrappingIncrement(ordering: .relaxed)
                     guard position < order.count else { break }
                     let index = order[position]
-                    let result = worker.render(inputs[index])
-                    guard let result else { break }
-                    results.set(index, result)
-                    observer(.finished(result))
+                    guard let pending = worker.render(inputs[index]) else { break }
+                    oneWaiting.wait()
+                    finishing.async {
+                        let result = pending.complete()
+                        results.set(index, result)
+                        observer(.finished(result))
+                        oneWaiting.signal()
+                    }
                 }
+                finishing.sync {}
                 group.leave()
             }
             thread.stackSize = 4 << 20

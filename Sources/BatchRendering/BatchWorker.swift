@@ -26,11 +26,12 @@ final class BatchWorker {
         self.fonts = fonts
     }
 
-    /// Renders `input` (or skips it when its output exists); nil when cancelled meanwhile.
-    func render(_ input: BatchInput) -> BatchResult? {
+    /// Renders `input` (or skips it when its output exists); nil when cancelled meanwhile. What it
+    /// returns completes the output (`PendingOutput`) and gives the result.
+    func render(_ input: BatchInput) -> PendingResult? {
         let outputPath = settings.outputPath(for: input)
-        func result(_ status: BatchResult.Status, repairs: Int = 0) -> BatchResult {
-            BatchResult(input: input, outputPath: outputPath, status: status, repairs: repairs)
+        func result(_ status: BatchResult.Status, repairs: Int = 0) -> PendingResult {
+            PendingResult { BatchResult(input: input, outputPath: outputPath, status: status, repairs: repairs) }
         }
         if !settings.overwritesFinishedOutputs, FileManager.default.fileExists(atPath: outputPath),
            !settings.writesLabels || FileManager.default.fileExists(atPath: NoteLabels.path(besideOutput: outputPath)) {
@@ -45,14 +46,20 @@ final class BatchWorker {
         let repairs = read.warnings.count
         do {
             let songOptions = try options(read.sequence)
-            guard let rendered = try render(read.sequence, options: songOptions, to: outputPath) else { return nil }
-            return result(.rendered(rendered), repairs: repairs)
+            guard let pending = try render(read.sequence, options: songOptions, to: outputPath) else { return nil }
+            return PendingResult {
+                do {
+                    return BatchResult(input: input, outputPath: outputPath, status: .rendered(try pending.complete()), repairs: repairs)
+                } catch {
+                    return BatchResult(input: input, outputPath: outputPath, status: .failed("\(input.path): \(error)"), repairs: repairs)
+                }
+            }
         } catch {
             return result(.failed("\(input.path): \(error)"), repairs: repairs)
         }
     }
 
-    private func render(_ sequence: MusicSequence, options: RenderOptions, to outputPath: String) throws -> RenderedAudio? {
+    private func render(_ sequence: MusicSequence, options: RenderOptions, to outputPath: String) throws -> PendingOutput? {
         let started = Date()
         try OutputDirectory.prepare(for: outputPath)
         var gain = NormalizationGain.none
@@ -83,18 +90,34 @@ final class BatchWorker {
             }
             stems = rendered
         }
-        try writer.finish()
-        let notes = recorder.finishedNotes(endFrame: renderer.renderedFrames)
-        if settings.writesLabels {
-            let text = NoteLabels.text(notes, sampleRate: options.sampleRate) { note in
-                settings.stems.map { StemPlan.stemName(of: note, mode: $0) } ?? "mix"
+        let frames = renderer.renderedFrames, settings = settings
+        return PendingOutput { () throws -> RenderedAudio in
+            try writer.finish()
+            let notes = recorder.finishedNotes(endFrame: frames)
+            if settings.writesLabels {
+                let text = NoteLabels.text(notes, sampleRate: options.sampleRate) { note in
+                    settings.stems.map { StemPlan.stemName(of: note, mode: $0) } ?? "mix"
+                }
+                try Data(text.utf8).write(to: URL(fileURLWithPath: NoteLabels.path(besideOutput: outputPath)), options: .atomic)
             }
-            try Data(text.utf8).write(to: URL(fileURLWithPath: NoteLabels.path(besideOutput: outputPath)), options: .atomic)
+            return RenderedAudio(frames: frames, sampleRate: options.sampleRate, peak: peak,
+                                 renderSeconds: Date().timeIntervalSince(started), loudness: meter?.integratedLoudness,
+                                 clips: peak > 1 && settings.storesIntegers, parts: parts, stems: stems, gain: gain)
         }
-        return RenderedAudio(frames: renderer.renderedFrames, sampleRate: options.sampleRate, peak: peak,
-                             renderSeconds: Date().timeIntervalSince(started), loudness: meter?.integratedLoudness,
-                             clips: peak > 1 && settings.storesIntegers, parts: parts, stems: stems, gain: gain)
     }
+}
+
+/// A song's output rendered but not yet complete: closing the file (whose `fsync` waits for the
+/// disk: ~10 ms, ten times the rest of a short song's fixed cost), renaming it to its name and
+/// writing its labels. The batch does this on another thread while the worker renders its next song.
+/// Handed from the worker to that thread, then touched by it alone.
+struct PendingOutput: @unchecked Sendable {
+    let complete: () throws -> RenderedAudio
+}
+
+/// An input's result, once its output (if any) is complete; see `PendingOutput`.
+struct PendingResult: @unchecked Sendable {
+    let complete: () -> BatchResult
 }
 
 /// The output's directory, made when missing, and temporary files left in it by an earlier run that
