@@ -7,8 +7,10 @@ import Rendering
 import Sampler
 
 /// Renders many MIDI files to audio files at once, as a dataset builder or an album export needs:
-/// `settings.jobs` worker threads take the inputs largest file first (`renderingOrder`), each song rendering through a new
-/// synthesizer that plays the batch's SoundFonts, loaded once for the whole batch (`SharedSoundFonts`). Each output is written under a temporary name and renamed when complete, so an output
+/// `settings.jobs` worker threads take the inputs largest file first (`renderingOrder`), each song
+/// rendering through a new synthesizer that plays the batch's SoundFonts, loaded once for the whole
+/// batch (`SharedSoundFonts`). Each output is written under a temporary name and renamed when
+/// complete (on a finishing thread, while the worker renders its next song), so an output
 /// that exists is finished: a rerun skips it (unless `overwritesFinishedOutputs`), and a batch that
 /// was killed resumes where it stopped. A file that cannot be rendered is reported and skipped.
 ///
