@@ -24,7 +24,8 @@ grep -q "network session at 127.0.0.1:$port" "$out/serve-both.err" && [ -n "$in1
     && pass "serve --network --ports 2: ports $in1 $in2 and the network session at 127.0.0.1:$port in one process" \
     || fail "serve --network --ports 2 did not announce both inputs"
 
-"$probe" send --connect 127.0.0.1:$port --notes 4 --sync 2 --stay 2 >"$out/serve-both-probe.out" 2>&1 & probe_pid=$!
+# --stay 8: the peer must still be there when aconnect -l runs (a loaded host makes each guest process start take seconds).
+"$probe" send --connect 127.0.0.1:$port --notes 4 --sync 2 --stay 8 >"$out/serve-both-probe.out" 2>&1 & probe_pid=$!
 wait_up_to "$out/serve-both.err" "is ALSA port" 60 || fail "no ALSA port announced for the peer"
 peer_port=$(sed -nE "s/.*network peer 'seqplay probe' is ALSA port ([0-9]+:[0-9]+).*/\1/p" "$out/serve-both.err")
 aconnect -l >"$out/serve-both-aconnect.txt"
@@ -64,6 +65,8 @@ rms = lambda s, e: (sum(v * v for v in left[int(s):int(e)]) / max(int(e) - int(s
 held = rms(organ[0] + 0.8 * rate, organ[0] + 0.9 * rate) / rms(organ[0] + 0.05 * rate, organ[0] + 0.15 * rate)
 print(f"phrase {(phrase[1] - phrase[0]) / rate:.2f} s; organ {(organ[1] - organ[0]) / rate:.2f} s, level after 0.8 s {held:.2f} of its onset's; "
       f"then silence for {(len(left) - organ[1]) / rate:.1f} s")
-sys.exit(0 if held > 0.7 and organ[1] - organ[0] < 4 * rate and len(left) - organ[1] > 1.5 * rate else 1)
+# Released on the disconnect, not at SIGTERM (3 s after it): silence before the end. The organ's length is only
+# printed: it includes however late the guest ran `aconnect -d` (4.9 s in a run with load 8 on the host).
+sys.exit(0 if held > 0.7 and len(left) - organ[1] > 1.5 * rate else 1)
 PY
 exit $fails

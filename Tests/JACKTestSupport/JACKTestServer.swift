@@ -32,9 +32,13 @@ public final class JACKTestServer: @unchecked Sendable {
         self.blockFrames = blockFrames
         // libjack's registry holds 8 servers and frees a killed server's entry only for a server of the
         // same name: names come from a small pool, the next one taken when a name is in use.
+        // A name another test run's server answers to is skipped (two runs on one server would stall each
+        // other: the server waits for every client each cycle), and servers orphaned by a killed run are ended.
+        Self.endOrphanedServers()
         var lastError: Error = ServerError("no free server name")
         for slot in 0..<6 {
             let name = "seqplay-test-\(slot)"
+            if Self.serverAnswers(name) { continue }
             do {
                 process = try Self.launch(jackd, name: name, sampleRate: sampleRate, blockFrames: blockFrames)
                 self.name = name
@@ -60,6 +64,30 @@ public final class JACKTestServer: @unchecked Sendable {
     }
 
     deinit { stop() }
+
+    /// Whether a running server takes clients under `name`.
+    private static func serverAnswers(_ name: String) -> Bool {
+        var environment = ProcessInfo.processInfo.environment
+        environment.merge(baseEnvironment) { $1 }
+        environment["JACK_DEFAULT_SERVER"] = name
+        return (try? JACKTools.run("jack_lsp", [], environment: environment))?.status == 0
+    }
+
+    /// Kills test servers whose test process is gone (their parent is now init): a test run killed
+    /// mid-test leaves its jackd behind, holding a name of the pool.
+    private static func endOrphanedServers() {
+        let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for pid in processes.compactMap(Int32.init) {
+            guard let commandLine = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
+                  let text = String(data: commandLine, encoding: .utf8),
+                  text.split(separator: "\0").contains(where: { $0.hasPrefix("seqplay-test-") }),
+                  text.hasPrefix(jackdPath ?? "jackd"),
+                  let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+                  status.split(separator: "\n").contains(where: { $0.hasPrefix("PPid:") && $0.hasSuffix("\t1") })
+            else { continue }
+            Foundation.kill(pid, SIGKILL)
+        }
+    }
 
     /// The environment a child process needs to use this server (JACK_DEFAULT_SERVER set).
     public var environment: [String: String] {
@@ -108,7 +136,12 @@ public final class JACKTestServer: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             guard process.isRunning else { throw ServerError("jackd exited at start (status \(process.terminationStatus))") }
-            if (try? JACKTools.run("jack_lsp", [], environment: environment))?.status == 0 { return }
+            if (try? JACKTools.run("jack_lsp", [], environment: environment))?.status == 0 {
+                // A jackd that found its name taken exits at once: still running now means the server is ours.
+                usleep(100_000)
+                guard process.isRunning else { throw ServerError("jackd exited at start: its name was taken") }
+                return
+            }
             usleep(50_000)
         }
         stop()
