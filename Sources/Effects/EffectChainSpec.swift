@@ -18,6 +18,10 @@ import AudioGraph
 ///     delay:TIME,FEEDBACK,CUTOFF,WET  TIME ms (0–2000, 500); FEEDBACK % (−100–100, 50);
 ///                                     CUTOFF Hz (10–24000, 15000); WET % (0–100, 50).
 ///                                     Keys: time feedback cutoff wet
+///     chorus:VOICES,RATE,DEPTH,WET,TYPE
+///                                     VOICES (1–10, 3); RATE Hz (0.1–5, 0.3); DEPTH ms (0–20, 8);
+///                                     WET % (0–100, 50); TYPE: sine, triangle (sine).
+///                                     Keys: voices rate depth wet type
 ///     distortion:MODE,PREGAIN,WET     MODE: soft-clip, hard-clip, overdrive, foldback, bit-crush (soft-clip);
 ///                                     PREGAIN dB (−80–40, 6); WET % (0–100, 50). Keys: mode pregain wet
 ///     compressor:THRESHOLD,RATIO,ATTACK,RELEASE,MAKEUP,KNEE
@@ -69,6 +73,8 @@ public enum EffectSpec: Equatable, Sendable {
     case reverb(preset: ReverbPreset, wetDryMix: Float)
     /// `delayTime` in seconds.
     case delay(delayTime: Float, feedback: Float, lowPassCutoff: Float, wetDryMix: Float)
+    /// `depth` in milliseconds, `rate` in Hz.
+    case chorus(voices: Float, rate: Float, depth: Float, wetDryMix: Float, waveform: ChorusWaveform)
     case distortion(mode: DistortionMode, preGain: Float, wetDryMix: Float)
     /// Times in seconds.
     case compressor(threshold: Float, ratio: Float, attackTime: Float, releaseTime: Float, makeUpGain: Float,
@@ -95,6 +101,9 @@ public enum EffectSpec: Equatable, Sendable {
         case "delay":
             self = .delay(delayTime: number("time") / 1000, feedback: number("feedback"),
                           lowPassCutoff: number("cutoff"), wetDryMix: number("wet"))
+        case "chorus":
+            self = .chorus(voices: number("voices"), rate: number("rate"), depth: number("depth"),
+                           wetDryMix: number("wet"), waveform: ChorusWaveform(rawValue: choice("type"))!)
         case "distortion":
             self = .distortion(mode: DistortionMode.byCLIName[choice("mode")]!, preGain: number("pregain"),
                                wetDryMix: number("wet"))
@@ -129,6 +138,14 @@ public enum EffectSpec: Equatable, Sendable {
             node.feedback = feedback
             node.lowPassCutoff = lowPassCutoff
             node.wetDryMix = wetDryMix
+            return node
+        case .chorus(let voices, let rate, let depth, let wetDryMix, let waveform):
+            let node = ChorusNode()
+            node.voices = voices
+            node.rate = rate
+            node.depth = depth
+            node.wetDryMix = wetDryMix
+            node.waveform = waveform
             return node
         case .distortion(let mode, let preGain, let wetDryMix):
             let node = DistortionNode(mode: mode)

@@ -72,6 +72,8 @@ public typealias ReverbNode = EffectNode<ReverbKernel>
 public typealias EQNode = EffectNode<EQKernel>
 /// Echo node (after AVAudioUnitDelay): `delayTime`, `feedback`, `lowPassCutoff`, `wetDryMix`.
 public typealias DelayNode = EffectNode<DelayKernel>
+/// Chorus node: `voices`, `rate`, `depth`, `wetDryMix`, `waveform`.
+public typealias ChorusNode = EffectNode<ChorusKernel>
 /// Distortion node (after AVAudioUnitDistortion): `mode`, `preGain`, `wetDryMix`.
 public typealias DistortionNode = EffectNode<DistortionKernel>
 /// Compressor node: `threshold`, `ratio`, `kneeWidth`, `attackTime`, `releaseTime`, `makeUpGain`.
@@ -93,6 +95,11 @@ extension EffectNode where Kernel == EQKernel {
     public convenience init(numberOfBands: Int, name: String = "EQ") {
         self.init(kernel: EQKernel(bandCount: numberOfBands), name: name)
     }
+}
+
+extension EffectNode where Kernel == ChorusKernel {
+    /// A chorus with FluidSynth's defaults (3 voices, 0.3 Hz, 8 ms, sine) at 50 % wet.
+    public convenience init(name: String = "Chorus") { self.init(kernel: ChorusKernel(), name: name) }
 }
 
 extension EffectNode where Kernel == DelayKernel {

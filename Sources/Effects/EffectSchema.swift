@@ -38,6 +38,13 @@ struct EffectSchema: Sendable {
             .init(key: "cutoff", kind: .number(range: 10...24_000, default: 15_000)),
             .init(key: "wet", kind: .number(range: 0...100, default: 50)),
         ]),
+        EffectSchema(name: "chorus", parameters: [
+            .init(key: "voices", kind: .number(range: 1...10, default: 3)),
+            .init(key: "rate", kind: .number(range: 0.1...5, default: 0.3)),
+            .init(key: "depth", kind: .number(range: 0...ChorusKernel.maximumDepth, default: 8)),
+            .init(key: "wet", kind: .number(range: 0...100, default: 50)),
+            .init(key: "type", kind: .choice(names: ChorusWaveform.allCases.map(\.rawValue), default: "sine")),
+        ]),
         EffectSchema(name: "distortion", parameters: [
             .init(key: "mode", kind: .choice(names: DistortionMode.allCases.map(\.rawValue),
                                              default: "softclip")),

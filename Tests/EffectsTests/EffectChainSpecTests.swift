@@ -17,19 +17,20 @@ final class EffectChainSpecTests: XCTestCase {
     func testEveryEffectWithKeysPositionalsAndLooseSpelling() throws {
         let chain = try EffectChainSpec(parsing: """
             EQ: Resonant_LowPass, 800, bw=0.3 ; delay:250,feedback=-40,cutoff=4000,wet=35;
-            distortion:hard-clip,pregain=12,wet=80; compressor:-18,3,attack=10,release=200,makeup=4,knee=6;
+            chorus:4,rate=1.5,depth=12,type=Triangle; distortion:hard-clip,pregain=12,wet=80; compressor:-18,3,attack=10,release=200,makeup=4,knee=6;
             limiter:ceiling=-0.5,attack=3;;varispeed:2
             """)
         XCTAssertEqual(chain.effects, [
             .eq(type: .resonantLowPass, frequency: 800, gain: 0, bandwidth: 0.3),
             .delay(delayTime: 0.25, feedback: -40, lowPassCutoff: 4000, wetDryMix: 35),
+            .chorus(voices: 4, rate: 1.5, depth: 12, wetDryMix: 50, waveform: .triangle),
             .distortion(mode: .hardClip, preGain: 12, wetDryMix: 80),
             .compressor(threshold: -18, ratio: 3, attackTime: 0.01, releaseTime: 0.2, makeUpGain: 4, kneeWidth: 6),
             .limiter(ceiling: -0.5, attackTime: 0.003, releaseTime: 0.05, preGain: 0),
             .varispeed(rate: 2),
         ])
         XCTAssertEqual(chain.varispeedRate, 2)
-        XCTAssertEqual(chain.makeNodes().count, 5, "the varispeed is not a node")
+        XCTAssertEqual(chain.makeNodes().count, 6, "the varispeed is not a node")
     }
 
     func testEveryEQTypeAndReverbPresetHasACommandLineName() throws {
@@ -48,7 +49,7 @@ final class EffectChainSpecTests: XCTestCase {
     }
 
     func testMadeNodesCarryTheSettings() throws {
-        let nodes = try EffectChainSpec(parsing: "eq:highshelf,6000,-4;delay:120,wet=20").makeNodes()
+        let nodes = try EffectChainSpec(parsing: "eq:highshelf,6000,-4;delay:120,wet=20;chorus:5,0.8,10,70,triangle").makeNodes()
         let eq = try XCTUnwrap(nodes[0] as? EQNode)
         XCTAssertEqual(eq.bands[0].filterType, .highShelf)
         XCTAssertEqual(eq.bands[0].frequency, 6000)
@@ -56,13 +57,16 @@ final class EffectChainSpecTests: XCTestCase {
         let delay = try XCTUnwrap(nodes[1] as? DelayNode)
         XCTAssertEqual(delay.delayTime, 0.12, accuracy: 1e-6)
         XCTAssertEqual(delay.wetDryMix, 20)
+        let chorus = try XCTUnwrap(nodes[2] as? ChorusNode)
+        XCTAssertEqual([chorus.voices, chorus.rate, chorus.depth, chorus.wetDryMix], [5, 0.8, 10, 70])
+        XCTAssertEqual(chorus.waveform, .triangle)
     }
 
     func testErrorsNameTheBadToken() {
         let cases: [(String, EffectChainSpecError)] = [
             ("", .emptyChain),
             (" ; ", .emptyChain),
-            ("flanger:3", .unknownEffect(name: "flanger", known: ["eq", "reverb", "delay", "distortion",
+            ("flanger:3", .unknownEffect(name: "flanger", known: ["eq", "reverb", "delay", "chorus", "distortion",
                                                                   "compressor", "limiter", "varispeed"])),
             ("eq:wobble,100", .unknownChoice(effect: "eq", parameter: "type", token: "wobble",
                                              choices: EQFilterType.cliNames)),
@@ -71,6 +75,10 @@ final class EffectChainSpecTests: XCTestCase {
             ("reverb:plate,wet=30,dry=3", .unknownParameter(effect: "reverb", key: "dry", known: ["preset", "wet"])),
             ("reverb:plate,30,40", .tooManyArguments(effect: "reverb", token: "40")),
             ("reverb:plate,30,wet=40", .duplicateParameter(effect: "reverb", parameter: "wet")),
+            ("chorus:11", .outOfRange(effect: "chorus", parameter: "voices", token: "11", range: 1...10)),
+            ("chorus:3,0.3,depth=25", .outOfRange(effect: "chorus", parameter: "depth", token: "25", range: 0...20)),
+            ("chorus:type=square", .unknownChoice(effect: "chorus", parameter: "type", token: "square",
+                                                  choices: ["sine", "triangle"])),
             ("varispeed:5", .outOfRange(effect: "varispeed", parameter: "rate", token: "5", range: 0.25...4)),
             ("varispeed:2;limiter", .varispeedNotLast(next: "limiter")),
             ("limiter:nan", .notANumber(effect: "limiter", parameter: "ceiling", token: "nan")),

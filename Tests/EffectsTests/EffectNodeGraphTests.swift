@@ -27,7 +27,7 @@ final class EffectNodeGraphTests: XCTestCase {
     func testEveryEffectInOneChainRendersWithoutAllocating() throws {
         let spec = try EffectChainSpec(parsing: """
             eq:lowshelf,120,+3;eq:parametric,2000,-4,bw=0.5;distortion:overdrive,pregain=6,wet=30;\
-            compressor:-18,3;delay:180,40,wet=25;reverb:large-hall,wet=30;limiter:-1
+            compressor:-18,3;delay:180,40,wet=25;chorus:4,0.5,8,wet=30;reverb:large-hall,wet=30;limiter:-1
             """)
         let tone = ToneGeneratorNode(frequency: 220, amplitude: 0.9, format: format)
         let engine = try startedEngine(spec.makeNodes(), source: tone)
