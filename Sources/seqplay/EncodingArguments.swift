@@ -8,7 +8,7 @@ extension AudioEncoding.BitrateMode: ExpressibleByArgument {}
 
 /// How `-o` encodes and tags the file, and `--dry-run`.
 struct EncodingArguments: ParsableArguments {
-    @Option(help: ArgumentHelp("Lossy quality from 0 (smallest) to 10 (best), for ogg, mp3 and opus (default: the encoder's).", valueName: "0-10"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Lossy quality from 0 (smallest) to 10 (best), for ogg, mp3 and opus (default: the encoder's).", valueName: "0-10"))
     var quality: Double?
 
     @Option(help: ArgumentHelp("mp3 and opus: variable (default), constant or average bitrate (--quality picks the bitrate).", valueName: "variable|constant|average"))
@@ -21,7 +21,7 @@ struct EncodingArguments: ParsableArguments {
     var dryRun = false
 
     func validate() throws {
-        if let quality, !(0...10).contains(quality) { throw ValidationError("--quality must be between 0 and 10.") }
+        try FlagRange.check(quality, "--quality", atLeast: 0, atMost: 10)
     }
 
     /// The encoding and tags for a render of `sequence`.

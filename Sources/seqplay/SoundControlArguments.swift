@@ -24,28 +24,28 @@ struct SoundControlArguments: ParsableArguments {
     @Option(help: ArgumentHelp("How bank select (CC 0/32) is read: gm (ignored), gs (CC 0, the default), xg (CC 0 = 127 drums, CC 32 bank), mma (CC 0 x 128 + CC 32).", valueName: "gm|gs|xg|mma"))
     var bankSelect: SynthesizerSettings.BankSelectMode?
 
-    @Option(help: ArgumentHelp("The most voices at once (1-65535, default 256).", valueName: "voices"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The most voices at once (1-65535, default 256).", valueName: "voices"))
     var polyphony: Int?
 
     @Option(help: ArgumentHelp("Sample interpolation: none, linear, 4 (4th order, the default) or 7 (7th order).", valueName: "none|linear|4|7"))
     var interpolation: String?
 
-    @Option(help: ArgumentHelp("Reverb room size, 0-1 (default 0.2).", valueName: "0-1"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Reverb room size, 0-1 (default 0.2).", valueName: "0-1"))
     var reverbRoomSize: Double?
-    @Option(help: ArgumentHelp("Reverb damping, 0-1 (default 0).", valueName: "0-1"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Reverb damping, 0-1 (default 0).", valueName: "0-1"))
     var reverbDamping: Double?
-    @Option(help: ArgumentHelp("Reverb stereo width, 0-100 (default 0.5).", valueName: "0-100"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Reverb stereo width, 0-100 (default 0.5).", valueName: "0-100"))
     var reverbWidth: Double?
-    @Option(help: ArgumentHelp("Reverb level, 0-1 (default 0.9).", valueName: "0-1"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Reverb level, 0-1 (default 0.9).", valueName: "0-1"))
     var reverbLevel: Double?
 
-    @Option(help: ArgumentHelp("Chorus voices (delay lines), 0-99 (default 3).", valueName: "0-99"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Chorus voices (delay lines), 0-99 (default 3).", valueName: "0-99"))
     var chorusVoices: Int?
-    @Option(help: ArgumentHelp("Chorus level, 0-10 (default 2).", valueName: "0-10"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Chorus level, 0-10 (default 2).", valueName: "0-10"))
     var chorusLevel: Double?
-    @Option(help: ArgumentHelp("Chorus modulation speed, 0.1-5 Hz (default 0.3).", valueName: "Hz"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Chorus modulation speed, 0.1-5 Hz (default 0.3).", valueName: "Hz"))
     var chorusSpeed: Double?
-    @Option(help: ArgumentHelp("Chorus modulation depth, 0-256 ms (default 8).", valueName: "ms"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Chorus modulation depth, 0-256 ms (default 8).", valueName: "ms"))
     var chorusDepth: Double?
     @Option(help: ArgumentHelp("Chorus modulation waveform (default sine).", valueName: "sine|triangle"))
     var chorusType: SoundSettings.Chorus.Waveform?
@@ -57,9 +57,12 @@ struct SoundControlArguments: ParsableArguments {
     /// The settings these flags describe.
     func soundSettings() throws -> SoundSettings {
         let ranges = SoundSettings.ranges
-        func check<T: Comparable>(_ value: T?, _ range: ClosedRange<T>, _ flag: String) throws -> T? {
-            guard let value else { return nil }
-            guard range.contains(value) else { throw ValidationError("\(flag) must be between \(range.lowerBound) and \(range.upperBound).") }
+        func check(_ value: Double?, _ range: ClosedRange<Double>, _ flag: String) throws -> Double? {
+            try FlagRange.check(value, flag, atLeast: range.lowerBound, atMost: range.upperBound)
+            return value
+        }
+        func check(_ value: Int?, _ range: ClosedRange<Int>, _ flag: String) throws -> Int? {
+            try FlagRange.check(value, flag, in: range)
             return value
         }
         var sound = SoundSettings()

@@ -36,6 +36,15 @@ final class HostileCommandLineTests: RenderTestCase {
         ("--period", { (16...8192).contains($0) }, []),
         ("--periods", { (2...64).contains($0) }, []),
         ("--network-latency", { (0...1000).contains($0) }, []),
+        ("--polyphony", { (1...65_535).contains($0) }, []),
+        ("--reverb-room-size", { (0...1).contains($0) }, []),
+        ("--reverb-damping", { (0...1).contains($0) }, []),
+        ("--reverb-width", { (0...100).contains($0) }, []),
+        ("--reverb-level", { (0...1).contains($0) }, []),
+        ("--chorus-voices", { (0...99).contains($0) }, []),
+        ("--chorus-level", { (0...10).contains($0) }, []),
+        ("--chorus-speed", { (0.1...5).contains($0) }, []),
+        ("--chorus-depth", { (0...256).contains($0) }, []),
     ]
     static let hostileValues = ["0", "-1", "1e30", "nan", "inf", "-inf"]
 
@@ -74,6 +83,12 @@ final class HostileCommandLineTests: RenderTestCase {
             }
         }
         let render = ["$SONG", "--sf2", "$FONT"]
+        // --quality is for lossy formats (a WAV refuses it): checked on Ogg Vorbis.
+        for value in hostileValues {
+            let ok = Double(value).map { (0...10).contains($0) } ?? false
+            rows.append(Row(arguments: render + ["-o", "$DIR/out.ogg", "--quality", value], status: ok ? 0 : 64,
+                            creates: ok ? ["out.ogg"] : []))
+        }
         rows += [
             Row(arguments: render + ["-o", "$DIR/out.wav", "--transpose", "200"], status: 64),
             Row(arguments: render + ["-o", "$DIR/out.wav", "--tail", "1e12"], status: 64),
