@@ -7,6 +7,7 @@ extension Seqplay {
     /// command that does not exist is a usage error (64), and output that could not be written to
     /// standard output (a full disk, `> /dev/full`) is a write error (5), never a silent 0.
     static func main() {
+        CommandLineLogHandler.installed
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.isEmpty {  // a newcomer's first try: the commands, not "missing <song>"
             CommandLineOutput.writeStandardError(Data((helpMessage() + "\n").utf8))
