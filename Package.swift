@@ -86,6 +86,8 @@ let package = Package(
 
         // The JACK audio driver: the engine renders in JACK's process callback, into output ports.
         .target(name: "JACKOutput", dependencies: ["JACK", "AudioOutput", "AudioGraph", atomics]),
+        // A song driven by the JACK transport (follow, or lead as timebase master).
+        .target(name: "JACKSongTransport", dependencies: ["JACK", "AudioOutput", "AudioGraph", "Rendering", "Player", "MIDIFile", atomics]),
 
         // ALSA sequencer ports as a song destination: a MusicPlayer's events stamped onto a kernel queue.
         .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile", "Player", atomics]),
@@ -138,6 +140,7 @@ let package = Package(
             "SoundFontFile", "MediaLibrary", "Drawing", "Pictures",
             "CheckedConversion", "SeqplayVersion",
             "JACK", "JACKOutput",
+            "JACKSongTransport",
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.

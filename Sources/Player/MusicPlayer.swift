@@ -116,14 +116,17 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         Double(durationInSamples) / Double(sampleRate)
     }
 
-    /// The song tick playing at player sample `sampleTime`: where in the song playback is, with
-    /// `start`, the loop repeats and `rate` taken into account (a loop's second time through gives
-    /// the ticks of its first).
+    /// The song tick playing at player sample `sampleTime` (the last tick whose time is not after
+    /// it): where in the song playback is, with `start`, the loop repeats and `rate` taken into
+    /// account (a loop's second time through gives the ticks of its first).
     public func songTick(atSample sampleTime: Int64) -> Int64 {
         guard let index = stretchIndex(atSample: sampleTime) else { return stretches.first?.fromTick ?? 0 }
         let stretch = stretches[index]
-        let songSeconds = Double(sampleTime - stretch.startSample) / Double(sampleRate) * rate
-        let tick = tempoMap.tick(atSeconds: tempoMap.seconds(atTick: stretch.fromTick) + songSeconds)
+        let seconds = tempoMap.seconds(atTick: stretch.fromTick)
+            + Double(sampleTime - stretch.startSample) / Double(sampleRate) * rate
+        var tick = tempoMap.tick(atSeconds: seconds)
+        // tick(atSeconds:) gives the first tick at or after; step back when it lies after (beyond rounding).
+        if tick > stretch.fromTick && tempoMap.seconds(atTick: tick) > seconds + 1e-9 { tick -= 1 }
         return min(tick, stretch.toTick)
     }
 
