@@ -186,8 +186,12 @@ let package = Package(
         .testTarget(name: "JACKTests", dependencies: [
             "JACK", "JACKOutput", "JACKTestSupport", "AudioOutput", "AudioGraph", "AllocationCounter", atomics,
         ]),
+        // Following the JACK transport allocates nothing on the process thread (Scripts/test-jack).
+        .testTarget(name: "JACKSongTransportTests", dependencies: [
+            "JACK", "JACKOutput", "JACKSongTransport", "JACKTestSupport", "AudioOutput", "AudioGraph", "Rendering", "MIDIFile", "AllocationCounter",
+        ]),
         // seqplay --audio-driver jack recorded by jack_rec, compared with the offline render (Scripts/test-jack).
-        .testTarget(name: "JACKCLITests", dependencies: ["seqplay", "AudioFiles", "AudioTestSupport", "JACKTestSupport"]),
+        .testTarget(name: "JACKCLITests", dependencies: ["seqplay", "AudioFiles", "AudioTestSupport", "JACKTestSupport", "JACK"]),
         // The umbrella module as a user imports it.
         .testTarget(name: "SeqplayKitTests", dependencies: ["SeqplayKit"]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles", "TestSupport"]),

@@ -18,7 +18,10 @@ final class SongTimebase: JACKTimebaseHandler, @unchecked Sendable {
         let map = player.tempoMap
         let songTick = player.songTick(atSample: frame)
         let place = map.barBeatTick(atTick: songTick)
-        let signature = map.timeSignatures.last { $0.tick <= songTick } ?? TimeSignatureChange(tick: 0, numerator: 4, denominator: 4)
+        let signatures = map.timeSignatures
+        var index = signatures.count - 1  // never empty: 4/4 at tick 0 when the file sets none
+        while index > 0 && signatures[index].tick > songTick { index -= 1 }
+        let signature = signatures[index]
         let ticksPerQuarter: Double
         switch map.division {
         case .ticksPerQuarter(let ppq): ticksPerQuarter = Double(max(1, ppq))

@@ -131,9 +131,18 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
     }
 
     /// The tempo (beats per minute, `rate` applied) at player sample `sampleTime`.
+    /// Real-time safe (a JACK timebase asks it every cycle).
     public func beatsPerMinute(atSample sampleTime: Int64) -> Double {
         let tick = songTick(atSample: sampleTime)
-        return (tempoMap.tempoChanges.last { $0.tick <= tick }?.beatsPerMinute ?? 120) * rate
+        let changes = tempoMap.tempoChanges
+        // The last change at or before `tick`, by bisection (no closures: generic `last(where:)`
+        // allocates in unoptimised builds).
+        var low = 0, high = changes.count
+        while low < high {
+            let middle = (low + high) / 2
+            if changes[middle].tick <= tick { low = middle + 1 } else { high = middle }
+        }
+        return (low > 0 ? changes[low - 1].beatsPerMinute : 120) * rate
     }
 
     /// The stretch playing at `sampleTime` (the last one starting at or before it).
