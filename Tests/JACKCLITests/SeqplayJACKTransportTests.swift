@@ -70,25 +70,17 @@ final class SeqplayJACKTransportTests: XCTestCase {
             // lines up with the offline render at lag 0, and the bar's pitch is heard.
             let length = min(48_000, run.cycles.reduce(0) { $0 + $1.frames })
             let start = run.cycles[0].recorded
-            var sumXY = 0.0, sumXX = 0.0, sumYY = 0.0
-            for channel in 0..<2 {
-                for offset in 0..<length {
-                    let x = Double(expected[channel][run.frame + offset]), y = Double(audio[channel][start + offset])
-                    sumXY += x * y
-                    sumXX += x * x
-                    sumYY += y * y
-                }
-            }
-            let correlation = sumXY / max(1e-12, (sumXX * sumYY).squareRoot())
+            let match = correlation(expected.map { Array($0[run.frame..<run.frame + length]) },
+                                          audio.map { Array($0[start..<start + length]) }, lag: 0)
             let window = 4_800..<9_600
             let heard = ToneAnalysis.dominantFrequency(of: audio[0][start + window.lowerBound..<start + window.upperBound],
                                                        sampleRate: 48_000, lowest: 100, highest: 1_000)
             let song = ToneAnalysis.dominantFrequency(of: expected[0][run.frame + window.lowerBound..<run.frame + window.upperBound],
                                                       sampleRate: 48_000, lowest: 100, highest: 1_000)
-            print("JACK transport follow: from frame \(run.frame) (bar \(run.frame / 96_000 + 1)): correlation \(correlation) "
+            print("JACK transport follow: from frame \(run.frame) (bar \(run.frame / 96_000 + 1)): correlation \(match) "
                   + "with the offline render at the same frames, \(String(format: "%.1f", heard)) Hz heard, "
                   + "\(String(format: "%.1f", song)) Hz in the song")
-            XCTAssertGreaterThanOrEqual(correlation, 0.99, "from frame \(run.frame)")
+            XCTAssertGreaterThanOrEqual(match, 0.99, "from frame \(run.frame)")
             XCTAssertEqual(heard, song, accuracy: 1, "from frame \(run.frame)")
         }
     }
@@ -148,26 +140,6 @@ final class SeqplayJACKTransportTests: XCTestCase {
     }
 
     // MARK: - Helpers
-
-    private var font: [String] { ["--sf2", "SoundFonts/seqplay-gm.sf2"] }
-
-    private var seqplayURL: URL { Bundle.main.bundleURL.appendingPathComponent("seqplay") }
-
-    private func seqplay(_ arguments: [String], environment: [String: String]?) throws -> (status: Int32, errors: String) {
-        let (process, errors) = try JACKTools.launch(seqplayURL, arguments,
-                                                     environment: environment ?? ProcessInfo.processInfo.environment)
-        let text = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: text, as: UTF8.self))
-    }
-
-    private func waitForPort(_ port: String, server: JACKTestServer) throws {
-        for _ in 0..<200 {
-            if try JACKTools.run("jack_lsp", [port], environment: server.environment).output.contains(port) { return }
-            usleep(20_000)
-        }
-        XCTFail("\(port) did not appear")
-    }
 
     /// A format 0 Standard MIDI File, 480 ticks a quarter, of `events` (status bytes included) at their ticks.
     private func smf(_ events: [(tick: Int, bytes: [UInt8])], endTick: Int) -> Data {

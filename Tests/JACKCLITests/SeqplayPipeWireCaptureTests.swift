@@ -1,0 +1,114 @@
+import AudioFiles
+import Foundation
+import JACKTestSupport
+import XCTest
+
+/// `seqplay SONG --audio-driver jack` under PipeWire's JACK API (`pw-jack`), as Debian 12 desktops
+/// run it: a real `pipewire` daemon with a null sink, seqplay connected to it as to a sound card,
+/// the sink's monitor recorded by `pw-jack jack_rec`, compared with the offline render.
+final class SeqplayPipeWireCaptureTests: XCTestCase {
+    private let song = "Songs/beethoven-ode-to-joy.mid"
+    private var directory: URL!
+
+    override func setUpWithError() throws {
+        if let reason = JACKTestServer.skipReason { throw XCTSkip(reason) }
+        if let reason = PipeWireTestServer.skipReason { throw XCTSkip(reason) }
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("seqplay-pipewire-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    func testPlaybackThroughPwJackToANullSinkEqualsTheOfflineRender() throws {
+        let reference = directory.appendingPathComponent("reference.wav").path
+        XCTAssertEqual(try seqplay([song, "--end", "4", "-r", "48000", "--bit-depth", "float", "-o", reference] + font, environment: nil).status, 0)
+        let expected = try AudioFileReader(path: reference).readAll()
+        let server = try PipeWireTestServer(directory: directory)
+        let capture = directory.appendingPathComponent("capture.wav").path
+        // jack_rec's ring buffer holds 2^18 frames: PipeWire hands it 1024-frame quanta.
+        let (recorder, _) = try JACKTools.launch(PipeWireTestServer.pwJack,
+                                                 ["jack_rec", "-f", capture, "-d", "7", "-b", "32", "-B", "262144",
+                                                  "null:monitor_FL", "null:monitor_FR"], environment: server.environment)
+        try waitForPort("jackrec:input2", environment: server.environment, wrapper: "pw-jack")
+        // seqplay's ports go to the physical playback ports: the null sink's, as to a sound card.
+        let (player, errors) = try JACKTools.launch(PipeWireTestServer.pwJack, [seqplayURL.path, song, "--end", "4", "-a", "jack", "-v"] + font,
+                                                    environment: server.environment)
+        player.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(player.terminationStatus, 0, message)
+        recorder.waitUntilExit()
+        let captured = try AudioFileReader(path: capture).readAll()
+        let (lag, correlation) = try align(expected, in: captured)
+        print("PipeWire (pw-jack, null sink): capture starts \(lag) frames into jack_rec's file, correlation \(correlation); "
+              + message.split(separator: "\n").joined(separator: "; "))
+        XCTAssertGreaterThanOrEqual(correlation, 0.99)
+    }
+}
+
+/// A real PipeWire daemon for tests, without a session bus or session manager: its runtime
+/// directory (`XDG_RUNTIME_DIR`, `PIPEWIRE_RUNTIME_DIR`) is a fresh directory of the test's, so it
+/// never meets a desktop's PipeWire; the default configuration (its dummy driver clocks the graph;
+/// the D-Bus modules fail and are skipped) plus one null sink named `null` whose ports the adapter
+/// configures itself (`adapter.auto-port-config`, the job WirePlumber does on a desktop), so JACK
+/// clients see `null:playback_FL/FR` (physical) and `null:monitor_FL/FR`. Stopped when released.
+final class PipeWireTestServer {
+    static let pwJack = URL(fileURLWithPath: "/usr/bin/pw-jack")
+
+    /// Why PipeWire tests cannot run here (Scripts/setup installs pipewire, pipewire-bin, pipewire-jack).
+    static var skipReason: String? {
+        ["/usr/bin/pipewire", "/usr/bin/pw-cli", pwJack.path].first { !FileManager.default.isExecutableFile(atPath: $0) }
+            .map { "\($0) is not installed (Scripts/setup installs pipewire, pipewire-bin and pipewire-jack)" }
+    }
+
+    /// The environment a child needs to reach this daemon (through pw-jack for JACK clients).
+    let environment: [String: String]
+    private let daemon: Process
+
+    init(directory: URL) throws {
+        let runtime = directory.appendingPathComponent("pipewire-runtime")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_RUNTIME_DIR"] = runtime.path
+        environment["PIPEWIRE_RUNTIME_DIR"] = runtime.path
+        environment["JACK_NO_START_SERVER"] = "1"
+        environment["JACK_DEFAULT_SERVER"] = nil
+        self.environment = environment
+        daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/pipewire")
+        daemon.environment = environment
+        daemon.standardOutput = FileHandle.nullDevice
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        let socket = runtime.appendingPathComponent("pipewire-0").path
+        for _ in 0..<250 where !FileManager.default.fileExists(atPath: socket) { usleep(20_000) }
+        guard daemon.isRunning, FileManager.default.fileExists(atPath: socket) else {
+            stop()
+            throw PipeWireError(description: "pipewire did not start (no \(socket))")
+        }
+        let sink = "{ factory.name=support.null-audio-sink node.name=\"null\" media.class=Audio/Sink object.linger=true "
+            + "audio.position=[FL FR] adapter.auto-port-config={ mode=dsp monitor=true position=preserve } }"
+        let created = try JACKTools.run("pw-cli", ["create-node", "adapter", sink], environment: environment)
+        guard created.status == 0 else {
+            stop()
+            throw PipeWireError(description: "pw-cli create-node failed (status \(created.status))")
+        }
+    }
+
+    deinit { stop() }
+
+    /// Ends the daemon (SIGTERM, then SIGKILL after 3 s) and waits for it.
+    func stop() {
+        guard daemon.isRunning else { return }
+        daemon.terminate()
+        for _ in 0..<300 where daemon.isRunning { usleep(10_000) }
+        if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) }
+        daemon.waitUntilExit()
+    }
+}
+
+struct PipeWireError: Error, CustomStringConvertible {
+    let description: String
+}
