@@ -21,29 +21,36 @@ final class SeqplayPipeWireCaptureTests: XCTestCase {
         if let directory { try? FileManager.default.removeItem(at: directory) }
     }
 
-    func testPlaybackThroughPwJackToANullSinkEqualsTheOfflineRender() throws {
+    func testPlaybackThroughPwJackToANullSinkEqualsTheOfflineRenderAtQuanta256And1024() throws {
         let reference = directory.appendingPathComponent("reference.wav").path
         XCTAssertEqual(try seqplay([song, "--end", "4", "-r", "48000", "--bit-depth", "float", "-o", reference] + font, environment: nil).status, 0)
         let expected = try AudioFileReader(path: reference).readAll()
-        let server = try PipeWireTestServer(directory: directory)
-        let capture = directory.appendingPathComponent("capture.wav").path
-        // jack_rec's ring buffer holds 2^18 frames: PipeWire hands it 1024-frame quanta.
-        let (recorder, _) = try JACKTools.launch(PipeWireTestServer.pwJack,
-                                                 ["jack_rec", "-f", capture, "-d", "7", "-b", "32", "-B", "262144",
-                                                  "null:monitor_FL", "null:monitor_FR"], environment: server.environment)
-        try waitForPort("jackrec:input2", environment: server.environment, wrapper: "pw-jack")
-        // seqplay's ports go to the physical playback ports: the null sink's, as to a sound card.
-        let (player, errors) = try JACKTools.launch(PipeWireTestServer.pwJack, [seqplayURL.path, song, "--end", "4", "-a", "jack", "-v"] + font,
-                                                    environment: server.environment)
-        player.waitUntilExit()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        XCTAssertEqual(player.terminationStatus, 0, message)
-        recorder.waitUntilExit()
-        let captured = try AudioFileReader(path: capture).readAll()
-        let (lag, correlation) = try align(expected, in: captured)
-        print("PipeWire (pw-jack, null sink): capture starts \(lag) frames into jack_rec's file, correlation \(correlation); "
-              + message.split(separator: "\n").joined(separator: "; "))
-        XCTAssertGreaterThanOrEqual(correlation, 0.99)
+        for quantum in [256, 1024] {
+            let server = try PipeWireTestServer(directory: directory)
+            // Every client asks for this block size (what `pw-jack -p` sets); 1024 is PipeWire's default.
+            var environment = server.environment
+            environment["PIPEWIRE_QUANTUM"] = "\(quantum)/48000"
+            let capture = directory.appendingPathComponent("capture-\(quantum).wav").path
+            // jack_rec's ring buffer holds 2^18 frames: its default overran on PipeWire's quanta.
+            let (recorder, _) = try JACKTools.launch(PipeWireTestServer.pwJack,
+                                                     ["jack_rec", "-f", capture, "-d", "7", "-b", "32", "-B", "262144",
+                                                      "null:monitor_FL", "null:monitor_FR"], environment: environment)
+            try waitForPort("jackrec:input2", environment: environment, wrapper: "pw-jack")
+            let blockSize = try JACKTools.run("pw-jack", ["jack_bufsize"], environment: environment).output
+            // seqplay's ports go to the physical playback ports: the null sink's, as to a sound card.
+            let (player, errors) = try JACKTools.launch(PipeWireTestServer.pwJack, [seqplayURL.path, song, "--end", "4", "-a", "jack"] + font,
+                                                        environment: environment)
+            player.waitUntilExit()
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            XCTAssertEqual(player.terminationStatus, 0, message)
+            recorder.waitUntilExit()
+            server.stop()
+            let captured = try AudioFileReader(path: capture).readAll()
+            let (lag, correlation) = try align(expected, in: captured)
+            print("PipeWire (pw-jack, null sink), quantum \(quantum) (jack_bufsize: \(blockSize.trimmingCharacters(in: .whitespacesAndNewlines))): "
+                  + "capture starts \(lag) frames into jack_rec's file, correlation \(correlation)")
+            XCTAssertGreaterThanOrEqual(correlation, 0.99, "quantum \(quantum)")
+        }
     }
 }
 
@@ -67,7 +74,7 @@ final class PipeWireTestServer {
     private let daemon: Process
 
     init(directory: URL) throws {
-        let runtime = directory.appendingPathComponent("pipewire-runtime")
+        let runtime = directory.appendingPathComponent("pipewire-runtime-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         var environment = ProcessInfo.processInfo.environment
