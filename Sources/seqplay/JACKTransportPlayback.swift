@@ -1,6 +1,5 @@
 import ArgumentParser
 import FluidSynth
-import Foundation
 import JACKOutput
 import JACKSongTransport
 import MIDIFile
@@ -38,31 +37,13 @@ extension RenderCommand {
         if interruption.isRequested { throw ExitCode.interrupted }
     }
 
-    /// Status line and keys until q, a signal, the output's end or (leading) the song's end.
+    /// Status line and keys (transport start/stop, locate) until q, a signal, the output's end or
+    /// (leading) the song's end.
     private func runTransportKeys(_ transport: JACKSongTransport, interruption: Interruption) {
-        let playback = transport.playback
-        let terminal = Terminal()
-        defer { terminal?.restore() }
-        let statusLine = StatusLine(player: playback.renderer.player)
-        while !interruption.isRequested && !playback.hasEnded && !(transport.mode == .lead && playback.isFinished) {
-            FluidSynthLog.forwardPendingMessages()
-            guard let terminal else {
-                usleep(50_000)
-                continue
-            }
-            for key in terminal.readKeys(waitingUpTo: 100) {
-                switch key {
-                case .space: transport.togglePlay()
-                case .left: transport.locate(bySeconds: -5)
-                case .right: transport.locate(bySeconds: 5)
-                case .quit: return
-                }
-            }
-            terminal.showStatus(statusLine.text(paused: !transport.isRolling, position: transport.positionSeconds,
-                                                duration: playback.durationSeconds,
-                                                voices: playback.renderer.samplers.reduce(0) { $0 + $1.activeVoiceCount },
-                                                xruns: playback.output.xrunCount,
-                                                level: playback.renderer.levelMeter?.level(ofChannel: 0)))
+        let keys = PlaybackKeys(togglePause: { transport.togglePlay() }, seek: { transport.locate(bySeconds: $0) },
+                                isPaused: { !transport.isRolling }, position: { transport.positionSeconds })
+        _ = runKeys(transport.playback, keys, interruption: interruption) {
+            transport.mode == .lead && transport.playback.isFinished
         }
     }
 }
