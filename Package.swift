@@ -191,7 +191,7 @@ let package = Package(
             "JACK", "JACKOutput", "JACKSongTransport", "JACKTestSupport", "AudioOutput", "AudioGraph", "Rendering", "MIDIFile", "AllocationCounter",
         ]),
         // seqplay --audio-driver jack recorded by jack_rec, compared with the offline render (Scripts/test-jack).
-        .testTarget(name: "JACKCLITests", dependencies: ["seqplay", "AudioFiles", "AudioTestSupport", "JACKTestSupport", "JACK"]),
+        .testTarget(name: "JACKCLITests", dependencies: ["seqplay", "AudioFiles", "AudioTestSupport", "JACKTestSupport", "JACK", "MIDIFile"]),
         // The umbrella module as a user imports it.
         .testTarget(name: "SeqplayKitTests", dependencies: ["SeqplayKit"]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles", "TestSupport"]),

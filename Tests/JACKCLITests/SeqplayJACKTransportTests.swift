@@ -3,6 +3,7 @@ import AudioTestSupport
 import Foundation
 import JACK
 import JACKTestSupport
+import MIDIFile
 import XCTest
 
 /// `seqplay SONG -a jack --jack-transport follow|lead` against a real server: jackd2's
@@ -24,12 +25,13 @@ final class SeqplayJACKTransportTests: XCTestCase {
     func testJackTransportPlayLocateAndStopPlayTheBarsTheyName() throws {
         // Eight 2-second bars (4/4 at 120 BPM, 96000 frames at 48 kHz), each one organ note of its own pitch.
         let song = directory.appendingPathComponent("bars.mid").path
-        var events: [(tick: Int, bytes: [UInt8])] = [(0, [0xC0, 16])]
+        var events = [TimedEvent(tick: 0, .midi(.programChange(channel: 0, program: 16)))]
         for bar in 0..<8 {
-            events.append((bar * 1920, [0x90, UInt8(59 + 2 * bar), 100]))
-            events.append((bar * 1920 + 1900, [0x80, UInt8(59 + 2 * bar), 0]))
+            let note = UInt8(59 + 2 * bar)
+            events.append(TimedEvent(tick: Int64(bar * 1920), .midi(.noteOn(channel: 0, note: note, velocity: 100))))
+            events.append(TimedEvent(tick: Int64(bar * 1920 + 1900), .midi(.noteOff(channel: 0, note: note, velocity: 0))))
         }
-        try smf(events, endTick: 8 * 1920).write(to: URL(fileURLWithPath: song))
+        try write(events, endTick: 8 * 1920, to: song)
         let reference = directory.appendingPathComponent("reference.wav").path
         XCTAssertEqual(try seqplay([song, "-r", "48000", "--bit-depth", "float", "-o", reference] + font, environment: nil).status, 0)
         let expected = try AudioFileReader(path: reference).readAll()
@@ -88,10 +90,15 @@ final class SeqplayJACKTransportTests: XCTestCase {
     func testAsLeaderTheSongIsTheTimebaseAndStartsTheTransport() throws {
         // 4/4 at 120 BPM for two bars (a tick is 50 frames), then 3/4 at 100 BPM (60 frames), then 6/8.
         let song = directory.appendingPathComponent("metres.mid").path
-        try smf([(0, [0xC0, 0]), (0, [0x90, 60, 90]), (480, [0x80, 60, 0]),
-                 (3840, [0xFF, 0x58, 4, 3, 2, 24, 8]), (3840, [0xFF, 0x51, 3, 0x09, 0x27, 0xC0]),
-                 (5280, [0xFF, 0x58, 4, 6, 3, 24, 8]), (6600, [0x90, 64, 90]), (6720, [0x80, 64, 0])],
-                endTick: 6720).write(to: URL(fileURLWithPath: song))
+        try write([TimedEvent(tick: 0, .midi(.programChange(channel: 0, program: 0))),
+                   TimedEvent(tick: 0, .midi(.noteOn(channel: 0, note: 60, velocity: 90))),
+                   TimedEvent(tick: 480, .midi(.noteOff(channel: 0, note: 60, velocity: 0))),
+                   TimedEvent(tick: 3840, .meta(.timeSignature(numerator: 3, denominatorPower: 2, clocksPerClick: 24, thirtySecondsPerQuarter: 8))),
+                   TimedEvent(tick: 3840, .meta(.tempo(microsecondsPerQuarter: 600_000))),
+                   TimedEvent(tick: 5280, .meta(.timeSignature(numerator: 6, denominatorPower: 3, clocksPerClick: 24, thirtySecondsPerQuarter: 8))),
+                   TimedEvent(tick: 6600, .midi(.noteOn(channel: 0, note: 64, velocity: 90))),
+                   TimedEvent(tick: 6720, .midi(.noteOff(channel: 0, note: 64, velocity: 0)))],
+                  endTick: 6720, to: song)
         let server = try JACKTestServer(blockFrames: 256)
         let observer = try JACKClient(name: "observer", serverName: server.name)
         try observer.activate()
@@ -141,25 +148,10 @@ final class SeqplayJACKTransportTests: XCTestCase {
 
     // MARK: - Helpers
 
-    /// A format 0 Standard MIDI File, 480 ticks a quarter, of `events` (status bytes included) at their ticks.
-    private func smf(_ events: [(tick: Int, bytes: [UInt8])], endTick: Int) -> Data {
-        func variableLength(_ value: Int) -> [UInt8] {
-            var bytes = [UInt8(value & 0x7F)]
-            var rest = value >> 7
-            while rest > 0 {
-                bytes.insert(UInt8(rest & 0x7F) | 0x80, at: 0)
-                rest >>= 7
-            }
-            return bytes
-        }
-        var track: [UInt8] = []
-        var now = 0
-        for event in events.sorted(by: { $0.tick < $1.tick }) + [(tick: endTick, bytes: [0xFF, 0x2F, 0])] {
-            track += variableLength(event.tick - now) + event.bytes
-            now = event.tick
-        }
-        func be32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(value >> (24 - 8 * $0) & 0xFF) } }
-        return Data([0x4D, 0x54, 0x68, 0x64] + be32(6) + [0, 0, 0, 1, 0x01, 0xE0] + [0x4D, 0x54, 0x72, 0x6B] + be32(track.count) + track)
+    /// Writes a format 0 file, 480 ticks a quarter, of `events` and an End of Track at `endTick`.
+    private func write(_ events: [TimedEvent], endTick: Int64, to path: String) throws {
+        let track = MusicTrack(events: events + [TimedEvent(tick: endTick, .meta(.endOfTrack))])
+        try MIDIFileWriter.write(MusicSequence(format: 0, division: .ticksPerQuarter(480), tracks: [track]), to: path)
     }
 }
 
