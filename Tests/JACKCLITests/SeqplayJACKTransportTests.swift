@@ -57,6 +57,7 @@ final class SeqplayJACKTransportTests: XCTestCase {
         process.waitUntilExit()
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertEqual(process.terminationStatus, 130, message)
+        recorder.client.deactivate()  // the recording stands still from here on
 
         let runs = recorder.rollingRuns()
         print("JACK transport follow: rolling runs (first frame, cycles) \(runs.map { ($0.frame, $0.cycles.count) })")
