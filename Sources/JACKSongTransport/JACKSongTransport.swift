@@ -23,8 +23,8 @@ public enum JACKTransportMode: String, Sendable, CaseIterable {
 /// ```
 ///
 /// Threads: JACK's process callback reads the transport each cycle and renders only while it rolls
-/// from where the song stands (`TransportFollower`, no allocation or lock); a seek thread of this
-/// type moves the song when the transport located, started elsewhere or stopped (the player's seek:
+/// from where the song stands (`TransportFollower`, no allocation or lock); the follower's seek
+/// thread moves the song when the transport located, started elsewhere or stopped (the player's seek:
 /// notes end, voices are silenced, controllers and programs are chased), holding the render thread
 /// off meanwhile; as a slow-sync client the song tells JACK it is ready to roll once that seek is
 /// done. Control (`start`, `stop`, `togglePlay`, `locate`) comes from one thread.
