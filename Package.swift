@@ -86,6 +86,8 @@ let package = Package(
 
         // The JACK audio driver: the engine renders in JACK's process callback, into output ports.
         .target(name: "JACKOutput", dependencies: ["JACK", "AudioOutput", "AudioGraph", atomics]),
+        // A song driven by the JACK transport (follow, or lead as timebase master).
+        .target(name: "JACKSongTransport", dependencies: ["JACK", "AudioOutput", "AudioGraph", "Rendering", "Player", "MIDIFile", atomics]),
 
         // ALSA sequencer ports as a song destination: a MusicPlayer's events stamped onto a kernel queue.
         .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile", "Player", atomics]),
@@ -138,6 +140,7 @@ let package = Package(
             "SoundFontFile", "MediaLibrary", "Drawing", "Pictures",
             "CheckedConversion", "SeqplayVersion",
             "JACK", "JACKOutput",
+            "JACKSongTransport",
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
@@ -183,8 +186,12 @@ let package = Package(
         .testTarget(name: "JACKTests", dependencies: [
             "JACK", "JACKOutput", "JACKTestSupport", "AudioOutput", "AudioGraph", "AllocationCounter", atomics,
         ]),
+        // Following the JACK transport allocates nothing on the process thread (Scripts/test-jack).
+        .testTarget(name: "JACKSongTransportTests", dependencies: [
+            "JACK", "JACKOutput", "JACKSongTransport", "JACKTestSupport", "AudioOutput", "AudioGraph", "Rendering", "MIDIFile", "AllocationCounter",
+        ]),
         // seqplay --audio-driver jack recorded by jack_rec, compared with the offline render (Scripts/test-jack).
-        .testTarget(name: "JACKCLITests", dependencies: ["seqplay", "AudioFiles", "AudioTestSupport", "JACKTestSupport"]),
+        .testTarget(name: "JACKCLITests", dependencies: ["seqplay", "AudioFiles", "AudioTestSupport", "JACKTestSupport", "JACK", "MIDIFile"]),
         // The umbrella module as a user imports it.
         .testTarget(name: "SeqplayKitTests", dependencies: ["SeqplayKit"]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles", "TestSupport"]),

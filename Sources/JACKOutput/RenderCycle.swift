@@ -69,8 +69,9 @@ final class ProcessCycle: JACKProcessHandler, @unchecked Sendable {
 
     private func silence(from start: Int, to end: Int) {
         guard start < end else { return }
-        for output in buffers {
-            UnsafeMutableBufferPointer(rebasing: output[start..<end]).update(repeating: 0)
+        // By index: iterating the array (`for output in buffers`) allocates in unoptimised builds.
+        for channel in buffers.indices {
+            UnsafeMutableBufferPointer(rebasing: buffers[channel][start..<end]).update(repeating: 0)
         }
     }
 }

@@ -116,21 +116,33 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         Double(durationInSamples) / Double(sampleRate)
     }
 
-    /// The song tick playing at player sample `sampleTime`: where in the song playback is, with
-    /// `start`, the loop repeats and `rate` taken into account (a loop's second time through gives
-    /// the ticks of its first).
+    /// The song tick playing at player sample `sampleTime` (the last tick whose time is not after
+    /// it): where in the song playback is, with `start`, the loop repeats and `rate` taken into
+    /// account (a loop's second time through gives the ticks of its first).
     public func songTick(atSample sampleTime: Int64) -> Int64 {
         guard let index = stretchIndex(atSample: sampleTime) else { return stretches.first?.fromTick ?? 0 }
         let stretch = stretches[index]
-        let songSeconds = Double(sampleTime - stretch.startSample) / Double(sampleRate) * rate
-        let tick = tempoMap.tick(atSeconds: tempoMap.seconds(atTick: stretch.fromTick) + songSeconds)
+        let seconds = tempoMap.seconds(atTick: stretch.fromTick)
+            + Double(sampleTime - stretch.startSample) / Double(sampleRate) * rate
+        var tick = tempoMap.tick(atSeconds: seconds)
+        // tick(atSeconds:) gives the first tick at or after; step back when it lies after (beyond rounding).
+        if tick > stretch.fromTick && tempoMap.seconds(atTick: tick) > seconds + 1e-9 { tick -= 1 }
         return min(tick, stretch.toTick)
     }
 
     /// The tempo (beats per minute, `rate` applied) at player sample `sampleTime`.
+    /// Real-time safe (a JACK timebase asks it every cycle).
     public func beatsPerMinute(atSample sampleTime: Int64) -> Double {
         let tick = songTick(atSample: sampleTime)
-        return (tempoMap.tempoChanges.last { $0.tick <= tick }?.beatsPerMinute ?? 120) * rate
+        let changes = tempoMap.tempoChanges
+        // The last change at or before `tick`, by bisection (no closures: generic `last(where:)`
+        // allocates in unoptimised builds).
+        var low = 0, high = changes.count
+        while low < high {
+            let middle = (low + high) / 2
+            if changes[middle].tick <= tick { low = middle + 1 } else { high = middle }
+        }
+        return (low > 0 ? changes[low - 1].beatsPerMinute : 120) * rate
     }
 
     /// The stretch playing at `sampleTime` (the last one starting at or before it).

@@ -70,8 +70,10 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
 
     /// Starts the render thread. Playback then runs until `stop`, or by itself forever: the song's
     /// end is signalled by `isFinished`, after which the output keeps playing the dying sound.
-    public func start() throws(AudioOutputError) {
-        try output.start(engine: renderer.engine, source: self) { [ended] _ in
+    /// `source`, when given, stands in front of this playback on the render thread (a transport
+    /// follower): it calls `renderBlock` for the periods that play and `skipBlock` for the others.
+    public func start(through source: (any RealtimeRenderSource)? = nil) throws(AudioOutputError) {
+        try output.start(engine: renderer.engine, source: source ?? self) { [ended] _ in
             ended.store(true, ordering: .releasing)
         }
     }
@@ -109,9 +111,17 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
     /// did not let go of the renderer within a second (the output has stopped).
     @discardableResult
     public func seek(bySeconds seconds: Double) -> Bool {
+        seek(toSample: renderer.playerPosition + Int64((seconds * Double(renderer.player.sampleRate)).rounded()))
+    }
+
+    /// Moves to player sample `sample` (clamped to the song): notes end, the controllers and programs
+    /// of that point are sent; with `silencing`, every voice also stops at once (no release
+    /// tails). Same hold and result as `seek(bySeconds:)`.
+    @discardableResult
+    public func seek(toSample sample: Int64, silencing: Bool = false) -> Bool {
         withRendererHeld {
-            let sampleRate = Double(renderer.player.sampleRate)
-            renderer.seek(toSample: renderer.playerPosition + Int64((seconds * sampleRate).rounded()))
+            renderer.seek(toSample: sample)
+            if silencing { renderer.samplers.forEach { $0.allSoundsOff() } }
             finished.store(false, ordering: .releasing)
         }
     }
@@ -154,5 +164,13 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
         let block = renderer.renderBlock(frameCount: frameCount)
         if renderer.isFinished { finished.store(true, ordering: .releasing) }
         return block
+    }
+
+    /// The render thread's entry point for a period that plays nothing (a transport standing still):
+    /// acknowledges a hold the control thread asks for and leaves the song where it is. No
+    /// allocation, locks or I/O.
+    public func skipBlock() {
+        let hold = holdRequest.load(ordering: .acquiring)
+        if hold != 0 { acknowledgedHold.store(hold, ordering: .releasing) }
     }
 }

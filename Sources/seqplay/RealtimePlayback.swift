@@ -31,31 +31,11 @@ extension RenderCommand {
         if interruption.isRequested { throw ExitCode.interrupted }
     }
 
-    /// Shows the status line and acts on keys until the song ends, q (returns true) or a signal.
+    /// Shows the status line and acts on keys (pause, seek) until the song ends, q (returns true) or a signal.
     private func runTransport(_ playback: SongPlayback, interruption: Interruption) -> Bool {
-        let terminal = Terminal()
-        defer { terminal?.restore() }
-        let statusLine = StatusLine(player: playback.renderer.player)
-        while !interruption.isRequested && !playback.hasEnded && !playback.isFinished {
-            FluidSynthLog.forwardPendingMessages()
-            guard let terminal else {
-                usleep(100_000)
-                continue
-            }
-            for key in terminal.readKeys(waitingUpTo: 100) {
-                switch key {
-                case .space: playback.isPaused ? playback.resume() : playback.pause()
-                case .left: playback.seek(bySeconds: -5)
-                case .right: playback.seek(bySeconds: 5)
-                case .quit: return true
-                }
-            }
-            terminal.showStatus(statusLine.text(paused: playback.isPaused, position: playback.positionSeconds,
-                                                duration: playback.durationSeconds,
-                                                voices: playback.renderer.samplers.reduce(0) { $0 + $1.activeVoiceCount },
-                                                xruns: playback.output.xrunCount,
-                                                level: playback.renderer.levelMeter?.level(ofChannel: 0)))
-        }
-        return false
+        let keys = PlaybackKeys(togglePause: { playback.isPaused ? playback.resume() : playback.pause() },
+                                seek: { playback.seek(bySeconds: $0) }, isPaused: { playback.isPaused },
+                                position: { playback.positionSeconds })
+        return runKeys(playback, keys, interruption: interruption) { playback.isFinished }
     }
 }

@@ -24,6 +24,7 @@ struct RenderCommand: ParsableCommand {
     @OptionGroup(title: "MIDI destinations") var destinations: DestinationArguments
     @OptionGroup(title: "Network MIDI (with --network-connect)") var networkOptions: NetworkArguments
     @OptionGroup(title: "Audio driver (playback)") var audio: AudioDriverArguments
+    @OptionGroup(title: "JACK transport") var transport: JACKTransportArguments
     @OptionGroup var waveform: WaveformOption
 
     func validate() throws {
@@ -40,6 +41,8 @@ struct RenderCommand: ParsableCommand {
         if audio.jackMulti && (sound.fx != nil || file.output != nil) {
             throw ValidationError("--jack-multi plays to JACK without --fx or -o.")
         }
+        try transport.validate(usesJACK: audio.usesJACK, rendersToFile: file.output != nil || batch.isRequested,
+                               hasVarispeed: sound.fx?.contains("varispeed") == true, otherDestination: realtime.first)
     }
 
     func run() throws {
@@ -52,6 +55,8 @@ struct RenderCommand: ParsableCommand {
                 try playToDestinations(sequence)
             } else if let output = file.output {
                 try render(sequence, to: output)
+            } else if let mode = transport.jackTransport {
+                try playWithJACKTransport(sequence, mode: mode)
             } else {
                 try playToDevice(sequence)
             }

@@ -112,6 +112,12 @@ final class HostileCommandLineTests: RenderTestCase {
             Row(arguments: ["$SONG", "--sf2", "$DIR/missing/font.sf2", "-o", "$DIR/out.wav"], status: 5),
             Row(arguments: ["$SONG", "--sf2", "/dev/null", "-o", "$DIR/out.wav"], status: 4),
             Row(arguments: ["$SONG", "--sf2", "$SONG", "-o", "$DIR/out.wav"], status: 4),
+            // --jack-transport needs -a jack and real-time playback to the sampler alone, without varispeed.
+            Row(arguments: ["$SONG", "--sf2", "$FONT", "--jack-transport", "follow"], status: 64),
+            Row(arguments: ["$SONG", "--sf2", "$FONT", "-a", "jack", "--jack-transport", "sideways"], status: 64),
+            Row(arguments: ["$SONG", "--sf2", "$FONT", "-a", "jack", "--jack-transport", "lead", "-o", "$DIR/out.wav"], status: 64),
+            Row(arguments: ["$SONG", "--sf2", "$FONT", "-a", "jack", "--jack-transport", "follow", "--fx", "varispeed:1.5"], status: 64),
+            Row(arguments: ["$SONG", "--sf2", "$FONT", "-a", "jack", "--jack-transport", "follow", "--port", "14:0"], status: 64),
             Row(arguments: ["info", "$DIR/folder"], status: 5),
             Row(arguments: ["help", "nosuch"], status: 64),
             Row(arguments: ["--version"], status: 0),

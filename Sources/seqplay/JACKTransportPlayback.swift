@@ -1,0 +1,49 @@
+import ArgumentParser
+import FluidSynth
+import JACKOutput
+import JACKSongTransport
+import MIDIFile
+import Rendering
+
+/// `seqplay SONG -a jack --jack-transport follow|lead`: the song plays, stops and seeks with the JACK
+/// transport (`JACKSongTransport`). On a terminal: space starts/stops the transport, ←/→ locate it
+/// ∓5 s, q quits; the status line shows the song where the transport has it.
+extension RenderCommand {
+    func playWithJACKTransport(_ sequence: MusicSequence, mode: JACKTransportMode) throws {
+        var options = try renderOptions(for: sequence)
+        guard let output = openPlaybackOutput(&options) as? JACKOutput else { return }
+        let playback = try SongPlayback(sequence: sequence, soundFontPaths: sound.fontPaths, options: options, output: output)
+        let transport: JACKSongTransport
+        do {
+            transport = try JACKSongTransport(playback: playback, client: output.jack.client, mode: mode)
+        } catch {
+            CommandLineOutput.fail("cannot use the JACK transport: \(error)", .inputOutput)
+        }
+        let interruption = Interruption()
+        do {
+            try transport.start()
+        } catch {
+            CommandLineOutput.fail("cannot play to \(outputName): \(error)", .inputOutput)
+        }
+        if device.verbose {
+            CommandLineOutput.note("\(outputName): \(output.sampleRate) Hz, block \(output.periodFrames) frames; "
+                                   + (mode == .lead ? "timebase master, transport started" : "following the transport"))
+        }
+        runTransportKeys(transport, interruption: interruption)
+        let end = transport.stop()
+        FluidSynthLog.forwardPendingMessages()
+        if case .failed(let error) = end { CommandLineOutput.fail("playback to \(outputName) ended: \(error)", .inputOutput) }
+        if device.verbose { CommandLineOutput.note("xruns: \(output.xrunCount), transport seeks: \(transport.seekCount)") }
+        if interruption.isRequested { throw ExitCode.interrupted }
+    }
+
+    /// Status line and keys (transport start/stop, locate) until q, a signal, the output's end or
+    /// (leading) the song's end.
+    private func runTransportKeys(_ transport: JACKSongTransport, interruption: Interruption) {
+        let keys = PlaybackKeys(togglePause: { transport.togglePlay() }, seek: { transport.locate(bySeconds: $0) },
+                                isPaused: { !transport.isRolling }, position: { transport.positionSeconds })
+        _ = runKeys(transport.playback, keys, interruption: interruption) {
+            transport.mode == .lead && transport.playback.isFinished
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import FluidSynth
+import Foundation
+import Rendering
+
+/// What the keys of real-time playback do (space, ←/→) and what the status line shows: the
+/// playback's own pause and seek, or the JACK transport's start/stop and locate.
+struct PlaybackKeys {
+    var togglePause: () -> Void
+    var seek: (_ seconds: Double) -> Void
+    var isPaused: () -> Bool
+    var position: () -> Double
+}
+
+extension RenderCommand {
+    /// Shows the status line and acts on keys until `isDone`, the output's end, q (returns true)
+    /// or a signal.
+    func runKeys(_ playback: SongPlayback, _ keys: PlaybackKeys, interruption: Interruption, isDone: () -> Bool) -> Bool {
+        let terminal = Terminal()
+        defer { terminal?.restore() }
+        let statusLine = StatusLine(player: playback.renderer.player)
+        while !interruption.isRequested && !playback.hasEnded && !isDone() {
+            FluidSynthLog.forwardPendingMessages()
+            guard let terminal else {
+                usleep(50_000)
+                continue
+            }
+            for key in terminal.readKeys(waitingUpTo: 100) {
+                switch key {
+                case .space: keys.togglePause()
+                case .left: keys.seek(-5)
+                case .right: keys.seek(5)
+                case .quit: return true
+                }
+            }
+            terminal.showStatus(statusLine.text(paused: keys.isPaused(), position: keys.position(),
+                                                duration: playback.durationSeconds,
+                                                voices: playback.renderer.samplers.reduce(0) { $0 + $1.activeVoiceCount },
+                                                xruns: playback.output.xrunCount,
+                                                level: playback.renderer.levelMeter?.level(ofChannel: 0)))
+        }
+        return false
+    }
+}
