@@ -86,6 +86,10 @@ let package = Package(
 
         // The JACK audio driver: the engine renders in JACK's process callback, into output ports.
         .target(name: "JACKOutput", dependencies: ["JACK", "AudioOutput", "AudioGraph", atomics]),
+        // JACK MIDI: midi_in as a live-input producer, a song's midi_out as one more destination of the scheduler.
+        .target(name: "JACKMIDI", dependencies: [
+            "JACK", "JACKOutput", "AudioOutput", "LiveInput", "LiveSampler", "MIDICore", "MIDIFile", "Player", "Rendering", atomics,
+        ]),
 
         // ALSA sequencer ports as a song destination: a MusicPlayer's events stamped onto a kernel queue.
         .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile", "Player", atomics]),
@@ -138,6 +142,7 @@ let package = Package(
             "SoundFontFile", "MediaLibrary", "Drawing", "Pictures",
             "CheckedConversion", "SeqplayVersion",
             "JACK", "JACKOutput",
+            "JACKMIDI",
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
@@ -182,6 +187,11 @@ let package = Package(
         // JACK tests start their own jackd (Scripts/test-jack runs them) and skip where it is not installed.
         .testTarget(name: "JACKTests", dependencies: [
             "JACK", "JACKOutput", "JACKTestSupport", "AudioOutput", "AudioGraph", "AllocationCounter", atomics,
+        ]),
+        // JACK MIDI in and out against real servers (Scripts/test-jack).
+        .testTarget(name: "JACKMIDITests", dependencies: [
+            "JACKMIDI", "JACK", "JACKOutput", "JACKTestSupport", "LiveSampler", "Sampler", "FluidSynth", "RenderTestSupport", "AllocationCounter",
+            "seqplay", "AudioFiles", "AudioTestSupport", "LiveInput", "MIDICore", atomics,
         ]),
         // seqplay --audio-driver jack recorded by jack_rec, compared with the offline render (Scripts/test-jack).
         .testTarget(name: "JACKCLITests", dependencies: ["seqplay", "AudioFiles", "AudioTestSupport", "JACKTestSupport"]),

@@ -183,7 +183,7 @@ enum LiveSessionRunner {
         }
         switch error {
         case .soundFont: return .badSoundFont
-        case .output, .deviceFailed, .recording: return .inputOutput
+        case .output, .deviceFailed, .recording, .input: return .inputOutput
         case .network: return .networkUnavailable
         case .noInput: return .validationFailure
         case .synthesizer, .sequencer: return .generic
