@@ -191,7 +191,7 @@ let package = Package(
         // JACK MIDI in and out against real servers (Scripts/test-jack).
         .testTarget(name: "JACKMIDITests", dependencies: [
             "JACKMIDI", "JACK", "JACKOutput", "JACKTestSupport", "LiveSampler", "Sampler", "FluidSynth", "RenderTestSupport", "AllocationCounter",
-            "seqplay", "AudioFiles", "AudioTestSupport", "LiveInput", "MIDICore", atomics,
+            "seqplay", "LiveInput", "MIDICore", "MIDIFile", "Player", "Rendering", atomics,
         ]),
         // seqplay --audio-driver jack recorded by jack_rec, compared with the offline render (Scripts/test-jack).
         .testTarget(name: "JACKCLITests", dependencies: ["seqplay", "AudioFiles", "AudioTestSupport", "JACKTestSupport"]),

@@ -46,7 +46,7 @@ final class ProcessCycle: JACKProcessHandler, @unchecked Sendable {
         if freewheeling.load(ordering: .relaxed) { freewheelCycles.wrappingIncrement(ordering: .relaxed) }
         for index in ports.indices { buffers[index] = ports[index].buffer(frameCount: frameCount) }
         let sampleTime = cycle?.sampleTime ?? 0
-        // By index: iterating the existentials themselves allocates in unoptimized builds.
+        // By index (here and below): iterating the elements themselves allocates in unoptimized builds.
         for index in handlers.indices { handlers[index].beginCycle(frameCount: frameCount, sampleTime: sampleTime) }
         let rendered = render(frameCount: frameCount)
         for index in handlers.indices { handlers[index].endCycle(frameCount: frameCount, renderedFrames: rendered) }
@@ -83,8 +83,8 @@ final class ProcessCycle: JACKProcessHandler, @unchecked Sendable {
 
     private func silence(from start: Int, to end: Int) {
         guard start < end else { return }
-        for output in buffers {
-            UnsafeMutableBufferPointer(rebasing: output[start..<end]).update(repeating: 0)
+        for index in buffers.indices {
+            UnsafeMutableBufferPointer(rebasing: buffers[index][start..<end]).update(repeating: 0)
         }
     }
 }

@@ -24,6 +24,7 @@ struct RenderCommand: ParsableCommand {
     @OptionGroup(title: "MIDI destinations") var destinations: DestinationArguments
     @OptionGroup(title: "Network MIDI (with --network-connect)") var networkOptions: NetworkArguments
     @OptionGroup(title: "Audio driver (playback)") var audio: AudioDriverArguments
+    @OptionGroup(title: "Audio driver (playback)") var jackMIDI: JACKMIDIArguments
     @OptionGroup var waveform: WaveformOption
 
     func validate() throws {
@@ -39,6 +40,10 @@ struct RenderCommand: ParsableCommand {
         }
         if audio.jackMulti && (sound.fx != nil || file.output != nil) {
             throw ValidationError("--jack-multi plays to JACK without --fx or -o.")
+        }
+        try jackMIDI.validate(audio: audio, songs: true)
+        if jackMIDI.jackMidiOut && (file.output != nil || !realtime.isEmpty) {
+            throw ValidationError("--jack-midi-out plays a song to JACK alone: not with -o, --port, --network-connect or --route.")
         }
     }
 
