@@ -31,6 +31,9 @@ public final class JACKSongMIDIOutput: JACKCycleHandler, @unchecked Sendable {
     /// when the output starts (nil: none).
     public let connectPattern: String?
     private let renderer: SongRenderer
+    /// Player samples the renderer runs ahead of what is heard: the effects' look-ahead (the limiter's),
+    /// rendered before the first frame so that the sound keeps its times; the MIDI keeps them too.
+    private let soundDelay: Int64
     /// The port's buffer for the cycle in progress, and the player sample its first frame plays.
     private var buffer: JACKMIDIOutputBuffer?
     private var cycleStart: Int64 = 0
@@ -38,13 +41,14 @@ public final class JACKSongMIDIOutput: JACKCycleHandler, @unchecked Sendable {
     private let allNotesOffRequested = ManagedAtomic(false)
 
     /// Registers output port `portName` on `driver`'s client, playing `sequence` as `playback` does.
-    /// Call before the playback starts.
+    /// Call before the playback starts (on a renderer that has not rendered yet).
     public init(sequence: MusicSequence, playback: SongPlayback, driver: JACKAudioDriver, portName: String = "midi_out",
                 connecting pattern: String? = nil) throws {
         player = try SongRenderer.makePlayer(for: sequence, options: playback.renderer.options)
         port = try driver.client.registerMIDIPort(named: portName, direction: .output)
         connectPattern = pattern
         renderer = playback.renderer
+        soundDelay = playback.renderer.playerPosition
         playback.onSeek = { [player] sample in player.seek(toSample: sample) }
         driver.addCycleHandler(self)
     }
@@ -69,7 +73,7 @@ public final class JACKSongMIDIOutput: JACKCycleHandler, @unchecked Sendable {
     public func beginCycle(frameCount: Int, sampleTime: Int64) {
         let buffer = port.outputBuffer(frameCount: frameCount)
         self.buffer = buffer
-        cycleStart = renderer.playerPosition
+        cycleStart = renderer.playerPosition - soundDelay
         if allNotesOffRequested.exchange(false, ordering: .acquiringAndReleasing) {
             for channel in UInt8(0)..<16 {
                 write(.controlChange(channel: channel, controller: 64, value: 0), atFrame: 0, to: buffer)
@@ -80,7 +84,7 @@ public final class JACKSongMIDIOutput: JACKCycleHandler, @unchecked Sendable {
 
     public func endCycle(frameCount: Int, renderedFrames: Int) {
         guard renderedFrames > 0, let buffer else { return }
-        let end = renderer.playerPosition
+        let end = renderer.playerPosition - soundDelay
         let span = max(end - cycleStart, 1)
         let start = cycleStart
         player.deliverEvents(before: end) { event in
