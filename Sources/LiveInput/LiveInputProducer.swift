@@ -39,13 +39,7 @@ public final class LiveInputProducer: @unchecked Sendable {
     /// `destination`, to sound at `time`. Returns false, counting a drop, when that queue is full.
     @discardableResult
     public func push(_ message: MIDIMessage, at time: LiveTimestamp, from source: UInt32, to destination: Int = 0) -> Bool {
-        let queued: QueuedMessage
-        if case .outputSampleTime(let sample) = time {
-            queued = QueuedMessage(message: message, time: sample, isOutputSampleTime: true)
-        } else {
-            queued = QueuedMessage(message: message, time: monotonic(of: time))
-        }
-        guard enqueue(queued, to: destination) else { return false }
+        guard enqueue(queued(message, at: time), to: destination) else { return false }
         held[destination].update(message, from: source)
         return true
     }
@@ -61,13 +55,19 @@ public final class LiveInputProducer: @unchecked Sendable {
     /// Messages dropped because a queue was full.
     public var droppedCount: Int { dropped.load(ordering: .relaxed) }
 
-    private func monotonic(of time: LiveTimestamp) -> Int64 {
+    /// `message` with the time it sounds at: monotonic nanoseconds (a producer-clock reading
+    /// through its calibrated line), or the output's sample time as it is.
+    private func queued(_ message: MIDIMessage, at time: LiveTimestamp) -> QueuedMessage {
         switch time {
-        case .immediate, .outputSampleTime: return QueuedMessage.immediately
-        case .monotonic(let nanoseconds): return Int64(clamping: nanoseconds)
+        case .immediate:
+            return QueuedMessage(message: message)
+        case .monotonic(let nanoseconds):
+            return QueuedMessage(message: message, time: Int64(clamping: nanoseconds))
         case .producerClock(let ticks):
-            guard let line = clock.load() else { return QueuedMessage.immediately }
-            return Int64(line.map(ticks).rounded())
+            guard let line = clock.load() else { return QueuedMessage(message: message) }
+            return QueuedMessage(message: message, time: Int64(line.map(ticks).rounded()))
+        case .outputSampleTime(let sample):
+            return QueuedMessage(message: message, time: sample, isOutputSampleTime: true)
         }
     }
 
