@@ -88,6 +88,10 @@ let package = Package(
         .target(name: "JACKOutput", dependencies: ["JACK", "AudioOutput", "AudioGraph", atomics]),
         // A song driven by the JACK transport (follow, or lead as timebase master).
         .target(name: "JACKSongTransport", dependencies: ["JACK", "AudioOutput", "AudioGraph", "Rendering", "Player", "MIDIFile", atomics]),
+        // JACK MIDI: midi_in as a live-input producer, a song's midi_out as one more destination of the scheduler.
+        .target(name: "JACKMIDI", dependencies: [
+            "JACK", "JACKOutput", "AudioOutput", "LiveInput", "LiveSampler", "MIDICore", "MIDIFile", "Player", "Rendering", atomics,
+        ]),
 
         // ALSA sequencer ports as a song destination: a MusicPlayer's events stamped onto a kernel queue.
         .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile", "Player", atomics]),
@@ -141,6 +145,7 @@ let package = Package(
             "CheckedConversion", "SeqplayVersion",
             "JACK", "JACKOutput",
             "JACKSongTransport",
+            "JACKMIDI",
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
@@ -189,6 +194,10 @@ let package = Package(
         // Following the JACK transport allocates nothing on the process thread (Scripts/test-jack).
         .testTarget(name: "JACKSongTransportTests", dependencies: [
             "JACK", "JACKOutput", "JACKSongTransport", "JACKTestSupport", "AudioOutput", "AudioGraph", "Rendering", "MIDIFile", "AllocationCounter",
+        // JACK MIDI in and out against real servers (Scripts/test-jack).
+        .testTarget(name: "JACKMIDITests", dependencies: [
+            "JACKMIDI", "JACK", "JACKOutput", "JACKTestSupport", "LiveSampler", "Sampler", "FluidSynth", "RenderTestSupport", "AllocationCounter",
+            "seqplay", "LiveInput", "MIDICore", "MIDIFile", "Player", "Rendering", atomics,
         ]),
         // seqplay --audio-driver jack recorded by jack_rec, compared with the offline render (Scripts/test-jack).
         .testTarget(name: "JACKCLITests", dependencies: ["seqplay", "AudioFiles", "AudioTestSupport", "JACKTestSupport", "JACK", "MIDIFile"]),

@@ -62,6 +62,10 @@ public final class AudioDriverCycle: @unchecked Sendable {
     /// next call, or nil for silence. Does not allocate, lock or wait.
     public func render(frameCount: Int) -> AudioBuffer? { loop.cycle(frameCount: frameCount) }
 
+    /// The output sample time of the next frame `render` returns: frames rendered since the output
+    /// started (`RealtimeOutput.sampleTime`, read on the device's thread). Real-time safe.
+    public var sampleTime: Int64 { loop.playedFrames }
+
     /// Reports that the device failed; the output stops the driver and ends with `.failed`.
     public func fail(_ failure: AudioDriverFailure) { loop.fail(failure) }
 }

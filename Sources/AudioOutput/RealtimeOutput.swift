@@ -164,6 +164,8 @@ final class RenderLoop: @unchecked Sendable {
     /// How playback ended; written by the thread that ends it, read after joining that thread.
     private(set) var end: PlaybackEnd?
     private var played: Int64 = 0
+    /// Frames rendered so far (the render thread's own count).
+    var playedFrames: Int64 { played }
     /// Set once the loop has ended (limit reached, failure, stop): a callback driver gets silence.
     private let ended = ManagedAtomic(false)
     private let failure = ManagedAtomic<Int64>(RenderLoop.noFailure)

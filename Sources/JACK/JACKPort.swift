@@ -60,6 +60,9 @@ public class JACKPort: @unchecked Sendable {
         self.direction = direction
     }
 
+    /// Whether any port is connected to this one. Real-time safe.
+    public var isConnected: Bool { jack_port_connected(handle) > 0 }
+
     /// The full names of the ports this port is connected to.
     public var connections: [String] { JACKPortList.take(jack_port_get_connections(handle)) }
 

@@ -44,7 +44,7 @@ public final class JACKAudioDriver: CallbackAudioDriver, @unchecked Sendable {
     /// The output ports, one per channel.
     public let ports: [JACKAudioPort]
     private let connection: JACKConnection
-    private let process: ProcessCycle
+    let process: ProcessCycle
     private let shutdownReason = LockedReason()
 
     /// Connects to the server and registers the ports (not yet active). Throws `.noServer` when no
@@ -84,6 +84,7 @@ public final class JACKAudioDriver: CallbackAudioDriver, @unchecked Sendable {
         do {
             try client.activate()
             try connectPorts()
+            for handler in process.handlers { try handler.connectPorts(client) }
         } catch {
             client.deactivate()
             throw AudioDriverError(.cannotOpen, "JACK: \(error)", underlying: error)

@@ -13,6 +13,8 @@ final class ProcessCycle: JACKProcessHandler, @unchecked Sendable {
     /// Set by `prepare` before the client is activated; read only by the process callback after.
     private var cycle: AudioDriverCycle?
     private var chunkFrames = 0
+    /// Called at the start and end of every cycle (MIDI ports); set before the client is activated.
+    var handlers: [any JACKCycleHandler] = []
     /// Raised once the ports are connected: until then, and after stop, the callback plays silence.
     let rendering = ManagedAtomic(false)
     let cycles = ManagedAtomic(0)
@@ -43,11 +45,22 @@ final class ProcessCycle: JACKProcessHandler, @unchecked Sendable {
         cycles.wrappingIncrement(ordering: .releasing)
         if freewheeling.load(ordering: .relaxed) { freewheelCycles.wrappingIncrement(ordering: .relaxed) }
         for index in ports.indices { buffers[index] = ports[index].buffer(frameCount: frameCount) }
+        let sampleTime = cycle?.sampleTime ?? 0
+        // By index (here and below): iterating the elements themselves allocates in unoptimized builds.
+        for index in handlers.indices { handlers[index].beginCycle(frameCount: frameCount, sampleTime: sampleTime) }
+        let rendered = render(frameCount: frameCount)
+        for index in handlers.indices { handlers[index].endCycle(frameCount: frameCount, renderedFrames: rendered) }
+        return true
+    }
+
+    /// Fills the ports with the output's next `frameCount` frames (silence where it has none);
+    /// returns how many frames the output rendered.
+    private func render(frameCount: Int) -> Int {
         guard let cycle, rendering.load(ordering: .acquiring) else {
             silence(from: 0, to: frameCount)
-            return true
+            return 0
         }
-        var done = 0
+        var done = 0, rendered = 0
         while done < frameCount {
             let frames = min(frameCount - done, chunkFrames)
             guard let block = cycle.render(frameCount: frames) else {
@@ -55,16 +68,17 @@ final class ProcessCycle: JACKProcessHandler, @unchecked Sendable {
                 done += frames
                 continue
             }
-            let rendered = min(block.frameLength, frames)
+            let blockFrames = min(block.frameLength, frames)
             for channel in buffers.indices {
-                _ = UnsafeMutableBufferPointer(rebasing: buffers[channel][done..<done + rendered])
-                    .update(fromContentsOf: UnsafeBufferPointer(rebasing: block[channel][0..<rendered]))
+                _ = UnsafeMutableBufferPointer(rebasing: buffers[channel][done..<done + blockFrames])
+                    .update(fromContentsOf: UnsafeBufferPointer(rebasing: block[channel][0..<blockFrames]))
             }
-            done += rendered
-            if rendered < frames { break }  // the end of a limited run
+            done += blockFrames
+            rendered += blockFrames
+            if blockFrames < frames { break }  // the end of a limited run
         }
         silence(from: done, to: frameCount)
-        return true
+        return rendered
     }
 
     private func silence(from start: Int, to end: Int) {

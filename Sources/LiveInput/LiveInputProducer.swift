@@ -39,7 +39,7 @@ public final class LiveInputProducer: @unchecked Sendable {
     /// `destination`, to sound at `time`. Returns false, counting a drop, when that queue is full.
     @discardableResult
     public func push(_ message: MIDIMessage, at time: LiveTimestamp, from source: UInt32, to destination: Int = 0) -> Bool {
-        guard enqueue(message, at: monotonic(of: time), to: destination) else { return false }
+        guard enqueue(queued(message, at: time), to: destination) else { return false }
         held[destination].update(message, from: source)
         return true
     }
@@ -48,26 +48,32 @@ public final class LiveInputProducer: @unchecked Sendable {
     /// `destination` (all destinations when nil): the source was disconnected or left.
     public func sourceLeft(_ source: UInt32, at destination: Int? = nil) {
         for index in destination.map({ $0..<$0 + 1 }) ?? queues.indices {
-            held[index].releaseAll(from: source) { enqueue($0, at: QueuedMessage.immediately, to: index) }
+            held[index].releaseAll(from: source) { enqueue(QueuedMessage(message: $0), to: index) }
         }
     }
 
     /// Messages dropped because a queue was full.
     public var droppedCount: Int { dropped.load(ordering: .relaxed) }
 
-    private func monotonic(of time: LiveTimestamp) -> Int64 {
+    /// `message` with the time it sounds at: monotonic nanoseconds (a producer-clock reading
+    /// through its calibrated line), or the output's sample time as it is.
+    private func queued(_ message: MIDIMessage, at time: LiveTimestamp) -> QueuedMessage {
         switch time {
-        case .immediate: return QueuedMessage.immediately
-        case .monotonic(let nanoseconds): return Int64(clamping: nanoseconds)
+        case .immediate:
+            return QueuedMessage(message: message)
+        case .monotonic(let nanoseconds):
+            return QueuedMessage(message: message, time: Int64(clamping: nanoseconds))
         case .producerClock(let ticks):
-            guard let line = clock.load() else { return QueuedMessage.immediately }
-            return Int64(line.map(ticks).rounded())
+            guard let line = clock.load() else { return QueuedMessage(message: message) }
+            return QueuedMessage(message: message, time: Int64(line.map(ticks).rounded()))
+        case .outputSampleTime(let sample):
+            return QueuedMessage(message: message, time: sample, isOutputSampleTime: true)
         }
     }
 
     @discardableResult
-    private func enqueue(_ message: MIDIMessage, at monotonic: Int64, to destination: Int) -> Bool {
-        guard queues[destination].append(QueuedMessage(message: message, monotonic: monotonic)) else {
+    private func enqueue(_ message: QueuedMessage, to destination: Int) -> Bool {
+        guard queues[destination].append(message) else {
             dropped.wrappingIncrement(ordering: .relaxed)
             return false
         }
@@ -84,11 +90,13 @@ public final class LiveInputProducer: @unchecked Sendable {
     }
 }
 
-/// A message on its way to the render thread, with the monotonic time it should sound at.
+/// A message on its way to the render thread, with the time it should sound at: monotonic
+/// nanoseconds, or (`isOutputSampleTime`) a sample of the output's clock.
 struct QueuedMessage {
     /// Sound at the next block (immediate timestamps, releases).
     static let immediately = Int64.min
 
     var message: MIDIMessage = .activeSensing
-    var monotonic: Int64 = immediately
+    var time: Int64 = immediately
+    var isOutputSampleTime = false
 }

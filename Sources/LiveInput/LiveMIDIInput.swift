@@ -102,7 +102,7 @@ public final class LiveInputDestination: ScheduledMIDISource, @unchecked Sendabl
                 for (position, unmanaged) in producers.enumerated() {
                     let producer = unmanaged.takeUnretainedValue()
                     guard let head = producer.queues[index].first else { continue }
-                    let due = dueSample(head.monotonic, clock: clock, lookAhead: producer.lookAheadFrames)
+                    let due = dueSample(head, clock: clock, lookAhead: producer.lookAheadFrames)
                     if earliest.map({ due < $0.due }) ?? true { earliest = (position, due) }
                 }
                 guard let (position, due) = earliest, due < sampleTime else { return }
@@ -116,10 +116,12 @@ public final class LiveInputDestination: ScheduledMIDISource, @unchecked Sendabl
         }
     }
 
-    /// The sample time a message due at `monotonic` plays at (`lookAhead` nil: immediate delivery).
-    private func dueSample(_ monotonic: Int64, clock: LiveClock, lookAhead: Int64?) -> Int64 {
-        guard monotonic != QueuedMessage.immediately, let lookAhead,
-              let sample = clock.sampleTime(atMonotonic: UInt64(bitPattern: monotonic)) else { return QueuedMessage.immediately }
+    /// The sample time `message` plays at (`lookAhead` nil: immediate delivery): an output sample
+    /// time as it is, a monotonic time through the clock model; plus the look-ahead.
+    private func dueSample(_ message: QueuedMessage, clock: LiveClock, lookAhead: Int64?) -> Int64 {
+        guard message.time != QueuedMessage.immediately, let lookAhead else { return QueuedMessage.immediately }
+        if message.isOutputSampleTime { return message.time + lookAhead }
+        guard let sample = clock.sampleTime(atMonotonic: UInt64(bitPattern: message.time)) else { return QueuedMessage.immediately }
         return sample + lookAhead
     }
 }

@@ -9,6 +9,11 @@ public enum LiveTimestamp: Hashable, Sendable {
     /// first frame plus the event's frame offset), which `LiveInputProducer.calibrate` relates to
     /// the monotonic clock. Sounds at once until the producer has been calibrated.
     case producerClock(Int64)
+    /// At this sample of the output's own clock (`RealtimeOutput.sampleTime`: frames rendered since
+    /// it started), for producers read in the very cycle the output renders (a JACK MIDI port: the
+    /// cycle's first output sample plus the event's frame offset). No clock fit is involved: the
+    /// event shares the audio's sample clock, so it is placed exactly (plus the delivery's look-ahead).
+    case outputSampleTime(Int64)
 }
 
 /// How a producer's live input is placed in the audio a destination renders.

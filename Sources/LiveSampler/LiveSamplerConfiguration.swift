@@ -43,6 +43,9 @@ public struct LiveSamplerConfiguration: Sendable {
     public var network: NetworkMIDISession.Configuration?
     /// Whether each network peer is also an ALSA sequencer port (where there is a sequencer).
     public var networkPeersAsALSAPorts = true
+    /// More producers (a JACK MIDI input port…), each playing a sampler of its own after the ports'
+    /// and the network's.
+    public var inputs: [any LiveSamplerInput] = []
 
     public init(soundFonts: [String], output: Output) {
         self.soundFonts = soundFonts
@@ -61,7 +64,9 @@ public enum LiveSamplerError: Error, CustomStringConvertible {
     case network(NetworkMIDIError)
     /// The recording cannot be written.
     case recording(path: String, underlying: any Error)
-    /// Nothing to play: no ports and no network session.
+    /// An input of `inputs` could not be attached.
+    case input(name: String, underlying: any Error)
+    /// Nothing to play: no ports, no network session and no other input.
     case noInput
 
     public var description: String {
@@ -73,7 +78,8 @@ public enum LiveSamplerError: Error, CustomStringConvertible {
         case .sequencer(let error): return "\(error)"
         case .network(let error): return "\(error)"
         case .recording(let path, let error): return "\(path): \(error)"
-        case .noInput: return "a live sampler needs input ports or a network session"
+        case .input(let name, let error): return "\(name): \(error)"
+        case .noInput: return "a live sampler needs input ports, a network session or another input"
         }
     }
 }

@@ -25,8 +25,8 @@ import Sampler
 ///     …
 ///     let summary = session.stop()
 ///
-/// One `LiveMIDIInput` takes every producer: the ports (port *i* plays sampler *i*) and the network
-/// session (its own sampler, after the ports'). While it plays, a control thread of its own follows
+/// One `LiveMIDIInput` takes every producer: the ports (port *i* plays sampler *i*), the network
+/// session (its own sampler, after the ports') and `configuration.inputs` (a sampler each, after those). While it plays, a control thread of its own follows
 /// the clocks once a second (the kernel queue's, the sound card's) and connects sources that appear
 /// (hot-plug, `configuration.connect`).
 public final class LiveSamplerSession: @unchecked Sendable {
@@ -72,7 +72,7 @@ public final class LiveSamplerSession: @unchecked Sendable {
     /// ports. Nothing plays until `start()`.
     public init(_ configuration: LiveSamplerConfiguration) throws(LiveSamplerError) {
         self.configuration = configuration
-        let samplerCount = configuration.portNames.count + (configuration.network == nil ? 0 : 1)
+        let samplerCount = configuration.portNames.count + (configuration.network == nil ? 0 : 1) + configuration.inputs.count
         guard samplerCount > 0 else { throw .noInput }
         switch configuration.output {
         case .soundCard(let device, let settings):
@@ -121,6 +121,14 @@ public final class LiveSamplerSession: @unchecked Sendable {
         portDelivery = Self.portDelivery(configuration, output)
         input = LiveMIDIInput(destinationCount: samplerCount, sampleRate: output.sampleRate, periodFrames: output.periodFrames)
         for (sampler, destination) in zip(samplers, input.destinations) { sampler.eventSource = destination }
+        let firstInputDestination = samplerCount - configuration.inputs.count
+        for (index, extra) in configuration.inputs.enumerated() {
+            do {
+                try extra.attach(to: input, destination: firstInputDestination + index, output: output)
+            } catch {
+                throw .input(name: extra.name, underlying: error)
+            }
+        }
         if configuration.portNames.isEmpty {
             ports = nil
         } else {
@@ -226,6 +234,7 @@ public final class LiveSamplerSession: @unchecked Sendable {
     private func stopProducers() {
         ports?.stop()
         network?.stop()
+        configuration.inputs.forEach { $0.stop() }
     }
 
     /// Where there is a sequencer, a bridge showing network peers as ports of a client of the

@@ -36,6 +36,10 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
     private var lastTicket = 0
     /// Whether the user paused (control thread only).
     public private(set) var isPaused = false
+    /// Called on the control thread after each seek, with the player sample playback goes on from,
+    /// while the render thread is still held off: where another destination following the song (a
+    /// JACK MIDI output's player) seeks too. Set before `start`.
+    public var onSeek: ((Int64) -> Void)?
 
     /// Playback of `renderer` on `output`. The renderer must render the output's sample rate and
     /// channel count, in blocks of at least a period.
@@ -122,6 +126,7 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
         withRendererHeld {
             renderer.seek(toSample: sample)
             if silencing { renderer.samplers.forEach { $0.allSoundsOff() } }
+            onSeek?(renderer.playerPosition)
             finished.store(false, ordering: .releasing)
         }
     }

@@ -1,4 +1,6 @@
+import ALSA
 import ArgumentParser
+import Foundation
 import LiveSampler
 
 /// `seqplay live --sf2 piano.sf2`: plays MIDI keyboards through the sampler to the sound card (or
@@ -13,7 +15,8 @@ struct LiveCommand: ParsableCommand {
             whenever one appears, or only to the --connect ones. Sustain pedal, pitch bend and program \
             changes act as the keyboard sends them. A source that is disconnected or goes away has its \
             notes released. q, Ctrl+C or SIGTERM end. With -o FILE it plays on the system clock and \
-            records to the file instead (no sound card needed).
+            records to the file instead (no sound card needed). With --audio-driver jack it also plays what \
+            arrives at the JACK port midi_in (each event on the frame it was sent at).
 
             Exit status: 0 done, 4 bad SoundFont, 5 no sound card (use -o) or a file cannot be \
             written, 6 no ALSA sequencer, 64 bad command line.
@@ -26,7 +29,9 @@ struct LiveCommand: ParsableCommand {
     var sources: [String] = []
 
     func run() throws {
-        var configuration = try host.configuration(clientName: "seqplay live", portNames: ["in"])
+        // Through JACK, midi_in takes MIDI; the ALSA port too where there is a sequencer.
+        let alsaPort = !host.audio.usesJACK || FileManager.default.fileExists(atPath: SequencerClient.devicePath)
+        var configuration = try host.configuration(clientName: "seqplay live", portNames: alsaPort ? ["in"] : [])
         configuration.connect = sources.isEmpty ? .hardware : .named(sources)
         try LiveSessionRunner.run(configuration, duration: host.duration, command: "seqplay live")
     }

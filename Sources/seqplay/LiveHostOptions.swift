@@ -51,6 +51,9 @@ struct LiveHostOptions: ParsableArguments {
     @OptionGroup(title: "Audio driver")
     var audio: AudioDriverArguments
 
+    @OptionGroup(title: "Audio driver")
+    var jackMIDI: JACKMIDIArguments
+
     func validate() throws {
         try FlagRange.check(sampleRate, "--sample-rate", in: 8_000...192_000, unit: " Hz")
         try FlagRange.check(period, "--period", in: 16...8192, unit: " frames")
@@ -58,15 +61,18 @@ struct LiveHostOptions: ParsableArguments {
         try FlagRange.check(lookAhead, "--look-ahead", atLeast: 0, atMost: 1000, unit: " ms")
         try FlagRange.seconds(duration, "--duration", above: 0)
         try FlagRange.check(Double(gain), "--gain", atLeast: 0, atMost: 10)
+        try jackMIDI.validate(audio: audio, songs: false)
     }
 
     /// The session these options describe, with sequencer client `clientName` and input ports `portNames`.
     func configuration(clientName: String, portNames: [String]) throws -> LiveSamplerConfiguration {
+        let jack = output == nil && audio.usesJACK ? audio.openJACKOutput() : nil
         var configuration = LiveSamplerConfiguration(
             soundFonts: SoundFontLocator.paths(given: soundFonts),
             output: output.map { .recording(path: $0, sampleRate: sampleRate) }
-                ?? (audio.usesJACK ? .opened(audio.openJACKOutput()) : nil)
+                ?? jack.map { .opened($0) }
                 ?? .soundCard(device: device, settings: PCMPlaybackSettings(sampleRate: sampleRate, periodFrames: period, periodCount: periods)))
+        if let jack { configuration.inputs.append(jackMIDI.midiInput(on: jack)) }
         configuration.synthesizer = SynthesizerSettings(sampleRate: Double(sampleRate), gain: gain,
                                                         reverbEnabled: !noReverb, chorusEnabled: !noChorus)
         configuration.sound = try soundControls.soundSettings()
@@ -136,6 +142,7 @@ enum LiveSessionRunner {
             }
         }
         if let network = session.network { parts.append("network session at \(network.session.controlAddress)") }
+        parts += session.configuration.inputs.map(\.name)
         let rate = session.output.sampleRate
         switch session.configuration.output {
         case .soundCard(let device, _):
@@ -183,7 +190,7 @@ enum LiveSessionRunner {
         }
         switch error {
         case .soundFont: return .badSoundFont
-        case .output, .deviceFailed, .recording: return .inputOutput
+        case .output, .deviceFailed, .recording, .input: return .inputOutput
         case .network: return .networkUnavailable
         case .noInput: return .validationFailure
         case .synthesizer, .sequencer: return .generic

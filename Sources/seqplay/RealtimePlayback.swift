@@ -1,5 +1,7 @@
 import AudioOutput
 import FluidSynth
+import JACKMIDI
+import JACKOutput
 import ArgumentParser
 import Foundation
 import MIDIFile
@@ -12,6 +14,7 @@ extension RenderCommand {
         var options = try device.mapped(renderOptions(for: sequence))
         let output = openPlaybackOutput(&options)
         let playback = try SongPlayback(sequence: sequence, soundFontPaths: sound.fontPaths, options: options, output: output)
+        let midiOut = jackMIDIOutput(sequence, playback: playback)
         let interruption = Interruption()
         do {
             try playback.start()
@@ -22,13 +25,27 @@ extension RenderCommand {
             CommandLineOutput.note("\(outputName): \(output.sampleRate) Hz, \(output.channelCount) ch, period \(output.periodFrames) frames; \(scheduling)")
         }
         let quit = runTransport(playback, interruption: interruption)
-        if quit || interruption.isRequested { playback.allNotesOff() }
+        if quit || interruption.isRequested {
+            midiOut?.allNotesOff()  // sent in the cycle the hold below waits for
+            playback.allNotesOff()
+        }
         // Quitting drops what is buffered; the end of the song and Ctrl-C play it out.
         let end = playback.stop(draining: !quit)
         FluidSynthLog.forwardPendingMessages()
         if case .failed(let error) = end { CommandLineOutput.fail("playback to \(outputName) ended: \(error)", .inputOutput) }
         if device.verbose { CommandLineOutput.note("xruns: \(output.xrunCount)") }
+        if let lost = midiOut?.lostEventCount, lost > 0 { CommandLineOutput.note("\(lost) MIDI events did not fit in JACK's midi_out buffer") }
         if interruption.isRequested { throw ExitCode.interrupted }
+    }
+
+    /// With --jack-midi-out, the song's MIDI on the JACK client's midi_out beside its audio.
+    private func jackMIDIOutput(_ sequence: MusicSequence, playback: SongPlayback) -> JACKSongMIDIOutput? {
+        guard jackMIDI.jackMidiOut, let jack = playback.output as? JACKOutput else { return nil }
+        do {
+            return try JACKSongMIDIOutput(sequence: sequence, playback: playback, driver: jack.jack, connecting: jackMIDI.jackMidiConnect)
+        } catch {
+            CommandLineOutput.fail("cannot register the JACK MIDI output: \(error)", .inputOutput)
+        }
     }
 
     /// Shows the status line and acts on keys (pause, seek) until the song ends, q (returns true) or a signal.

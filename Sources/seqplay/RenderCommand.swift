@@ -25,6 +25,7 @@ struct RenderCommand: ParsableCommand {
     @OptionGroup(title: "Network MIDI (with --network-connect)") var networkOptions: NetworkArguments
     @OptionGroup(title: "Audio driver (playback)") var audio: AudioDriverArguments
     @OptionGroup(title: "JACK transport") var transport: JACKTransportArguments
+    @OptionGroup(title: "Audio driver (playback)") var jackMIDI: JACKMIDIArguments
     @OptionGroup var waveform: WaveformOption
 
     func validate() throws {
@@ -43,6 +44,10 @@ struct RenderCommand: ParsableCommand {
         }
         try transport.validate(usesJACK: audio.usesJACK, rendersToFile: file.output != nil || batch.isRequested,
                                hasVarispeed: sound.fx?.contains("varispeed") == true, otherDestination: realtime.first)
+        try jackMIDI.validate(audio: audio, songs: true)
+        if jackMIDI.jackMidiOut && (file.output != nil || !realtime.isEmpty) {
+            throw ValidationError("--jack-midi-out plays a song to JACK alone: not with -o, --port, --network-connect or --route.")
+        }
     }
 
     func run() throws {

@@ -53,7 +53,9 @@ struct ServeCommand: ParsableCommand {
     var noALSAPorts = false
 
     func validate() throws {
-        if !network && ports == nil { throw ValidationError("serve needs an input: --network, --ports N, or both.") }
+        if !network && ports == nil && !samplerOptions.audio.usesJACK {
+            throw ValidationError("serve needs an input: --network, --ports N, or both (with --audio-driver jack also midi_in).")
+        }
         try FlagRange.check(ports, "--ports", in: 1...16)
     }
 

@@ -9,6 +9,7 @@ public final class JACKTestRecorder: JACKProcessHandler, @unchecked Sendable {
     private let capacity: Int
     private var channels: [UnsafeMutableBufferPointer<Float>]
     private let recorded = ManagedAtomic(0)
+    private let firstFrame = ManagedAtomic<Int64>(-1)
 
     /// A recorder named `name` with `channelCount` input ports, keeping at most `capacity` frames.
     public init(name: String, serverName: String, channelCount: Int = 2, capacity: Int) throws {
@@ -33,6 +34,10 @@ public final class JACKTestRecorder: JACKProcessHandler, @unchecked Sendable {
     /// Frames recorded so far.
     public var frameCount: Int { recorded.load(ordering: .acquiring) }
 
+    /// The server's frame time of the first frame recorded (-1 before it): recorded frame i is
+    /// server frame `firstFrameTime + i`, as the server drops no cycle of a client in synchronous mode.
+    public var firstFrameTime: Int64 { firstFrame.load(ordering: .acquiring) }
+
     /// What channel `channel` recorded so far.
     public func samples(channel: Int) -> [Float] { Array(channels[channel][0..<frameCount]) }
 
@@ -40,6 +45,7 @@ public final class JACKTestRecorder: JACKProcessHandler, @unchecked Sendable {
         let start = recorded.load(ordering: .relaxed)
         let frames = min(frameCount, capacity - start)
         guard frames > 0 else { return true }
+        if start == 0 { firstFrame.store(client.lastFrameTime, ordering: .releasing) }
         for (channel, port) in ports.enumerated() {
             let input = port.buffer(frameCount: frameCount)
             for frame in 0..<frames { channels[channel][start + frame] = input[frame] }

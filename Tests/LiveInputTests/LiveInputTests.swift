@@ -106,6 +106,25 @@ final class LiveInputTests: XCTestCase {
         XCTAssertEqual(second.messages.last, .noteOff(channel: 5, note: 40, velocity: 0))
     }
 
+    func testOutputSampleTimesLandInTheNearestBlockWithoutTheClock() {
+        let input = LiveMIDIInput(destinationCount: 1, sampleRate: 48_000, periodFrames: 256)
+        let jack = input.addProducer(name: "JACK MIDI", delivery: .timestamped(lookAheadFrames: 0))
+        // No period observed yet: the clock maps nothing, output sample times need no mapping.
+        jack.push(.noteOn(channel: 0, note: 60, velocity: 1), at: .outputSampleTime(95), from: 0)   // block 64 (95 < 64 + 32)
+        jack.push(.noteOn(channel: 0, note: 61, velocity: 1), at: .outputSampleTime(96), from: 0)   // block 128 (the nearest)
+        jack.push(.noteOn(channel: 0, note: 62, velocity: 1), at: .outputSampleTime(1000), from: 0) // block 1024 (1000 ≥ 960 + 32)
+        var delivered: [(note: UInt8, block: Int64)] = []
+        let receiver = CollectingReceiver()
+        for block in Int64(0)..<20 {
+            input.destinations[0].deliverEvents(before: block * 64 + 32, to: receiver)
+            for case .noteOn(_, let note, _) in receiver.messages { delivered.append((note, block * 64)) }
+            receiver.clear()
+        }
+        XCTAssertEqual(delivered.map(\.note), [60, 61, 62])
+        XCTAssertEqual(delivered.map(\.block), [64, 128, 1024])
+        XCTAssertEqual(input.lateEventCount, 0)
+    }
+
     func testTimestampedMessagesLandInTheirBlockMergedAcrossProducers() {
         let input = LiveMIDIInput(destinationCount: 1, sampleRate: 48_000, periodFrames: 256)
         // Sample 0 was rendered at monotonic 10 s.

@@ -1,0 +1,62 @@
+import Foundation
+import JACKTestSupport
+import RenderTestSupport
+import XCTest
+
+/// `seqplay live -a jack` taking MIDI at midi_in from a test client, as a user runs it; and the JACK
+/// MIDI flags refused where they do not apply.
+final class JACKMIDICommandLineTests: XCTestCase {
+    override func setUpWithError() throws {
+        if let reason = JACKTestServer.skipReason { throw XCTSkip(reason) }
+    }
+
+    func testLiveThroughJACKPlaysWhatArrivesAtMidiInAtItsFrames() throws {
+        let server = try JACKTestServer(blockFrames: 512)
+        let notes: [Int64] = (0..<8).map { index in 4_800 + Int64(index) * 9_000 + Int64(index * 37 % 64) }
+        var schedule: [(offset: Int64, bytes: [UInt8])] = []
+        for frame in notes { schedule += [(frame, [0x90, 64, 110]), (frame + 2_000, [0x80, 64, 0])] }
+        let sender = try JACKTestMIDISender(name: "keys", serverName: server.name, schedule: schedule)
+        let recorder = try JACKTestRecorder(name: "rec", serverName: server.name, capacity: 48_000 * 8)
+        let (process, errors) = try JACKTools.launch(seqplayURL, ["live", "-a", "jack", "--jack-connect", "^rec:", "--jack-midi-connect", "^keys:",
+                                                                  "--sf2", "SoundFonts/click.sf2", "--no-reverb", "--no-chorus", "--duration", "3"],
+                                                     environment: server.environment)
+        var connected = false
+        for _ in 0..<250 where !connected {
+            connected = try JACKTools.run("jack_lsp", ["-c", "keys:out"], environment: server.environment).output.contains("seqplay:midi_in")
+            if !connected { usleep(20_000) }
+        }
+        XCTAssertTrue(connected, "seqplay:midi_in was not connected from keys:out")
+        usleep(200_000)  // the audio ports are connected and rendering has started
+        sender.arm()
+        process.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(process.terminationStatus, 0, message)
+        XCTAssertTrue(message.contains("JACK MIDI input seqplay:midi_in"), message)
+        XCTAssertTrue(sender.isDone)
+        let onsets = OnsetTiming.onsets(in: recorder.samples(channel: 0)).map { recorder.firstFrameTime + Int64($0) }
+        let errorsInSamples = zip(onsets, notes.map { sender.baseFrameTime + $0 }).map { $0 - $1 }
+        print("seqplay live -a jack, block 512: onset − sent frame = \(errorsInSamples) samples")
+        XCTAssertEqual(onsets.count, notes.count)
+        XCTAssertTrue(errorsInSamples.allSatisfy { abs($0) < 64 }, "\(errorsInSamples)")
+    }
+
+    func testJACKMIDIFlagsAreRefusedWhereTheyDoNotApply() throws {
+        let refused = [
+            ["Songs/bach-prelude-c.mid", "--jack-midi-out"],
+            ["Songs/bach-prelude-c.mid", "-a", "jack", "--jack-midi-connect", "x"],
+            ["Songs/bach-prelude-c.mid", "-a", "jack", "--jack-midi-out", "-o", "/tmp/seqplay-never.wav"],
+            ["live", "-a", "jack", "--jack-midi-out"],
+            ["serve", "--jack-midi-connect", "x", "--network"],
+        ]
+        for arguments in refused {
+            let (process, errors) = try JACKTools.launch(seqplayURL, arguments, environment: ProcessInfo.processInfo.environment)
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 64, "\(arguments): \(message)")
+            XCTAssertTrue(message.contains("--jack-midi"), "\(arguments): \(message)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "/tmp/seqplay-never.wav"))
+    }
+
+    private var seqplayURL: URL { Bundle.main.bundleURL.appendingPathComponent("seqplay") }
+}
