@@ -22,6 +22,8 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
     private var rangeStart: Int64 = 0
     private var rangeLength = 0
     private var workers: GroupRenderThreads?
+    /// The output buses of the last cycle.
+    private var lastOutputs: [AudioBuffer] = []
     private let threadCount: Int
 
     /// Groups `groups` of the events of `source` on the samplers `makeSampler` makes (one per
@@ -79,7 +81,11 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
         rangeLength = 0
     }
 
+    /// Group `group` alone in the last cycle rendered (its frames are that cycle's output frames).
+    public func lastOutput(ofGroup group: Int) -> AudioBuffer { lastOutputs[1 + group] }
+
     public override func render(_ context: RenderContext, inputs: [AudioBuffer], outputs: [AudioBuffer]) {
+        lastOutputs = outputs
         var done = 0
         while done < context.frameCount {
             let time = context.sampleTime + Int64(done)

@@ -63,6 +63,10 @@ public struct RenderOptions: Sendable {
     /// Threads rendering the channel groups of `channelSplit` in parallel (offline rendering).
     public var threads = 1
 
+    /// The channel groups every render to a file uses (`seqplay -o`, `seqplay render`), whatever
+    /// the thread count, so the output is the same bytes on any number of threads and cores.
+    public static let fileChannelGroups = 2
+
     public init() {}
 }
 

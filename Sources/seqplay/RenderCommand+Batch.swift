@@ -43,6 +43,7 @@ extension RenderCommand {
         let interruption = Interruption()
         let progress = BatchProgress(total: selected.count, sampleRate: sound.sampleRate)
         let command = UncheckedSendable(value: self)
+        let threadsPerJob = max(1, ProcessInfo.processInfo.activeProcessorCount / settings.jobs)
         let renderer: BatchRenderer
         do {
             renderer = try BatchRenderer(inputs: selected, settings: settings)
@@ -64,7 +65,10 @@ extension RenderCommand {
                 default: break
                 }
             },
-            options: { sequence in try command.value.renderOptions(for: sequence) })
+            options: { sequence in
+                command.value.threading.fileOptions(try command.value.renderOptions(for: sequence),
+                                                    defaultThreads: threadsPerJob)
+            })
         progress.finish()
         if interruption.isRequested {
             CommandLineOutput.fail("interrupted; finished outputs are kept, a rerun renders the rest", .interrupted)

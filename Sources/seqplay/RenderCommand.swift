@@ -25,6 +25,7 @@ struct RenderCommand: ParsableCommand {
     @OptionGroup(title: "Network MIDI (with --network-connect)") var networkOptions: NetworkArguments
     @OptionGroup(title: "Audio driver (playback)") var audio: AudioDriverArguments
     @OptionGroup var waveform: WaveformOption
+    @OptionGroup(title: "Every core") var threading: ThreadsArgument
 
     func validate() throws {
         try validateSongCount()
