@@ -94,9 +94,10 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
             }
             let offset = Int(time - rangeStart)
             let count = min(context.frameCount - done, rangeLength - offset)
-            for (group, range) in ranges.enumerated() {
+            // Arrays walked by index: `for element in array` allocates in debug builds.
+            for group in ranges.indices {
                 for channel in 0..<2 {
-                    (outputs[1 + group][channel].baseAddress! + done).update(from: range[channel].baseAddress! + offset, count: count)
+                    (outputs[1 + group][channel].baseAddress! + done).update(from: ranges[group][channel].baseAddress! + offset, count: count)
                 }
             }
             // The mix: the groups summed in group order.
@@ -118,7 +119,7 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
         // Every event a sampler may take in the range: it asks, at each 64-frame boundary B, for those before B + 32.
         fanOut.pull(before: time + Int64(count) + Int64(SamplerNode.blockFrames / 2))
         let context = RenderContext(sampleTime: time, frameCount: count)
-        for range in ranges { range.frameLength = count }
+        for group in ranges.indices { ranges[group].frameLength = count }
         if let workers {
             workers.run(context)
         } else {

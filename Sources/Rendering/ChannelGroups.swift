@@ -92,7 +92,7 @@ final class ChannelGroupFanOut: MIDIReceiver, @unchecked Sendable {
 
     /// Drops every queued event (after a seek).
     func clear() {
-        for queue in queues { queue.clear() }
+        for group in queues.indices { queues[group].clear() }
         sourceNext = source.nextEventSampleTime
     }
 
@@ -101,7 +101,7 @@ final class ChannelGroupFanOut: MIDIReceiver, @unchecked Sendable {
             let group = groupOfChannel[Int(channel)]
             if group >= 0 { queues[group].append(message, at: stamp) }
         } else {
-            for queue in queues { queue.append(message, at: stamp) }
+            for group in queues.indices { queues[group].append(message, at: stamp) }
         }
     }
 }

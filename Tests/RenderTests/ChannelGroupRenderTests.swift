@@ -54,4 +54,28 @@ final class ChannelGroupRenderTests: RenderTestCase {
         XCTAssertEqual(one, try renderFrames(sequence, .balanced(4), threads: 2))
         XCTAssertEqual(one, try renderFrames(sequence, .balanced(4), threads: 4))
     }
+
+    /// Rendering channel groups allocates nothing on the thread driving the render: with one thread
+    /// it renders every group itself (all the groups' render code), with two it also waits at the
+    /// barrier (the helper thread runs the same group code).
+    func testRenderingGroupsAllocatesNothing() throws {
+        let sequence = try MIDIFileReader.read(contentsOf: Self.songs[0]).sequence
+        for threads in [1, 2] {
+            var options = RenderOptions()
+            options.channelSplit = .balanced(3)
+            options.threads = threads
+            let renderer = try SongRenderer(sequence: sequence, soundFontPaths: [Self.generalMIDIFont], options: options)
+            for _ in 0..<16 { _ = renderer.renderNextBlock() }
+            var peak: Float = 0
+            seqplay_alloc_count_begin()
+            for _ in 0..<2_000 {
+                guard let block = renderer.renderNextBlock() else { break }
+                peak = max(peak, block.peak)
+            }
+            let counts = seqplay_alloc_count_end()
+            XCTAssertGreaterThan(peak, 0.01, "notes sounded")
+            XCTAssertEqual(counts.allocations, 0, "threads \(threads)")
+            XCTAssertEqual(counts.frees, 0, "threads \(threads)")
+        }
+    }
 }
