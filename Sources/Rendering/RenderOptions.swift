@@ -67,6 +67,14 @@ public struct RenderOptions: Sendable {
     /// the thread count, so the output is the same bytes on any number of threads and cores.
     public static let fileChannelGroups = 2
 
+    /// These options as `seqplay` renders to a file: `fileChannelGroups` channel groups on `threads` threads.
+    public func renderingToFile(threads: Int) -> RenderOptions {
+        var options = self
+        options.channelSplit = .balanced(Self.fileChannelGroups)
+        options.threads = threads
+        return options
+    }
+
     public init() {}
 }
 

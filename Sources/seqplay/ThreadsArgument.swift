@@ -16,9 +16,6 @@ struct ThreadsArgument: ParsableArguments {
 
     /// `options` for rendering to a file on the threads asked for, or `defaultThreads`.
     func fileOptions(_ options: RenderOptions, defaultThreads: Int) -> RenderOptions {
-        var options = options
-        options.channelSplit = .balanced(RenderOptions.fileChannelGroups)
-        options.threads = threads ?? defaultThreads
-        return options
+        options.renderingToFile(threads: threads ?? defaultThreads)
     }
 }

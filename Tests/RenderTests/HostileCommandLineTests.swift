@@ -36,6 +36,7 @@ final class HostileCommandLineTests: RenderTestCase {
         ("--period", { (16...8192).contains($0) }, []),
         ("--periods", { (2...64).contains($0) }, []),
         ("--network-latency", { (0...1000).contains($0) }, []),
+        ("--threads", { (1...256).contains($0) }, []),
     ]
     static let hostileValues = ["0", "-1", "1e30", "nan", "inf", "-inf"]
 
