@@ -62,6 +62,10 @@ final class BatchWorker {
     private func render(_ sequence: MusicSequence, options: RenderOptions, to outputPath: String) throws -> PendingOutput? {
         let started = Date()
         try OutputDirectory.prepare(for: outputPath)
+        // Channel and program stems: the song rendered as the stems' channel groups, the mix their sum.
+        let groupStems = try settings.stems.flatMap { try StemPlan.channelGroups($0, sequence: sequence, options: options) }
+        var options = options
+        if let groupStems { options.channelSplit = .groups(ChannelGroups(groupStems.map { $0.output.channels.map(Int.init) })) }
         var gain = NormalizationGain.none
         if let normalization = settings.normalization {
             guard let measured = try measure(sequence, options: options) else { return nil }
@@ -69,20 +73,32 @@ final class BatchWorker {
                                      integerOutput: settings.storesIntegers)
         }
         let renderer = try makeRenderer(sequence, options: options)
-        let sampler = renderer.sampler
-        let recorder = NoteRecorder(source: sampler.eventSource!, frameScale: 1 / Double(options.effects?.varispeedRate ?? 1))
-        sampler.eventSource = recorder
+        var recorder: NoteRecorder!
+        let frameScale = 1 / Double(options.effects?.varispeedRate ?? 1)
+        renderer.interceptEvents { source in
+            recorder = NoteRecorder(source: source, frameScale: frameScale)
+            return recorder
+        }
         let meter = settings.measuresLoudness ? LoudnessMeter(sampleRate: options.sampleRate) : nil
         let writer = try AudioFileWriter(path: outputPath, format: settings.format, sampleFormat: settings.sampleFormat,
                                          sampleRate: options.sampleRate, channelCount: options.outputChannelCount,
                                          expectedFrameCount: renderer.maximumFrames)
         if let encoding = settings.encoding { try writer.apply(encoding(sequence)) }
-        guard let peak = try BlockWriter.write(renderer, to: writer, channelCount: options.outputChannelCount, gain: gain.factor,
-                                               meter: meter, isCancelled: isCancelled,
-                                               progress: { self.observer(.progress(frames: $0)) }) else { return nil }
+        let stemFiles = try groupStems.map { try StemFiles($0, mixPath: outputPath, settings: settings, sampleRate: options.sampleRate,
+                                                          frames: renderer.maximumFrames) }
+        let peak = try BlockWriter.write(renderer, to: writer, channelCount: options.outputChannelCount, gain: gain.factor,
+                                         meter: meter, isCancelled: isCancelled, progress: { self.observer(.progress(frames: $0)) },
+                                         afterBlock: { count in
+                                             guard let stemFiles, let groups = renderer.channelGroups else { return }
+                                             try stemFiles.write(groups, count: count, gain: gain.factor)
+                                         })
+        guard let peak else {
+            stemFiles?.cancel()
+            return nil
+        }
         let parts = recorder.parts()
-        var stems: [StemOutput] = []
-        if let mode = settings.stems {
+        var stems = try stemFiles?.finish() ?? []
+        if let mode = settings.stems, groupStems == nil {
             guard let rendered = try renderStems(mode, of: sequence, options: options, parts: parts, frames: renderer.renderedFrames,
                                                  songFrames: renderer.songFrames, gain: gain.factor, mixPath: outputPath) else {
                 writer.cancel()
@@ -137,9 +153,10 @@ enum OutputDirectory {
 }
 
 extension BatchWorker {
-    /// Renders each stem of `mode` (a render of the song with only the stem's channels or track
-    /// sounding, on a new synthesizer from the same initial state, so the stems sum to the mix),
-    /// exactly `frames` long; silent stems are not written. Nil when cancelled.
+    /// Renders each stem of `mode` one after another (track stems, and any stems with `--fx`): a
+    /// render of the song with only the stem's channels or track sounding, on new synthesizers from
+    /// the same initial state, so the stems sum to the mix (without `--fx`), exactly `frames` long;
+    /// silent stems are not written. Nil when cancelled.
     func renderStems(_ mode: StemMode, of sequence: MusicSequence, options: RenderOptions, parts: [RenderedPart],
                      frames: Int64, songFrames: Int64, gain: Float, mixPath: String) throws -> [StemOutput]? {
         var outputs: [StemOutput] = []

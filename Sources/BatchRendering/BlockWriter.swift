@@ -13,10 +13,10 @@ enum BlockWriter {
     /// Writes `renderer`'s blocks, times `gain`, to `writer` (not finished; nil: only measures): all
     /// of them, or exactly `frames` frames (cut, or padded with silence). Returns the peak, or nil when
     /// cancelled (the writer then cancelled). `progress` gets the frames written since its last call,
-    /// every 16384 or so.
+    /// every 16384 or so; `afterBlock` the frames of each block written (stems write theirs then).
     static func write(_ renderer: SongRenderer, to writer: AudioFileWriter?, channelCount channels: Int, frames: Int64? = nil,
                       gain: Float = 1, meter: LoudnessMeter? = nil,
-                      isCancelled: () -> Bool, progress: (Int64) -> Void) throws -> Float? {
+                      isCancelled: () -> Bool, progress: (Int64) -> Void, afterBlock: (Int) throws -> Void = { _ in }) throws -> Float? {
         let staged = writer.map { StagedWrites(writer: $0, channelCount: channels, capacity: framesPerWrite) }
         var peak: Float = 0
         var written: Int64 = 0, reported: Int64 = 0
@@ -35,6 +35,7 @@ enum BlockWriter {
             let right = channels == 2 ? block[1].baseAddress! : nil
             if let right { meter?.add(left: left, right: right, frameCount: count) }
             try staged?.append(left: left, right: right, frameCount: count)
+            try afterBlock(count)
             written += Int64(count)
             if written - reported >= 16_384 {
                 progress(written - reported)

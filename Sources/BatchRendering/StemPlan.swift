@@ -1,3 +1,6 @@
+import AudioFiles
+import Foundation
+import MIDICore
 import MIDIFile
 import Rendering
 
@@ -73,5 +76,84 @@ struct StemPlan {
         case .program: return stemName(program: note.program, drums: note.channel == 9)
         case .track: return "mix"
         }
+    }
+}
+
+extension StemPlan {
+    /// The parts of `sequence` as a render with `options` will sound them (channel, program of its
+    /// first note, note count), worked out from the scheduler's events before rendering.
+    static func parts(of sequence: MusicSequence, options: RenderOptions) throws -> [RenderedPart] {
+        let recorder = NoteRecorder(source: try SongRenderer.makePlayer(for: sequence, options: options), frameScale: 1)
+        recorder.deliverEvents(before: .max, to: DiscardingReceiver())
+        return recorder.parts()
+    }
+
+    /// Channel and program stems in one pass: the stems of `mode` as channel groups (the mix their
+    /// sum), nil for modes a channel group cannot make (track stems) or with `--fx` (the effects
+    /// act on the mix).
+    static func channelGroups(_ mode: StemMode, sequence: MusicSequence, options: RenderOptions) throws -> [StemPlan]? {
+        guard mode != .track, options.effects == nil else { return nil }
+        let stems = Self.stems(mode, parts: try parts(of: sequence, options: options), sequence: sequence, options: options)
+        return stems.isEmpty ? nil : stems
+    }
+}
+
+private final class DiscardingReceiver: MIDIReceiver {
+    func receive(_ message: MIDIMessage) {}
+}
+
+/// The stem files of a one-pass render: each written from its channel group's output, block by
+/// block beside the mix, with the mix's gain; silent ones removed at the end.
+final class StemFiles {
+    private var stems: [StemPlan]
+    private var writers: [AudioFileWriter] = []
+    private var paths: [String] = []
+    private var peaks: [Float]
+
+    init(_ stems: [StemPlan], mixPath: String, settings: BatchRenderSettings, sampleRate: Int, frames: Int64) throws {
+        self.stems = stems
+        peaks = stems.map { _ in 0 }
+        for stem in stems {
+            let path = (mixPath as NSString).deletingPathExtension + "." + stem.name + "." + settings.format.rawValue
+            writers.append(try AudioFileWriter(path: path, format: settings.format, sampleFormat: settings.sampleFormat,
+                                               sampleRate: sampleRate, channelCount: 2, expectedFrameCount: frames))
+            paths.append(path)
+        }
+    }
+
+    /// Appends the last block of each group of `groups`: its first `count` frames, times `gain`.
+    func write(_ groups: ChannelGroupSampler, count: Int, gain: Float) throws {
+        for index in stems.indices {
+            let block = groups.lastOutput(ofGroup: index)
+            for channel in 0..<2 {
+                let samples = block[channel]
+                if gain != 1 { for i in 0..<count { samples[i] *= gain } }
+                for i in 0..<count { peaks[index] = max(peaks[index], abs(samples[i])) }
+            }
+            try writers[index].write(left: block[0].baseAddress!, right: block[1].baseAddress!, frameCount: count)
+        }
+    }
+
+    /// Finishes the stems that sounded, removes the silent ones; their outputs.
+    func finish() throws -> [StemOutput] {
+        var outputs: [StemOutput] = []
+        for index in stems.indices {
+            var output = stems[index].output
+            output.peak = peaks[index]
+            if peaks[index] >= RenderOptions.silenceThreshold {
+                try writers[index].finish()
+                output.path = paths[index]
+            } else {
+                writers[index].cancel()
+                unlink(paths[index])
+            }
+            outputs.append(output)
+        }
+        return outputs
+    }
+
+    /// Leaves no stem file behind.
+    func cancel() {
+        for writer in writers { writer.cancel() }
     }
 }

@@ -42,6 +42,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// Who may touch the synth now: `free`, the render thread (`rendering`) or a control thread.
     private let owner = ManagedAtomic<Int>(Owner.free)
     private let voices = ManagedAtomic<Int>(0)
+    private let voiceStartGains: VoiceStartGains
 
     /// Creates a synthesizer with no fonts loaded.
     public init(settings: SynthesizerSettings = SynthesizerSettings()) throws(SynthesizerError) {
@@ -81,6 +82,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
         self.settings = settings
         self.fluidSettings = fluidSettings
         self.synth = synth
+        voiceStartGains = VoiceStartGains(polyphony: Int(fluid_synth_get_polyphony(synth)))
     }
 
     deinit {
@@ -206,6 +208,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
         set {
             settings.polyphony = withSynthBetweenCycles {
                 fluid_synth_set_polyphony(synth, Int32(newValue))
+                voiceStartGains.resize(polyphony: Int(fluid_synth_get_polyphony(synth)))
                 return Int(fluid_synth_get_polyphony(synth))
             }
         }
@@ -309,7 +312,9 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// FluidSynth's SysEx handler (GM/GS/XG resets, MIDI Tuning Standard). Does not allocate.
     public func receive(_ message: MIDIMessage) {
         switch message {
-        case .noteOn(let c, let note, let velocity): fluid_synth_noteon(synth, Int32(c), Int32(note), Int32(velocity))
+        case .noteOn(let c, let note, let velocity):
+            fluid_synth_noteon(synth, Int32(c), Int32(note), Int32(velocity))
+            voiceStartGains.voicesStarted(in: synth)
         case .noteOff(let c, let note, _): fluid_synth_noteoff(synth, Int32(c), Int32(note))
         case .polyPressure(let c, let note, let p): fluid_synth_key_pressure(synth, Int32(c), Int32(note), Int32(p))
         case .controlChange(let c, let cc, _) where (cc == 0 || cc == 32) && forcedPrograms.isForced(c): break

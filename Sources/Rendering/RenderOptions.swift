@@ -2,6 +2,7 @@ import AudioGraph
 import AudioOutput
 import Effects
 import FluidSynth
+import MIDIFile
 import Player
 
 /// Everything that shapes a render of a song, offline or in real time: the synthesizer's settings, how
@@ -56,8 +57,47 @@ public struct RenderOptions: Sendable {
     /// One sampler per MIDI channel, each on its own stereo pair after the mix: 34 output channels
     /// (1-2 the mix, 3-4 channel 1 … 33-34 channel 16; `outputChannelCount` must be 34). No effects.
     public var channelOutputs = false
+    /// How the song's channels are split among synthesizers whose outputs sum to the mix (see
+    /// `ChannelGroups`); `.none`: one synthesizer plays every channel.
+    public var channelSplit: ChannelSplit = .none
+    /// Threads rendering the channel groups of `channelSplit` in parallel (offline rendering).
+    public var threads = 1
+
+    /// The channel groups every render to a file uses (`seqplay -o`, `seqplay render`), whatever
+    /// the thread count, so the output is the same bytes on any number of threads and cores.
+    public static let fileChannelGroups = 2
+
+    /// These options as `seqplay` renders to a file: `fileChannelGroups` channel groups on `threads` threads.
+    public func renderingToFile(threads: Int) -> RenderOptions {
+        var options = self
+        options.channelSplit = .balanced(Self.fileChannelGroups)
+        options.threads = threads
+        return options
+    }
 
     public init() {}
+}
+
+/// How a render splits a song's channels among synthesizers (`RenderOptions.channelSplit`).
+public enum ChannelSplit: Hashable, Sendable {
+    /// One synthesizer plays every channel.
+    case none
+    /// At most this many groups of about equal load (`ChannelGroups.balanced`).
+    case balanced(Int)
+    /// One group per channel used.
+    case perChannel
+    /// These groups.
+    case groups(ChannelGroups)
+
+    /// The groups for `sequence`, nil for `.none`.
+    public func groups(for sequence: MusicSequence) -> ChannelGroups? {
+        switch self {
+        case .none: return nil
+        case .balanced(let count): return .balanced(sequence, count: count)
+        case .perChannel: return .perChannel(sequence)
+        case .groups(let groups): return groups
+        }
+    }
 }
 
 extension RenderOptions {

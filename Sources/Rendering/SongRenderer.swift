@@ -30,10 +30,11 @@ public final class SongRenderer {
     /// The player feeding the sampler; mute and solo may still be changed while rendering.
     public let player: MusicPlayer
     public let sampler: SamplerNode
-    /// Every sampler playing: `sampler`, or with `options.channelOutputs` one per channel used.
+    /// Every sampler playing: `sampler`, or with channel groups (`options.channelSplit`,
+    /// `options.channelOutputs`) one per group.
     public let samplers: [SamplerNode]
-    /// With `options.channelOutputs`: what splits the player's events among the samplers.
-    private let channelFanOut: ChannelEventFanOut?
+    /// With channel groups: the node rendering them (its bus 1 + g is group g alone).
+    public let channelGroups: ChannelGroupSampler?
     public let engine: AudioEngine
     /// Meters the stereo mix after the effects (before the varispeed and the channel map), when
     /// `options.metersLevel` asks for it.
@@ -88,20 +89,24 @@ public final class SongRenderer {
         }
         let mix: MixerNode
         var effects: [AudioNode] = []
-        if options.channelOutputs {
-            (samplers, mix, channelFanOut) = try ChannelOutputs.connect(engine, sequence: sequence, source: eventSource,
-                                                         sampleRate: options.sampleRate, makeSampler: makeSampler)
-            if let first = samplers.first {
-                sampler = first
+        if let groups = (options.channelOutputs ? .perChannel : options.channelSplit).groups(for: sequence) {
+            let node = try ChannelGroupSampler(groups: groups, source: eventSource, threads: options.threads,
+                                               rangeFrames: options.threads > 1 ? Self.threadedRangeFrames : 0,
+                                               makeSampler: makeSampler)
+            channelGroups = node
+            samplers = node.samplers
+            if let first = samplers.first { sampler = first } else { sampler = try makeSampler() }
+            if options.channelOutputs {
+                mix = try ChannelOutputs.connect(engine, node, sampleRate: options.sampleRate)
             } else {
-                sampler = try makeSampler()
+                (mix, effects) = try Self.connectGraph(of: engine, source: node, options: options)
             }
         } else {
             sampler = try makeSampler()
             sampler.eventSource = eventSource
-            (mix, effects) = try Self.connectGraph(of: engine, sampler: sampler, options: options)
+            (mix, effects) = try Self.connectGraph(of: engine, source: sampler, options: options)
             samplers = [sampler]
-            channelFanOut = nil
+            channelGroups = nil
         }
         levelMeter = options.metersLevel ? LevelMeterTap() : nil
         if let levelMeter { mix.installTap(levelMeter, at: .output(bus: 0)) }
@@ -193,15 +198,18 @@ public final class SongRenderer {
         return player
     }
 
-    /// Connects sampler → effects → the stereo mix, and the mix to the output (through a router when
-    /// `options.channelMap` spreads it over more channels). Returns the mix and the effect nodes. The
-    /// engine's output format must be set already.
-    private static func connectGraph(of engine: AudioEngine, sampler: SamplerNode,
+    /// Frames each channel group renders ahead per barrier when several threads render them.
+    static let threadedRangeFrames = 4096
+
+    /// Connects the sampler (or channel groups) → effects → the stereo mix, and the mix to the output
+    /// (through a router when `options.channelMap` spreads it over more channels). Returns the mix
+    /// and the effect nodes. The engine's output format must be set already.
+    private static func connectGraph(of engine: AudioEngine, source: AudioNode,
                                      options: RenderOptions) throws(RenderError) -> (MixerNode, [AudioNode]) {
         let effects = options.effects?.makeNodes() ?? []
-        for node in [sampler] + effects { engine.attach(node) }
+        for node in [source] + effects { engine.attach(node) }
         guard let map = options.channelMap else {
-            engine.connect([sampler] + effects + [engine.mainMixerNode])
+            engine.connect([source] + effects + [engine.mainMixerNode])
             return (engine.mainMixerNode, effects)
         }
         guard map.requiredChannelCount <= options.outputChannelCount else {
@@ -213,7 +221,7 @@ public final class SongRenderer {
         } catch {
             throw .channelMap(error)
         }
-        engine.connect([sampler] + effects + [mix])
+        engine.connect([source] + effects + [mix])
         return (mix, effects)
     }
 
@@ -244,8 +252,19 @@ public final class SongRenderer {
         let target = min(max(0, sampleTime), player.durationInSamples)
         player.seek(toSample: target)
         eventSource.offset = target - engine.sampleTime
+        channelGroups?.discardRenderedAhead()
         renderedFrames = Int64((Double(target) / speed).rounded())
         isFinished = false
+    }
+
+    /// Puts `wrap(source)` between the player and the sampler(s), e.g. to record the events they
+    /// get. Before rendering.
+    public func interceptEvents(_ wrap: (any ScheduledMIDISource) -> any ScheduledMIDISource) {
+        if let channelGroups {
+            channelGroups.fanOut.source = wrap(channelGroups.fanOut.source)
+        } else if let source = sampler.eventSource {
+            sampler.eventSource = wrap(source)
+        }
     }
 
     // MARK: Rendering

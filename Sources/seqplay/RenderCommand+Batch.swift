@@ -46,6 +46,7 @@ extension RenderCommand {
         let interruption = Interruption()
         let progress = BatchProgress(inputs: selected, sampleRate: sampleRate)
         let command = UncheckedSendable(value: self)
+        let threadsPerJob = max(1, ProcessInfo.processInfo.activeProcessorCount / settings.jobs)
         let renderer: BatchRenderer
         do {
             renderer = try BatchRenderer(inputs: selected, settings: settings)
@@ -68,7 +69,8 @@ extension RenderCommand {
                 }
             },
             options: { sequence in
-                var options = try command.value.renderOptions(for: sequence)
+                var options = command.value.threading.fileOptions(try command.value.renderOptions(for: sequence),
+                                                                  defaultThreads: threadsPerJob)
                 options.sampleRate = sampleRate
                 return options
             })

@@ -27,6 +27,7 @@ struct RenderCommand: ParsableCommand {
     @OptionGroup(title: "JACK transport") var transport: JACKTransportArguments
     @OptionGroup(title: "Audio driver (playback)") var jackMIDI: JACKMIDIArguments
     @OptionGroup var waveform: WaveformOption
+    @OptionGroup(title: "Every core") var threading: ThreadsArgument
 
     func validate() throws {
         try validateSongCount()

@@ -7,7 +7,7 @@ import Rendering
 extension RenderCommand {
     func render(_ sequence: MusicSequence, to path: String) throws {
         let interruption = Interruption()
-        var options = try renderOptions(for: sequence)
+        var options = threading.fileOptions(try renderOptions(for: sequence), defaultThreads: ProcessInfo.processInfo.activeProcessorCount)
         options.sampleRate = encoding.sampleRate(sound.sampleRate, for: fileFormat(of: path))
         let renderer = try SongRenderer(sequence: sequence, soundFontPaths: sound.fontPaths, options: options)
         if encoding.dryRun {

@@ -153,7 +153,7 @@ final class BatchCommandLineTests: BatchTestCase {
 
     /// `path` holds exactly the song rendered alone (float, as the batch wrote it).
     private func assertComplete(_ path: String, song: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let alone = try renderAlone(song, options: RenderOptions(), sampleFormat: .float32)
+        let alone = try renderAlone(song, options: RenderOptions().renderingToFile(threads: 1), sampleFormat: .float32)
         XCTAssertTrue(try sameAudio(try Data(contentsOf: URL(fileURLWithPath: path)), alone, float: true), path, file: file, line: line)
     }
 }

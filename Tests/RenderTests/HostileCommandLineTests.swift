@@ -45,6 +45,7 @@ final class HostileCommandLineTests: RenderTestCase {
         ("--chorus-level", { (0...10).contains($0) }, []),
         ("--chorus-speed", { (0.1...5).contains($0) }, []),
         ("--chorus-depth", { (0...256).contains($0) }, []),
+        ("--threads", { (1...256).contains($0) }, []),
     ]
     static let hostileValues = ["0", "-1", "1e30", "nan", "inf", "-inf"]
 

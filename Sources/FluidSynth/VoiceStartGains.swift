@@ -1,0 +1,45 @@
+import CFluidSynth
+
+/// Makes every voice a synthesizer starts fade in from silence over its first 64-frame block, as
+/// FluidSynth does in a voice slot never used before, instead of from the gains of the voice that
+/// used the slot last (FluidSynth 2.3 never resets them; see `seqplay_fluid_voice_start_gains_from_zero`).
+/// With it a note sounds the same whatever other channels played, so renders add up over channels:
+/// synthesizers playing groups of a song's channels sum to one synthesizer playing them all, which
+/// stems and multi-threaded rendering rely on. Render thread only; no allocation after init.
+final class VoiceStartGains {
+    /// Whether the installed FluidSynth has the voice layout this was written for (2.3.1).
+    static let isSupported: Bool = {
+        var major: Int32 = 0, minor: Int32 = 0, micro: Int32 = 0
+        fluid_version(&major, &minor, &micro)
+        return (major, minor, micro) == (2, 3, 1)
+    }()
+
+    private var voices: UnsafeMutablePointer<OpaquePointer?>
+    private var capacity: Int
+    private var lastVoiceID: Int64 = -1
+    /// True once a voice did not match the expected layout: from then on nothing is changed.
+    private(set) var layoutMismatch = false
+
+    init(polyphony: Int) {
+        capacity = polyphony + 1
+        voices = .allocate(capacity: capacity)
+    }
+
+    deinit { voices.deallocate() }
+
+    /// Makes room for `polyphony` voices. Not on the render thread (between cycles).
+    func resize(polyphony: Int) {
+        guard polyphony + 1 > capacity else { return }
+        voices.deallocate()
+        capacity = polyphony + 1
+        voices = .allocate(capacity: capacity)
+    }
+
+    /// Applies to the voices `synth` started since the last call: call it after each note-on.
+    func voicesStarted(in synth: OpaquePointer) {
+        guard Self.isSupported, !layoutMismatch else { return }
+        var failed: Int32 = 0
+        lastVoiceID = seqplay_fluid_synth_start_new_voice_gains_from_zero(synth, voices, Int32(capacity), lastVoiceID, &failed)
+        if failed != 0 { layoutMismatch = true }
+    }
+}

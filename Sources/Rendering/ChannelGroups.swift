@@ -1,0 +1,140 @@
+import MIDICore
+import MIDIFile
+
+/// How a song's MIDI channels are split among synthesizers: each group of channels plays on a
+/// synthesizer of its own (same fonts, same settings), and the mix is the sum of the groups, in
+/// group order. Because every synthesizer starts each voice the same way whatever else it plays
+/// (`Synthesizer`), and FluidSynth's reverb and chorus are linear, any grouping sums to the render of
+/// one synthesizer within float rounding: stems are groups, `--threads` renders groups in parallel,
+/// `--jack-multi` gives each channel's group its own ports.
+public struct ChannelGroups: Hashable, Sendable {
+    /// The channels (0-based) of each group, in mix order. Channels in no group are not rendered.
+    public var groups: [[Int]]
+
+    public init(_ groups: [[Int]]) { self.groups = groups }
+
+    /// One group per channel the song uses, in channel order.
+    public static func perChannel(_ sequence: MusicSequence) -> ChannelGroups {
+        ChannelGroups(channelsUsed(by: sequence).map { [$0] })
+    }
+
+    /// The used channels split into at most `count` groups of about equal expected load (note
+    /// counts; channel messages count a little, so channels without notes still get a group). Each
+    /// channel goes to the lightest group so far, heaviest channels first; groups come out in order
+    /// of their lowest channel, so the split depends on the song alone.
+    public static func balanced(_ sequence: MusicSequence, count: Int) -> ChannelGroups {
+        let load = channelLoad(of: sequence)
+        let used = load.indices.filter { load[$0] > 0 }
+        let count = max(1, min(count, used.count))
+        var groups = [[Int]](repeating: [], count: count)
+        var totals = [Int](repeating: 0, count: count)
+        for channel in used.sorted(by: { (load[$0], $1) > (load[$1], $0) }) {
+            let lightest = totals.indices.min { (totals[$0], $0) < (totals[$1], $1) }!
+            groups[lightest].append(channel)
+            totals[lightest] += load[channel]
+        }
+        return ChannelGroups(groups.filter { !$0.isEmpty }.map { $0.sorted() }.sorted { $0[0] < $1[0] })
+    }
+
+    /// The channels (0-based) `sequence` sends channel messages on.
+    public static func channelsUsed(by sequence: MusicSequence) -> [Int] {
+        let load = channelLoad(of: sequence)
+        return load.indices.filter { load[$0] > 0 }
+    }
+
+    /// Per channel: 16 per note plus 1 per other channel message (0: unused).
+    private static func channelLoad(of sequence: MusicSequence) -> [Int] {
+        var load = [Int](repeating: 0, count: 16)
+        for track in sequence.tracks {
+            for timed in track.events {
+                guard case .midi(let message) = timed.event, let channel = message.channel else { continue }
+                if case .noteOn(_, _, let velocity) = message, velocity > 0 { load[Int(channel)] += 16 } else { load[Int(channel)] += 1 }
+            }
+        }
+        return load
+    }
+}
+
+/// Splits one event source among the groups' synthesizers: `pull(before:)` (on the thread driving
+/// the render, before the groups render) takes every event due before a time from the shared
+/// source, stamped with its due sample, and queues it for its channel's group (messages of no
+/// channel for every group). Each group's sampler then takes its own events when their time comes,
+/// so the groups may render on different threads. No allocation after init.
+final class ChannelGroupFanOut: MIDIReceiver, @unchecked Sendable {
+    var source: any ScheduledMIDISource
+    let queues: [GroupEventQueue]
+    private let groupOfChannel: [Int]
+    private var stamp: Int64 = 0
+    /// The source's next event time after the last pull (read by the queues, not the source itself).
+    fileprivate private(set) var sourceNext: Int64?
+
+    init(source: any ScheduledMIDISource, groups: ChannelGroups) {
+        self.source = source
+        queues = groups.groups.map { _ in GroupEventQueue() }
+        var map = [Int](repeating: -1, count: 16)
+        for (index, channels) in groups.groups.enumerated() { for channel in channels { map[channel] = index } }
+        groupOfChannel = map
+        for queue in queues { queue.fanOut = self }
+        sourceNext = source.nextEventSampleTime
+    }
+
+    /// Queues every event of the shared source due before `sampleTime`, one due time at a time.
+    func pull(before sampleTime: Int64) {
+        while let next = source.nextEventSampleTime, next < sampleTime {
+            // A source that cannot say when (.min) hands over everything due now.
+            let upTo = next == .min ? sampleTime : next + 1
+            stamp = next == .min ? sampleTime - 1 : next
+            source.deliverEvents(before: upTo, to: self)
+            if next == .min { break }
+        }
+        sourceNext = source.nextEventSampleTime
+    }
+
+    /// Drops every queued event (after a seek).
+    func clear() {
+        for group in queues.indices { queues[group].clear() }
+        sourceNext = source.nextEventSampleTime
+    }
+
+    func receive(_ message: MIDIMessage) {
+        if let channel = message.channel {
+            let group = groupOfChannel[Int(channel)]
+            if group >= 0 { queues[group].append(message, at: stamp) }
+        } else {
+            for group in queues.indices { queues[group].append(message, at: stamp) }
+        }
+    }
+}
+
+/// One group's events, due time first: the event source of that group's sampler.
+final class GroupEventQueue: ScheduledMIDISource, @unchecked Sendable {
+    fileprivate unowned var fanOut: ChannelGroupFanOut!
+    private static let capacity = 16_384
+    private var messages = [MIDIMessage](repeating: .tuneRequest, count: capacity)
+    private var times = [Int64](repeating: 0, count: capacity)
+    private var head = 0
+    private var count = 0
+
+    fileprivate func append(_ message: MIDIMessage, at time: Int64) {
+        guard count < Self.capacity else { return }  // a burst beyond 16384 events in one range: dropped
+        let index = (head + count) % Self.capacity
+        messages[index] = message
+        times[index] = time
+        count += 1
+    }
+
+    fileprivate func clear() {
+        head = 0
+        count = 0
+    }
+
+    func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
+        while count > 0, times[head] < sampleTime {
+            receiver.receive(messages[head])
+            head = (head + 1) % Self.capacity
+            count -= 1
+        }
+    }
+
+    var nextEventSampleTime: Int64? { count > 0 ? times[head] : fanOut.sourceNext }
+}
