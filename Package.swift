@@ -194,6 +194,7 @@ let package = Package(
         // Following the JACK transport allocates nothing on the process thread (Scripts/test-jack).
         .testTarget(name: "JACKSongTransportTests", dependencies: [
             "JACK", "JACKOutput", "JACKSongTransport", "JACKTestSupport", "AudioOutput", "AudioGraph", "Rendering", "MIDIFile", "AllocationCounter",
+        ]),
         // JACK MIDI in and out against real servers (Scripts/test-jack).
         .testTarget(name: "JACKMIDITests", dependencies: [
             "JACKMIDI", "JACK", "JACKOutput", "JACKTestSupport", "LiveSampler", "Sampler", "FluidSynth", "RenderTestSupport", "AllocationCounter",

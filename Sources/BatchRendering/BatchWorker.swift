@@ -84,7 +84,7 @@ final class BatchWorker {
                                          sampleRate: options.sampleRate, channelCount: options.outputChannelCount,
                                          expectedFrameCount: renderer.maximumFrames)
         if let encoding = settings.encoding { try writer.apply(encoding(sequence)) }
-        let stemFiles = try groupStems.map { try StemFiles($0, mixPath: outputPath, settings: settings, sampleRate: options.sampleRate,
+        let stemFiles = try groupStems.map { try StemFiles($0, mixPath: outputPath, settings: self.settings, sampleRate: options.sampleRate,
                                                           frames: renderer.maximumFrames) }
         let peak = try BlockWriter.write(renderer, to: writer, channelCount: options.outputChannelCount, gain: gain.factor,
                                          meter: meter, isCancelled: isCancelled, progress: { self.observer(.progress(frames: $0)) },
