@@ -16,6 +16,10 @@
 @_exported import Drawing
 @_exported import Effects
 @_exported import FluidSynth
+@_exported import JACK
+@_exported import JACKMIDI
+@_exported import JACKOutput
+@_exported import JACKSongTransport
 @_exported import LiveInput
 @_exported import LiveSampler
 @_exported import Loudness
