@@ -60,8 +60,10 @@ final class SeqplayLoopbackTests: XCTestCase {
         print("ALSA seqplay loopback: \(messages.split(separator: "\n").first ?? ""); reference onset \(referenceOnset) frames;"
               + " capture offset \(alignment.offset) frames; compared \(compared) frames; max |difference| \(maximumDifference); xruns \(xruns)")
         // Float samples pass the loopback unchanged and the render is deterministic whatever the period
-        // (RenderTests.PlaybackTests): bit-exact unless an xrun cut a gap, which the count would show.
+        // (RenderTests.PlaybackTests), unless an xrun cut a gap, which the count would show. A file render
+        // sums two channel groups (their bytes do not depend on --threads) where playback runs one synth:
+        // the same sound within float rounding (3.1e-8 measured, -150 dBFS).
         XCTAssertEqual(xruns, 0, "xruns with a 4 x 4096-frame buffer")
-        XCTAssertEqual(maximumDifference, 0)
+        XCTAssertLessThan(maximumDifference, 1e-6)
     }
 }
