@@ -86,6 +86,11 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
 
     public override func render(_ context: RenderContext, inputs: [AudioBuffer], outputs: [AudioBuffer]) {
         lastOutputs = outputs
+        guard !ranges.isEmpty else {
+            // No group (a song with no channel message): the mix is silence.
+            for channel in 0..<2 { outputs[0][channel].baseAddress!.update(repeating: 0, count: context.frameCount) }
+            return
+        }
         var done = 0
         while done < context.frameCount {
             let time = context.sampleTime + Int64(done)

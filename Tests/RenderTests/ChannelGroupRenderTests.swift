@@ -55,6 +55,23 @@ final class ChannelGroupRenderTests: RenderTestCase {
         XCTAssertEqual(one, try renderFrames(sequence, .balanced(4), threads: 4))
     }
 
+    /// A song with no channel message (a SysEx, then silence until its End of Track) has no group to
+    /// play: every split renders its length as silence, as one synthesizer does (whose reverb adds
+    /// FluidSynth's anti-denormal offset, about -160 dBFS).
+    func testSongWithoutChannelMessagesRendersSilenceInEverySplit() throws {
+        let gmOn = TimedEvent(tick: 0, .sysEx([0x7E, 0x7F, 0x09, 0x01, 0xF7]))
+        let end = TimedEvent(tick: 1920, .meta(.endOfTrack))
+        let sequence = MusicSequence(tracks: [MusicTrack(events: [gmOn, end])])
+        let single = try renderFrames(sequence, .none)
+        XCTAssertEqual(single[0].count, 44_100 * 4, "2 s of song and the 2 s tail")
+        for (split, threads) in [(ChannelSplit.perChannel, 1), (.balanced(2), 1), (.balanced(2), 2), (.groups(ChannelGroups([])), 1)] {
+            let grouped = try renderFrames(sequence, split, threads: threads)
+            let (dBFS, differences) = compare(single, grouped)
+            XCTAssertLessThan(dBFS, -120, "\(split) threads \(threads)")
+            XCTAssertEqual(differences, 0, "\(split) threads \(threads)")
+        }
+    }
+
     /// Rendering channel groups allocates nothing on the thread driving the render: with one thread
     /// it renders every group itself (all the groups' render code), with two it also waits at the
     /// barrier (the helper thread runs the same group code).
