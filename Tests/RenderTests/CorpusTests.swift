@@ -40,4 +40,46 @@ final class CorpusTests: RenderTestCase {
         print("corpus: \(rendered) of \(files.count) well-formed files rendered, \(Int(audioSeconds)) s of audio")
         XCTAssertEqual(rendered, files.count)
     }
+
+    /// Every hostile, broken and synthetic corpus file the reader accepts (with repairs) renders its
+    /// first 5 s as `seqplay -o` does (two channel groups on two threads) and as channel stems (a
+    /// group per channel), without a trap: files with no channel message, no track, 2000 empty
+    /// tracks, 20000 tempo changes, huge deltas.
+    func testEveryReadableHostileCorpusFileRendersAsAFileAndAsStems() throws {
+        let root = Self.corpus.deletingLastPathComponent()
+        guard FileManager.default.fileExists(atPath: root.path) else { throw XCTSkip("no corpus at \(root.path)") }
+        let directory = try temporaryDirectory()
+        let sampleRate = 11_025
+        var readable = 0, refused = 0
+        for folder in ["malformed", "synthetic", "fuzz-crashes"] {
+            let base = root.appendingPathComponent(folder)
+            let files = FileManager.default.enumerator(atPath: base.path)!.compactMap { $0 as? String }
+                .filter { !$0.hasSuffix(".md") && !$0.hasSuffix(".json") }.sorted()
+            for file in files {
+                let path = base.appendingPathComponent(file).path
+                guard let sequence = try? MIDIFileReader.read(contentsOf: path).sequence else { refused += 1; continue }
+                readable += 1
+                for split in [ChannelSplit.balanced(RenderOptions.fileChannelGroups), .perChannel] {
+                    var options = RenderOptions()
+                    options.channelSplit = split
+                    options.threads = 2
+                    options.sampleRate = sampleRate
+                    options.playback.end = .seconds(5)
+                    options.tail = .fixed(seconds: 0.1)
+                    let output = directory.appendingPathComponent("out.wav").path
+                    do {
+                        let renderer = try SongRenderer(sequence: sequence, soundFontPaths: [Self.generalMIDIFont], options: options)
+                        try renderer.render(to: try AudioFileWriter(path: output, sampleRate: sampleRate, channelCount: 2))
+                    } catch {
+                        XCTFail("\(folder)/\(file) \(split): \(error)")
+                        continue
+                    }
+                    let frames = try AudioFileReader(path: output).frameCount
+                    XCTAssertLessThanOrEqual(frames, Int64(sampleRate * 6), "\(folder)/\(file)")
+                }
+            }
+        }
+        print("hostile corpus: \(readable) files read (with repairs) rendered as a file and as stems; \(refused) refused by the reader")
+        XCTAssertGreaterThan(readable, 100)
+    }
 }
