@@ -21,7 +21,8 @@
 #     with the font loaded once a 2-core batch can at best take (loop − N × start-up) / 2.
 #     The load average (`uptime`) before and after is printed: figures from a busy machine are not
 #     comparable with a quiet one's.
-#   - one long song (LONG_SONG, default the longest corpus file up to 10 min among those scanned) rendered by
+#   - one long song (LONG_SONG, default the longest corpus file up to 10 min among those scanned that plays on
+#     at least 8 channels: --threads splits a song by channel, so a one-channel song cannot use two cores) rendered by
 #     `fluidsynth -F` and by `seqplay --threads 1` and `--threads 2` (best of RUNS, default 3, each): × real
 #     time, the ratio of --threads 2 to fluidsynth (target ≥ 1.7×) and to --threads 1, and whether the two
 #     seqplay outputs are the same bytes. LONG_ONLY=1 measures only this part (run it when `uptime` is low).
@@ -41,6 +42,10 @@ trap 'rm -rf "$work"' EXIT
 duration() {
     "$seqplay" info "$1" --json 2>/dev/null | python3 -c 'import json, sys; print(json.load(sys.stdin)["duration"]["seconds"])' 2>/dev/null || true
 }
+# channels FILE: how many MIDI channels the song plays on.
+channels() {
+    "$seqplay" info "$1" --json 2>/dev/null | python3 -c 'import json, sys; print(len({c for t in json.load(sys.stdin)["tracks"] for c in t["channels"]}))' 2>/dev/null || echo 0
+}
 
 mkdir -p "$work/in" "$work/fluid" "$work/xargs" "$work/seqplay"
 count=0
@@ -51,7 +56,9 @@ longest=; longest_seconds=0
 while (( count < max_files )) && IFS= read -r file; do
     seconds=$(duration "$file")
     [ -n "$seconds" ] || continue
-    if awk -v s="$seconds" -v l="$longest_seconds" 'BEGIN { exit !(s > l && s <= 600) }'; then longest=$file; longest_seconds=$seconds; fi
+    if awk -v s="$seconds" -v l="$longest_seconds" 'BEGIN { exit !(s > l && s <= 600) }' && [ "$(channels "$file")" -ge 8 ]; then
+        longest=$file; longest_seconds=$seconds
+    fi
     awk -v s="$seconds" 'BEGIN { exit !(s >= 5 && s <= 60) }' || continue
     count=$((count + 1))
     song_seconds=$(awk -v a="$song_seconds" -v s="$seconds" 'BEGIN { printf "%.3f", a + s }')

@@ -50,6 +50,7 @@ public struct PianoRoll {
         let rowHeight = plot.height / Double(keys.count)
         func y(_ key: Int) -> Double { plot.y + Double(keys.upperBound - key) * rowHeight }
         let ink = Color(hex: 0x222222), grid = Color(hex: 0xDDDDDD)
+        let groupsByChannel = groupsByChannel  // once: it looks at every note
 
         canvas.fill(x: 0, y: 0, width: Double(width), height: Double(height), color: Self.background)
         for key in keys where [1, 3, 6, 8, 10].contains(key % 12) {
