@@ -133,7 +133,7 @@ let package = Package(
             "SequencerPlayback", atomics,
         ]),
         // The library index: songs and SoundFonts in SQLite (GRDB), scanned on every core, and its query language.
-        .target(name: "MediaLibrary", dependencies: ["MIDIFile", "SoundFontFile", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "MediaLibrary", dependencies: ["MIDIFile", "SoundFontFile", "OutputFiles", .product(name: "GRDB", package: "GRDB.swift")]),
         // Pictures: the thin cairo wrapper, then piano rolls and waveforms drawn with it.
         .target(name: "Drawing", dependencies: ["CCairo", "OutputFiles"]),
         .target(name: "Pictures", dependencies: ["Drawing", "MIDIFile", "AudioFiles"]),

@@ -114,14 +114,20 @@ final class BatchWorker {
         }
         let frames = renderer.renderedFrames, settings = settings, renderSeconds = Date().timeIntervalSince(started)
         return PendingOutput { () throws -> RenderedAudio in
-            try writer.finish()
             let notes = recorder.finishedNotes(endFrame: frames)
+            // The labels first: when they cannot be written, the output is dropped with them (a failed input leaves neither).
             if let labelsTarget {
                 let text = NoteLabels.text(notes, sampleRate: options.sampleRate) { note in
                     settings.stems.map { StemPlan.stemName(of: note, mode: $0) } ?? "mix"
                 }
-                try OutputFile.write(Data(text.utf8), to: labelsTarget, named: labelsPath)
+                do {
+                    try OutputFile.write(Data(text.utf8), to: labelsTarget, named: labelsPath)
+                } catch {
+                    writer.cancel()
+                    throw error
+                }
             }
+            try writer.finish()
             return RenderedAudio(frames: frames, sampleRate: options.sampleRate, peak: peak,
                                  renderSeconds: renderSeconds, loudness: meter?.integratedLoudness,
                                  clips: peak > 1 && settings.storesIntegers, parts: parts, stems: stems, gain: gain)
