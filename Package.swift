@@ -179,7 +179,7 @@ let package = Package(
         .testTarget(name: "EffectsTests", dependencies: ["Effects", "AudioGraph", "AllocationCounter"]),
         // Renders in-process and runs the built seqplay binary.
         .testTarget(name: "RenderTests", dependencies: [
-            "seqplay", "Drawing", "Rendering", "Player", "AudioFiles", "MIDIFile", "MIDICore", "RenderTestSupport", "AudioTestSupport",
+            "seqplay", "Rendering", "Player", "AudioFiles", "MIDIFile", "MIDICore", "RenderTestSupport", "AudioTestSupport",
             "Effects", "AudioGraph", "AudioOutput", "AllocationCounter", atomics,
         ]),
         .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSAAudio", "ALSA", "AudioGraph", "AudioFiles", "AllocationCounter"]),
