@@ -3,6 +3,7 @@
 //
 // Modules follow the data flow:
 //   (RealtimeSupport: clock, scheduling and queue for the real-time threads)
+//   (OutputFiles: where every output file's bytes go, and what is refused)
 //   MIDICore (MIDI types) → MIDIFile (SMF codec, MusicSequence, TempoMap) → Player (MusicPlayer)
 //   → MIDI endpoints (Sampler over FluidSynth) → AudioGraph (engine, nodes, mixer, taps; Effects)
 //   → outputs (AudioFiles, AudioGraphFiles, ALSA + AudioOutput) → Rendering (a song to audio) → seqplay (the command-line tool).
@@ -20,7 +21,7 @@ let libraryModules = [
     "Effects", "AudioFiles", "AudioGraphFiles", "AudioOutput", "ALSA", "ALSAAudio", "Rendering", "SequencerPlayback",
     "SequencerRecording", "LiveInput", "LiveSampler", "NetworkMIDI", "NetworkBridge", "MediaLibrary", "Drawing", "Pictures",
     "SeqplayVersion", "CheckedConversion", "SongSessions", "Loudness", "BatchRendering",
-    "JACK", "JACKOutput", "JACKMIDI", "JACKSongTransport",
+    "JACK", "JACKOutput", "JACKMIDI", "JACKSongTransport", "OutputFiles",
 ]
 
 let package = Package(
@@ -53,10 +54,13 @@ let package = Package(
         .target(name: "CheckedConversion"),
         // The version of seqplay, defined once for the command line and the library.
         .target(name: "SeqplayVersion"),
+        // Where an output file's bytes go (stdout, a device or FIFO written through, a file replaced
+        // atomically) and what is refused; every file seqplay writes goes through it.
+        .target(name: "OutputFiles"),
         // MIDI messages and the endpoint protocols every layer speaks.
         .target(name: "MIDICore"),
         // Standard MIDI Files: the bounds-checked codec, the sequence model and the tempo map.
-        .target(name: "MIDIFile", dependencies: ["MIDICore"]),
+        .target(name: "MIDIFile", dependencies: ["MIDICore", "OutputFiles"]),
         // Plays a sequence into a sampler at exact sample times.
         .target(name: "Player", dependencies: ["MIDICore", "MIDIFile", "RealtimeSupport", atomics]),
 
@@ -66,7 +70,7 @@ let package = Package(
         .target(name: "FluidSynth", dependencies: ["CFluidSynth", "FluidSynthOpenMP", "MIDICore", "RealtimeSupport", "SoundFontFile", logging, atomics]),
         // Runs FluidSynth's one-thread OpenMP regions inline, so rendering with reverb/chorus does not allocate.
         .target(name: "FluidSynthOpenMP"),
-        .target(name: "AudioFiles", dependencies: ["CSndFile"]),
+        .target(name: "AudioFiles", dependencies: ["CSndFile", "OutputFiles"]),
         .target(name: "ALSA", dependencies: ["CALSA", "MIDICore", atomics]),
         // The thin libjack wrapper: client, ports, process callback, latency, transport, MIDI events.
         .target(name: "JACK", dependencies: ["CJACK"]),
@@ -98,7 +102,7 @@ let package = Package(
         .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile", "Player", atomics]),
 
         // Records what arrives at a sequencer port into a MIDI file (kernel timestamps, pauses cut out).
-        .target(name: "SequencerRecording", dependencies: ["ALSA", "MIDICore", "MIDIFile"]),
+        .target(name: "SequencerRecording", dependencies: ["ALSA", "MIDICore", "MIDIFile", "OutputFiles"]),
 
         // Live input: producers' lock-free queues → one clock model and held-note table → what a sampler pulls.
         .target(name: "LiveInput", dependencies: ["MIDICore", "RealtimeSupport", atomics]),
@@ -122,16 +126,16 @@ let package = Package(
         // Loudness as EBU R128 measures it (the thin libebur128 wrapper).
         .target(name: "Loudness", dependencies: ["CEBUR128"]),
         // Many songs at once: input discovery, shards, a pool of workers sharing the fonts, atomic outputs, resume.
-        .target(name: "BatchRendering", dependencies: ["Loudness", "Rendering", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "MIDIFile", atomics]),
+        .target(name: "BatchRendering", dependencies: ["Loudness", "Rendering", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "MIDIFile", "OutputFiles", atomics]),
         // Song sessions: a song played to the sampler, ALSA ports and network sessions together, in step.
         .target(name: "SongSessions", dependencies: [
             "ALSA", "AudioOutput", "LiveSampler", "MIDICore", "MIDIFile", "NetworkMIDI", "Player", "Rendering", "RealtimeSupport",
             "SequencerPlayback", atomics,
         ]),
         // The library index: songs and SoundFonts in SQLite (GRDB), scanned on every core, and its query language.
-        .target(name: "MediaLibrary", dependencies: ["MIDIFile", "SoundFontFile", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "MediaLibrary", dependencies: ["MIDIFile", "SoundFontFile", "OutputFiles", .product(name: "GRDB", package: "GRDB.swift")]),
         // Pictures: the thin cairo wrapper, then piano rolls and waveforms drawn with it.
-        .target(name: "Drawing", dependencies: ["CCairo"]),
+        .target(name: "Drawing", dependencies: ["CCairo", "OutputFiles"]),
         .target(name: "Pictures", dependencies: ["Drawing", "MIDIFile", "AudioFiles"]),
 
         // Every library module in one import.
@@ -143,7 +147,7 @@ let package = Package(
             "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "ALSAAudio", "Effects", "SequencerRecording", "LiveSampler",
             "NetworkBridge", "RealtimeSupport", "BatchRendering", "SongSessions", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
             "SoundFontFile", "MediaLibrary", "Drawing", "Pictures",
-            "CheckedConversion", "SeqplayVersion",
+            "CheckedConversion", "SeqplayVersion", "OutputFiles",
             "JACK", "JACKOutput",
             "JACKSongTransport",
             "JACKMIDI",
@@ -165,7 +169,8 @@ let package = Package(
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile", "TestSupport"]),
         .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player", "RealtimeSupport", "TestSupport", "AllocationCounter"]),
         .testTarget(name: "FluidSynthTests", dependencies: ["FluidSynth", "MIDICore", "AudioTestSupport", "AllocationCounter", logging]),
-        .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles"]),
+        .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles", "OutputFiles"]),
+        .testTarget(name: "OutputFilesTests", dependencies: ["OutputFiles"]),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
         .testTarget(name: "AudioGraphFilesTests", dependencies: ["AudioGraphFiles", "AudioGraph", "AudioFiles"]),
         .testTarget(name: "SamplerTests", dependencies: [

@@ -1,3 +1,5 @@
+import OutputFiles
+
 /// Why an audio file could not be written or read: the file, and what went wrong.
 public struct AudioFileError: Error, Equatable, CustomStringConvertible {
     /// What went wrong.
@@ -55,18 +57,32 @@ public struct AudioFileError: Error, Equatable, CustomStringConvertible {
         case .streamMustBeWAV(let format):
             what = "is \(path == "-" ? "standard output" : "a pipe"), which takes WAV only, not \(format.rawValue)"
         case .unsupportedSettings(let reason): what = "cannot be written with these settings: \(reason)"
-        case .cannotCreate(let reason): what = "cannot be created: \(reason)"
+        case .cannotCreate(let reason): what = OutputFileError.Problem.cannotCreate(reason).explanation
         case .cannotOpen(let reason): what = "cannot be opened: \(reason)"
-        case .writeFailed(let reason): what = "could not be written: \(reason)"
+        case .writeFailed(let reason): what = OutputFileError.Problem.writeFailed(reason).explanation
         case .readFailed(let reason): what = "could not be read: \(reason)"
         case .channelCountMismatch(let expected, let given):
             what = "has \(expected) channels but \(given) were given"
         case .closed: what = "was already finished or cancelled"
-        case .isDirectory: what = "is a directory"
-        case .readOnly: what = "is read-only; it was left as it is"
-        case .isInput(let input): what = "is the input \(input); refusing to overwrite it (choose another output name)"
-        case .noDirectory(let directory): what = "cannot be created: directory \(directory) does not exist"
+        case .isDirectory: what = OutputFileError.Problem.isDirectory.explanation
+        case .readOnly: what = OutputFileError.Problem.readOnly.explanation
+        case .isInput(let input): what = OutputFileError.Problem.isInput(input).explanation
+        case .noDirectory(let directory): what = OutputFileError.Problem.noDirectory(directory).explanation
         }
         return "Audio file \(path) \(what)"
+    }
+
+    /// The output's refusal or failure (`OutputTarget`, `OutputFile`) as an audio file's.
+    public init(_ error: OutputFileError) {
+        let problem: Problem
+        switch error.problem {
+        case .isDirectory: problem = .isDirectory
+        case .readOnly: problem = .readOnly
+        case .isInput(let input): problem = .isInput(input)
+        case .noDirectory(let directory): problem = .noDirectory(directory)
+        case .cannotCreate(let reason): problem = .cannotCreate(reason)
+        case .writeFailed(let reason): problem = .writeFailed(reason)
+        }
+        self.init(path: error.path, problem: problem)
     }
 }

@@ -1,5 +1,6 @@
 import CSndFile
 import Foundation
+import OutputFiles
 
 /// Writes audio to a WAV, AIFF, FLAC, Ogg Vorbis, MP3 or Opus file through libsndfile, or WAV to standard
 /// output when the path is `-`. `OutputTarget` decides where the bytes go and what is refused.
@@ -68,7 +69,12 @@ public final class AudioFileWriter {
     ) throws(AudioFileError) {
         func fail(_ problem: AudioFileError.Problem) -> AudioFileError { AudioFileError(path: path, problem: problem) }
         let toStandardOutput = path == "-"
-        let target = try OutputTarget.resolve(path, protecting: inputs)
+        let target: OutputTarget
+        do {
+            target = try OutputTarget.resolve(path, protecting: inputs)
+        } catch {
+            throw AudioFileError(error)
+        }
         let pathExtension = (path as NSString).pathExtension
         var isStream = toStandardOutput
         if case .stream = target { isStream = true }
@@ -99,8 +105,11 @@ public final class AudioFileWriter {
             descriptor = open(device, O_WRONLY | O_CLOEXEC)
             guard descriptor >= 0 else { throw fail(.cannotCreate(String(cString: strerror(errno)))) }
         case .file(let real, let mode):
-            (descriptor, temporaryPath) = try Self.createTemporaryFile(beside: real, for: path)
-            if let mode { fchmod(descriptor, mode) }
+            do {
+                (descriptor, temporaryPath) = try OutputFile.createTemporaryFile(beside: real, mode: mode, for: path)
+            } catch {
+                throw AudioFileError(error)
+            }
             destinationPath = real
         }
         let ownsDescriptor = descriptor != STDOUT_FILENO
@@ -195,8 +204,12 @@ public final class AudioFileWriter {
         let closeStatus = sf_close(file)
         var reason = closeStatus == 0 ? nil : String(cString: sf_error_number(closeStatus))
         if let temporaryPath {
-            if reason == nil, fsync(descriptor) != 0 || rename(temporaryPath, destinationPath) != 0 {
-                reason = String(cString: strerror(errno))
+            if reason == nil {
+                do {
+                    try OutputFile.commit(descriptor, temporary: temporaryPath, to: destinationPath, named: path)
+                } catch {
+                    if case .writeFailed(let why) = error.problem { reason = why } else { reason = error.problem.explanation }
+                }
             }
             if reason != nil { unlink(temporaryPath) }
         }
@@ -212,19 +225,5 @@ public final class AudioFileWriter {
         sf_close(file)
         if ownsDescriptor { close(descriptor) }
         if let temporaryPath { unlink(temporaryPath) }
-    }
-
-    /// Creates `.<name>.<random>.tmp` next to `path`, readable as the umask allows; errors name `given`.
-    private static func createTemporaryFile(beside path: String, for given: String) throws(AudioFileError) -> (Int32, String) {
-        let directory = (path as NSString).deletingLastPathComponent
-        let name = (path as NSString).lastPathComponent
-        while true {
-            let candidate = (directory.isEmpty ? "" : directory + "/") + ".\(name).\(UInt32.random(in: 0...UInt32.max)).tmp"
-            let descriptor = open(candidate, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-            if descriptor >= 0 { return (descriptor, candidate) }
-            if errno != EEXIST {
-                throw AudioFileError(path: given, problem: .cannotCreate(String(cString: strerror(errno))))
-            }
-        }
     }
 }

@@ -1,6 +1,7 @@
 import AudioFiles
 import Foundation
 import MIDIFile
+import OutputFiles
 
 /// The manifest of a batch (`--manifest FILE.jsonl`): one JSON object per input, written as each
 /// input is done with, so a killed batch leaves the lines of what it finished. Safe from any thread.
@@ -13,28 +14,43 @@ import MIDIFile
 /// `program`, `instrument` (its General MIDI name), `drums`, `notes`; and `stems` (with --stems):
 /// `name`, `file` (null when silent and not written), `silent`, `channels`, `track` or `program`
 /// and `instrument`, `drums`.
+///
+/// The file is an `AppendingOutputFile`: a device or FIFO is written through; a file is replaced
+/// by an empty one at once (atomically, keeping its permissions; a symbolic link's target) and each
+/// line is appended whole or not at all. After a line fails (a full disk) nothing more is written,
+/// so the manifest holds whole lines of what was finished, in order.
 public final class BatchManifest: @unchecked Sendable {
     public let path: String
-    private let handle: FileHandle
+    private let file: AppendingOutputFile
     private let lock = NSLock()
     private let soundFontPaths: [String]
     private let labels: Bool
+    private var firstFailure: OutputFileError?
 
-    /// Creates (or empties) the manifest at `path`.
-    public init(path: String, settings: BatchRenderSettings) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
-        }
-        handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    /// Creates (or empties) the manifest at `path`, which may not be any of `inputs` (the batch's
+    /// songs) or the fonts.
+    public init(path: String, settings: BatchRenderSettings, protecting inputs: [String] = []) throws(OutputFileError) {
+        file = try AppendingOutputFile(path: path, protecting: inputs + settings.soundFontPaths)
         self.path = path
         soundFontPaths = settings.soundFontPaths
         labels = settings.writesLabels
     }
 
-    /// Writes `result`'s line.
-    public func append(_ result: BatchResult) {
+    /// Why a line could not be written, once one could not; nothing is written after it.
+    public var failure: OutputFileError? { lock.withLock { firstFailure } }
+
+    /// Writes `result`'s line; throws (then and for every later line) when the manifest cannot be written.
+    public func append(_ result: BatchResult) throws(OutputFileError) {
         let line = Self.line(for: result, soundFontPaths: soundFontPaths, labels: labels)
-        lock.withLock { handle.write(Data((line + "\n").utf8)) }
+        lock.lock()
+        defer { lock.unlock() }
+        if let firstFailure { throw firstFailure }
+        do {
+            try file.append(Data((line + "\n").utf8))
+        } catch {
+            firstFailure = error
+            throw error
+        }
     }
 
     static func line(for result: BatchResult, soundFontPaths: [String], labels: Bool) -> String {

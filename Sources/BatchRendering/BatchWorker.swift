@@ -4,6 +4,7 @@ import AudioGraph
 import Foundation
 import Loudness
 import MIDIFile
+import OutputFiles
 import Rendering
 import Sampler
 
@@ -46,7 +47,7 @@ final class BatchWorker {
         let repairs = read.warnings.count
         do {
             let songOptions = try options(read.sequence)
-            guard let pending = try render(read.sequence, options: songOptions, to: outputPath) else { return nil }
+            guard let pending = try render(read.sequence, options: songOptions, to: outputPath, input: input.path) else { return nil }
             return PendingResult {
                 do {
                     return BatchResult(input: input, outputPath: outputPath, status: .rendered(try pending.complete()), repairs: repairs)
@@ -59,9 +60,14 @@ final class BatchWorker {
         }
     }
 
-    private func render(_ sequence: MusicSequence, options: RenderOptions, to outputPath: String) throws -> PendingOutput? {
+    /// Renders `sequence` (read from `input`) to `outputPath`; neither the output nor its labels may be the input or a font.
+    private func render(_ sequence: MusicSequence, options: RenderOptions, to outputPath: String, input: String) throws -> PendingOutput? {
         let started = Date()
         try OutputDirectory.prepare(for: outputPath)
+        let inputs = [input] + settings.soundFontPaths
+        // The labels file is refused (a directory, read-only, an input…) before the song is rendered.
+        let labelsPath = NoteLabels.path(besideOutput: outputPath)
+        let labelsTarget = settings.writesLabels ? try OutputTarget.resolve(labelsPath, protecting: inputs + [outputPath]) : nil
         // Channel and program stems: the song rendered as the stems' channel groups, the mix their sum.
         let groupStems = try settings.stems.flatMap { try StemPlan.channelGroups($0, sequence: sequence, options: options) }
         var options = options
@@ -82,7 +88,7 @@ final class BatchWorker {
         let meter = settings.measuresLoudness ? LoudnessMeter(sampleRate: options.sampleRate) : nil
         let writer = try AudioFileWriter(path: outputPath, format: settings.format, sampleFormat: settings.sampleFormat,
                                          sampleRate: options.sampleRate, channelCount: options.outputChannelCount,
-                                         expectedFrameCount: renderer.maximumFrames)
+                                         expectedFrameCount: renderer.maximumFrames, protecting: inputs)
         if let encoding = settings.encoding { try writer.apply(encoding(sequence)) }
         let stemFiles = try groupStems.map { try StemFiles($0, mixPath: outputPath, settings: self.settings, sampleRate: options.sampleRate,
                                                           frames: renderer.maximumFrames) }
@@ -108,14 +114,20 @@ final class BatchWorker {
         }
         let frames = renderer.renderedFrames, settings = settings, renderSeconds = Date().timeIntervalSince(started)
         return PendingOutput { () throws -> RenderedAudio in
-            try writer.finish()
             let notes = recorder.finishedNotes(endFrame: frames)
-            if settings.writesLabels {
+            // The labels first: when they cannot be written, the output is dropped with them (a failed input leaves neither).
+            if let labelsTarget {
                 let text = NoteLabels.text(notes, sampleRate: options.sampleRate) { note in
                     settings.stems.map { StemPlan.stemName(of: note, mode: $0) } ?? "mix"
                 }
-                try Data(text.utf8).write(to: URL(fileURLWithPath: NoteLabels.path(besideOutput: outputPath)), options: .atomic)
+                do {
+                    try OutputFile.write(Data(text.utf8), to: labelsTarget, named: labelsPath)
+                } catch {
+                    writer.cancel()
+                    throw error
+                }
             }
+            try writer.finish()
             return RenderedAudio(frames: frames, sampleRate: options.sampleRate, peak: peak,
                                  renderSeconds: renderSeconds, loudness: meter?.integratedLoudness,
                                  clips: peak > 1 && settings.storesIntegers, parts: parts, stems: stems, gain: gain)

@@ -1,7 +1,12 @@
 import CCairo
+import OutputFiles
 
 /// A picture being drawn with cairo and written to a PNG, SVG or PDF file: filled rectangles,
 /// lines and text in RGBA colours, in pixels (PNG, SVG) or points (PDF) from the top left.
+///
+/// The output is resolved (and refused: a directory, a read-only file, an input…) before anything
+/// is drawn; cairo encodes into memory and `finish()` writes the bytes through `OutputFile`, so a
+/// device or FIFO is written through and a file replaced atomically, never half-written.
 public final class Canvas {
     /// The file formats a canvas writes, chosen by the output file's extension.
     public enum Format: String, Sendable, CaseIterable {
@@ -18,25 +23,35 @@ public final class Canvas {
     public let height: Int
     public let format: Format
     private let path: String
+    private let target: OutputTarget
+    /// What cairo has encoded so far (SVG and PDF as they are drawn, PNG at `finish()`).
+    private let encoded = EncodedBytes()
     private let surface: OpaquePointer
     private let context: OpaquePointer
     private var finished = false
 
-    /// A canvas `width` × `height` that `finish()` writes to `path` as `format`.
-    public init(width: Int, height: Int, format: Format, path: String) throws(DrawingError) {
+    /// A canvas `width` × `height` that `finish()` writes to `path` as `format`; `inputs` are the
+    /// files the picture is made from, which `path` may not be.
+    public init(width: Int, height: Int, format: Format, path: String, protecting inputs: [String] = []) throws(DrawingError) {
         guard (1...20_000).contains(width), (1...20_000).contains(height) else {
             throw .badSize(width: width, height: height)
+        }
+        do {
+            target = try OutputTarget.resolve(path, protecting: inputs)
+        } catch {
+            throw .output(error)
         }
         self.width = width
         self.height = height
         self.format = format
         self.path = path
+        let sink = Unmanaged.passUnretained(encoded).toOpaque()
         switch format {
         case .png: surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))
         case .svg:
-            surface = cairo_svg_surface_create(path, Double(width), Double(height))
+            surface = cairo_svg_surface_create_for_stream(EncodedBytes.append, sink, Double(width), Double(height))
             cairo_svg_surface_set_document_unit(surface, CAIRO_SVG_UNIT_PX)
-        case .pdf: surface = cairo_pdf_surface_create(path, Double(width), Double(height))
+        case .pdf: surface = cairo_pdf_surface_create_for_stream(EncodedBytes.append, sink, Double(width), Double(height))
         }
         guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
             let reason = String(cString: cairo_status_to_string(cairo_surface_status(surface)))
@@ -107,16 +122,34 @@ public final class Canvas {
         finished = true
         cairo_surface_flush(surface)
         if format == .png {
-            let status = cairo_surface_write_to_png(surface, path)
+            let status = cairo_surface_write_to_png_stream(surface, EncodedBytes.append, Unmanaged.passUnretained(encoded).toOpaque())
             guard status == CAIRO_STATUS_SUCCESS else { throw .cannotWrite(path: path, reason: String(cString: cairo_status_to_string(status))) }
         }
         cairo_surface_finish(surface)
         let status = cairo_surface_status(surface)
         guard status == CAIRO_STATUS_SUCCESS else { throw .cannotWrite(path: path, reason: String(cString: cairo_status_to_string(status))) }
+        do {
+            try OutputFile.write(encoded.bytes, to: target, named: path)
+        } catch {
+            throw .output(error)
+        }
     }
 
     private func set(_ color: Color) {
         cairo_set_source_rgba(context, color.red, color.green, color.blue, color.alpha)
+    }
+}
+
+/// The bytes cairo encodes, collected in memory through its stream callback.
+private final class EncodedBytes {
+    var bytes: [UInt8] = []
+
+    /// cairo's `cairo_write_func_t`; `closure` is the unretained `EncodedBytes`.
+    static let append: cairo_write_func_t = { closure, data, length in
+        guard let closure else { return CAIRO_STATUS_WRITE_ERROR }
+        let sink = Unmanaged<EncodedBytes>.fromOpaque(closure).takeUnretainedValue()
+        if let data { sink.bytes.append(contentsOf: UnsafeBufferPointer(start: data, count: Int(length))) }
+        return CAIRO_STATUS_SUCCESS
     }
 }
 
@@ -141,12 +174,15 @@ public enum DrawingError: Error, Equatable, CustomStringConvertible, Sendable {
     case badSize(width: Int, height: Int)
     case cannotWrite(path: String, reason: String)
     case cannotRead(path: String, reason: String)
+    /// The picture's file was refused or could not be written.
+    case output(OutputFileError)
 
     public var description: String {
         switch self {
         case .badSize(let width, let height): return "a picture of \(width)×\(height) cannot be drawn (1 to 20000 each way)"
         case .cannotWrite(let path, let reason): return "\(path) cannot be written: \(reason)"
         case .cannotRead(let path, let reason): return "\(path) cannot be read as a PNG: \(reason)"
+        case .output(let error): return error.description
         }
     }
 }

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import MIDICore
+import OutputFiles
 
 /// Writes a `MusicSequence` as a Standard MIDI File (format 0, 1 or 2), optionally with running status.
 ///
@@ -30,13 +31,16 @@ public enum MIDIFileWriter {
         return out
     }
 
-    /// Writes the file to `path` atomically (a temporary file renamed over it).
-    public static func write(_ sequence: MusicSequence, to path: String, runningStatus: Bool = true) throws(MIDIFileWriteError) {
+    /// Writes the file to `path` through `OutputFile`: `-` is standard output, a device or FIFO is
+    /// written through, a file is replaced atomically (a temporary file renamed over it); a directory,
+    /// a read-only file, a missing directory and any of `inputs` are refused.
+    public static func write(_ sequence: MusicSequence, to path: String, runningStatus: Bool = true,
+                             protecting inputs: [String] = []) throws(MIDIFileWriteError) {
         let bytes = try write(sequence, runningStatus: runningStatus)
         do {
-            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+            try OutputFile.write(bytes, to: path, protecting: inputs)
         } catch {
-            throw .cannotWrite(path: path, reason: String(describing: error))
+            throw .output(error)
         }
     }
 
@@ -148,7 +152,8 @@ public enum MIDIFileWriteError: Error, Hashable, Sendable, CustomStringConvertib
     /// A delta time or event data longer than a variable-length quantity holds (0x0FFFFFFF).
     case valueTooLarge(track: Int, event: Int)
     case trackTooLong(track: Int)
-    case cannotWrite(path: String, reason: String)
+    /// The file was refused or could not be written.
+    case output(OutputFileError)
 
     public var description: String {
         switch self {
@@ -158,7 +163,7 @@ public enum MIDIFileWriteError: Error, Hashable, Sendable, CustomStringConvertib
         case .eventsOutOfOrder(let t, let e): return "track \(t), event \(e): tick before the previous event's"
         case .valueTooLarge(let t, let e): return "track \(t), event \(e): delta time or data length over 0x0FFFFFFF"
         case .trackTooLong(let t): return "track \(t) is longer than a chunk length holds"
-        case .cannotWrite(let path, let reason): return "cannot write \(path): \(reason)"
+        case .output(let error): return error.description
         }
     }
 }

@@ -28,11 +28,19 @@ public final class MediaLibrary {
         return dataHome + "/seqplay/library.sqlite"
     }
 
-    /// Opens the library at `path`; `create` makes it (and its folder) when there is none.
-    public init(path: String, create: Bool = true) throws(MediaLibraryError) {
+    /// Opens the library at `path`; `create` makes it (and its folder) when there is none. A file
+    /// that is not a regular file (a directory, a device, a FIFO) is refused, and so is one without
+    /// write permission when the library `writes` (even for root, as every output of seqplay is).
+    public init(path: String, create: Bool = true, writes: Bool = true) throws(MediaLibraryError) {
         self.path = path
         let exists = FileManager.default.fileExists(atPath: path)
         guard exists || create else { throw .noLibrary(path: path) }
+        var status = stat()
+        if exists, stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            let kinds: [mode_t: String] = [S_IFDIR: "a directory", S_IFCHR: "a device", S_IFBLK: "a device", S_IFIFO: "a FIFO"]
+            throw .notAFile(path: path, kind: kinds[status.st_mode & S_IFMT] ?? "a socket")
+        }
+        if exists, writes, status.st_mode & 0o222 == 0 || Glibc.access(path, W_OK) != 0 { throw .readOnly(path: path) }
         if !exists {
             let folder = (path as NSString).deletingLastPathComponent
             do {

@@ -1,3 +1,4 @@
+import OutputFiles
 /// Why the library cannot be opened, scanned or queried.
 public enum MediaLibraryError: Error, Equatable, CustomStringConvertible, Sendable {
     /// The database file exists but is not an SQLite database, or is damaged.
@@ -6,6 +7,10 @@ public enum MediaLibraryError: Error, Equatable, CustomStringConvertible, Sendab
     case foreignDatabase(path: String)
     /// The database was written by a newer seqplay.
     case newerSchema(path: String, version: Int)
+    /// The path names a directory, device, FIFO or socket (`kind`), which cannot hold a database.
+    case notAFile(path: String, kind: String)
+    /// The library would be changed but its file is read-only (it is left untouched).
+    case readOnly(path: String)
     /// There is no library at the path yet.
     case noLibrary(path: String)
     /// A file or folder to add does not exist or cannot be read.
@@ -23,6 +28,10 @@ public enum MediaLibraryError: Error, Equatable, CustomStringConvertible, Sendab
             return "\(path) is an SQLite database of another program, not a seqplay library; it was left untouched (choose another file with --db)"
         case .newerSchema(let path, let version):
             return "\(path) was written by a newer seqplay (library schema \(version)); it was left untouched"
+        case .notAFile(let path, let kind):
+            return "\(path) is \(kind), not a library database file; it was left untouched (choose a file with --db)"
+        case .readOnly(let path):
+            return OutputFileError(path: path, problem: .readOnly).description
         case .noLibrary(let path):
             return "there is no library at \(path) yet: add files with 'seqplay library add DIR'"
         case .unreadable(let path, let reason):

@@ -41,8 +41,10 @@ public struct PianoRoll {
     /// The colour of group `index` (track or channel).
     public static func color(ofGroup index: Int) -> Color { Color(hex: palette[index % palette.count]) }
 
-    public func draw(to path: String, format: Canvas.Format) throws(DrawingError) {
-        let canvas = try Canvas(width: width, height: height, format: format, path: path)
+    /// Draws the picture to `path` (see `Canvas`: written through `OutputFile`); `inputs` are the files
+    /// it is made from, which `path` may not be.
+    public func draw(to path: String, format: Canvas.Format, protecting inputs: [String] = []) throws(DrawingError) {
+        let canvas = try Canvas(width: width, height: height, format: format, path: path, protecting: inputs)
         let plot = plotArea
         let span = max(end - start, 0.001)
         func x(_ seconds: Double) -> Double { plot.x + (seconds - start) / span * plot.width }

@@ -50,8 +50,10 @@ public struct WaveformPicture {
 
     static let margin = 16
 
-    public func draw(to path: String, format: Canvas.Format) throws(DrawingError) {
-        let canvas = try Canvas(width: width, height: height, format: format, path: path)
+    /// Draws the picture to `path` (see `Canvas`: written through `OutputFile`); `inputs` are the files
+    /// it is made from, which `path` may not be.
+    public func draw(to path: String, format: Canvas.Format, protecting inputs: [String] = []) throws(DrawingError) {
+        let canvas = try Canvas(width: width, height: height, format: format, path: path, protecting: inputs)
         let left = Double(Self.margin), top = 36.0, plotWidth = Double(width - Self.margin * 2), plotHeight = Double(height) - top - 24
         let middle = top + plotHeight / 2, scale = plotHeight / 2
         canvas.fill(x: 0, y: 0, width: Double(width), height: Double(height), color: Self.background)

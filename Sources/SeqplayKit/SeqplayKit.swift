@@ -28,6 +28,7 @@
 @_exported import MediaLibrary
 @_exported import NetworkBridge
 @_exported import NetworkMIDI
+@_exported import OutputFiles
 @_exported import Pictures
 @_exported import Player
 @_exported import RealtimeSupport

@@ -1,11 +1,14 @@
 import ALSA
 import Foundation
 import MIDIFile
+import OutputFiles
 
 /// Records what arrives at an ALSA sequencer port into a MIDI file, the way arecordmidi does: the
 /// port stamps every event with the real time of this recording's own queue (kernel timestamps, so
 /// the timing does not depend on when the program reads), and a `TakeRecorder` turns the stamps into
-/// ticks with the pauses cut out. `save()` writes the file atomically.
+/// ticks with the pauses cut out. `save()` writes the file through `OutputFile`: a file atomically,
+/// a device or FIFO written through, and then only once, at `finish()` (autosaves would send the
+/// take again and again).
 ///
 /// Use from one thread: call `record()` in a loop (it reads what arrived, counts the recorded time
 /// and autosaves every `autosaveInterval`, so a killed recording loses at most that much) until it
@@ -73,10 +76,16 @@ public final class SequencerTakeRecording {
         if !take.isPaused { recordedSeconds += now.timeIntervalSince(lastStep) }
         lastStep = now
         if now.timeIntervalSince(lastSave) >= autosaveInterval {
-            try saveNow()
+            try autosave()
             lastSave = now
         }
         return false
+    }
+
+    /// Saves the take so far, unless `path` is written through (a device, a FIFO, standard output),
+    /// which gets the take once, at `finish()`.
+    public func autosave() throws(SequencerRecordingError) {
+        if case .file = try? OutputTarget.resolve(path) { try saveNow() }
     }
 
     /// Records what is still waiting and saves the take.
@@ -108,7 +117,7 @@ public final class SequencerTakeRecording {
         lastStep = Date()
     }
 
-    /// Writes the take so far to `path` atomically (a temporary file renamed over it).
+    /// Writes the take so far to `path` (a file atomically: a temporary file renamed over it).
     public func save() throws(MIDIFileWriteError) {
         let now = try? clock.position().nanoseconds
         try MIDIFileWriter.write(take.sequence(endingAt: take.isPaused ? nil : now), to: path)

@@ -111,13 +111,9 @@ struct ConvertCommand: ParsableCommand {
             CommandLineOutput.fail("\(input): \(error)", .validationFailure)
         }
         do {
-            if output == "-" {
-                CommandLineOutput.writeStandardOutput(Data(try MIDIFileWriter.write(converted)))
-            } else {
-                try MIDIFileWriter.write(converted, to: output)
-            }
+            try MIDIFileWriter.write(converted, to: output, protecting: [input] + merge)
         } catch {
-            if case .cannotWrite = error { CommandLineOutput.fail("\(error)", .inputOutput) }
+            if case .output = error { CommandLineOutput.fail("\(error)", .inputOutput) }
             CommandLineOutput.fail("\(input): cannot be written as a MIDI file: \(error)", .generic)
         }
     }

@@ -45,10 +45,11 @@ struct LibraryLocation: ParsableArguments {
     @Option(name: .customLong("db"), help: ArgumentHelp("The library database (default: $XDG_DATA_HOME/seqplay/library.sqlite).", valueName: "file"))
     var database: String?
 
-    /// Opens the library, or exits: 5 when the file cannot be used (not a library, damaged, absent).
-    func open(create: Bool) -> MediaLibrary {
+    /// Opens the library, or exits: 5 when the file cannot be used (not a library, damaged, absent,
+    /// read-only when the command `writes`).
+    func open(create: Bool, writes: Bool = true) -> MediaLibrary {
         do {
-            return try MediaLibrary(path: database ?? MediaLibrary.defaultPath, create: create)
+            return try MediaLibrary(path: database ?? MediaLibrary.defaultPath, create: create, writes: writes)
         } catch {
             CommandLineOutput.fail("\(error)", .inputOutput)
         }

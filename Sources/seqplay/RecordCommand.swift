@@ -2,6 +2,7 @@ import ALSA
 import ArgumentParser
 import Foundation
 import MIDIFile
+import OutputFiles
 import SequencerRecording
 
 /// `seqplay record take.mid [--from PORT]`: records MIDI from sequencer ports into a file with
@@ -49,6 +50,11 @@ struct RecordCommand: ParsableCommand {
     }
 
     func run() throws {
+        do {
+            _ = try OutputTarget.resolve(file)  // refused before any port is opened
+        } catch {
+            CommandLineOutput.fail("\(error)", .inputOutput)
+        }
         let client = try SequencerCommandSupport.openClient(name: "seqplay record")
         let take = TakeRecorder(ticksPerQuarter: ppq, beatsPerMinute: tempo, timeSignature: TimeSignature(timeSignature)!)
         let recording = try SequencerCommandSupport.run { () throws(SequencerError) in
@@ -58,7 +64,7 @@ struct RecordCommand: ParsableCommand {
         recording.autosaveInterval = autosaveInterval
         recording.duration = duration
         do {
-            try recording.finish()  // the file exists from the start
+            try recording.autosave()  // the file exists from the start
             let interruption = Interruption()
             let keys = TerminalKeys()
             defer { keys.restore() }

@@ -2,6 +2,7 @@ import ArgumentParser
 import BatchRendering
 import Foundation
 import MIDIFile
+import OutputFiles
 import Rendering
 
 extension RenderCommand {
@@ -37,10 +38,10 @@ extension RenderCommand {
         let encodingFlags = UncheckedSendable(value: encoding)
         settings.encoding = { encodingFlags.value.encoding(for: $0) }
         let sampleRate = encoding.sampleRate(sound.sampleRate, for: settings.format)
-        let manifest = openManifest(settings: settings)
+        let manifest = openManifest(settings: settings, protecting: inputs.map(\.path))
         for problem in problems {
-            manifest?.append(BatchResult(input: BatchInput(path: problem.path, relativePath: problem.path), outputPath: "",
-                                         status: .failed(problem.description)))
+            try? manifest?.append(BatchResult(input: BatchInput(path: problem.path, relativePath: problem.path), outputPath: "",
+                                              status: .failed(problem.description)))
         }
 
         let interruption = Interruption()
@@ -54,11 +55,11 @@ extension RenderCommand {
             CommandLineOutput.fail("\(error)", .badSoundFont)
         }
         let results = renderer.run(
-            isCancelled: { interruption.isRequested },
+            isCancelled: { interruption.isRequested || manifest?.failure != nil },
             observer: { event in
                 progress.record(event)
                 guard case .finished(let result) = event else { return }
-                manifest?.append(result)
+                try? manifest?.append(result)  // a failure stops the batch (isCancelled)
                 switch result.status {
                 case .failed(let reason): progress.note(reason)
                 case .rendered(let audio) where audio.gain.isLimited:
@@ -75,6 +76,9 @@ extension RenderCommand {
                 return options
             })
         progress.finish()
+        if let failure = manifest?.failure {
+            CommandLineOutput.fail("\(failure); finished outputs are kept, a rerun renders the rest", .inputOutput)
+        }
         if interruption.isRequested {
             CommandLineOutput.fail("interrupted; finished outputs are kept, a rerun renders the rest", .interrupted)
         }
@@ -85,13 +89,21 @@ extension RenderCommand {
         Seqplay.exit(withError: failed > 0 ? ExitCode.someInputsFailed : ExitCode.success)
     }
 
-    /// The manifest file asked for (emptied), or nil; exits when it cannot be written.
-    private func openManifest(settings: BatchRenderSettings) -> BatchManifest? {
+    /// The manifest file asked for (emptied), or nil; exits (status 5) when it is refused or cannot
+    /// be created. A manifest inside the output directory gets the directory made first.
+    private func openManifest(settings: BatchRenderSettings, protecting inputs: [String]) -> BatchManifest? {
         guard let path = batch.manifest else { return nil }
         do {
-            return try BatchManifest(path: path, settings: settings)
+            return try BatchManifest(path: path, settings: settings, protecting: inputs)
         } catch {
-            CommandLineOutput.fail("cannot write the manifest \(path): \(error.localizedDescription)", .inputOutput)
+            let outputDirectory = (settings.outputDirectory as NSString).standardizingPath
+            if case .noDirectory(let missing) = error.problem,
+               ((missing as NSString).standardizingPath + "/").hasPrefix(outputDirectory + "/"),
+               (try? FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)) != nil,
+               let manifest = try? BatchManifest(path: path, settings: settings, protecting: inputs) {
+                return manifest
+            }
+            CommandLineOutput.fail("manifest \(error)", .inputOutput)
         }
     }
 

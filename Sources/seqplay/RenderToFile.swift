@@ -13,11 +13,13 @@ extension RenderCommand {
         if encoding.dryRun {
             return print(encoding.dryRunReport(path: path, format: fileFormat(of: path), sampleFormat: file.bitDepth?.sampleFormat, renderer: renderer))
         }
+        let inputs = [song.song] + sound.fontPaths
+        waveform.refuseUnwritable(protecting: inputs + [path])
         let writer: AudioFileWriter
         do {
             writer = try AudioFileWriter(path: path, format: file.format, sampleFormat: file.bitDepth?.sampleFormat,
                                          sampleRate: renderer.options.sampleRate, channelCount: 2,
-                                         expectedFrameCount: renderer.maximumFrames, protecting: [song.song] + sound.fontPaths)
+                                         expectedFrameCount: renderer.maximumFrames, protecting: inputs)
             try writer.apply(encoding.encoding(for: sequence))
         } catch {
             throw RenderError.audioFile(error)
@@ -27,7 +29,7 @@ extension RenderCommand {
             CommandLineOutput.fail("interrupted; \(path) was not written", .interrupted)
         }
         progress.finish(frames: frames)
-        waveform.draw(audio: path, sequence: sequence)
+        waveform.draw(audio: path, sequence: sequence, protecting: inputs + [path])
     }
 
     /// The format `-o path` is written in: `--format`, else the extension's (WAV for a stream).

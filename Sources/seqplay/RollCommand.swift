@@ -37,7 +37,7 @@ struct RollCommand: ParsableCommand {
         if let end { roll.end = end.position.seconds(in: map) }
         guard roll.end > roll.start else { CommandLineOutput.fail("--end must come after --start", .validationFailure) }
         do {
-            try roll.draw(to: picture.output, format: picture.format)
+            try roll.draw(to: picture.output, format: picture.format, protecting: [file])
         } catch {
             CommandLineOutput.fail("\(error)", .inputOutput)
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Drawing
+import OutputFiles
 import MIDIFile
 import Pictures
 
@@ -22,9 +23,21 @@ struct WaveformOption: ParsableArguments {
         guard let output, output != "-" else { throw ValidationError("--waveform needs -o FILE (not standard output)") }
     }
 
-    /// Draws the picture of the rendered `audio` (the song `sequence`), when asked for.
-    func draw(audio: String, sequence: MusicSequence) {
+    /// Exits (status 5) when the picture could not be written (a directory, read-only, one of
+    /// `inputs`…), before anything is rendered.
+    func refuseUnwritable(protecting inputs: [String]) {
         guard let waveform else { return }
-        WaveformCommand.draw(audio: audio, to: waveform, barStarts: SongTimeline(sequence: sequence).barStarts)
+        do {
+            _ = try OutputTarget.resolve(waveform, protecting: inputs)
+        } catch {
+            CommandLineOutput.fail("\(error)", .inputOutput)
+        }
+    }
+
+    /// Draws the picture of the rendered `audio` (the song `sequence`), when asked for; it may not be
+    /// one of `inputs` (the audio, the song, the fonts).
+    func draw(audio: String, sequence: MusicSequence, protecting inputs: [String]) {
+        guard let waveform else { return }
+        WaveformCommand.draw(audio: audio, to: waveform, barStarts: SongTimeline(sequence: sequence).barStarts, protecting: inputs)
     }
 }

@@ -1,4 +1,5 @@
 @testable import AudioFiles
+import OutputFiles
 import Foundation
 import XCTest
 

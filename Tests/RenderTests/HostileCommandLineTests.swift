@@ -15,6 +15,10 @@ final class HostileCommandLineTests: RenderTestCase {
         var status: Int32
         /// Names (in `$DIR`) the run may create; anything else appearing is a failure.
         var creates: Set<String> = []
+        /// What standard error must say (when the row fails).
+        var says: String? = nil
+        /// Lines on standard error when it fails (a batch adds its summary to the input's failure).
+        var errorLines = 1
     }
 
     /// Numeric flags of the render command with the values they accept.
@@ -126,6 +130,108 @@ final class HostileCommandLineTests: RenderTestCase {
         return rows
     }()
 
+    /// Every path flag of every command that writes a file, as each path a careless user might
+    /// name (see `makeWorkspace`): a directory, a device (`null.png`, `full.png`: /dev/null and
+    /// /dev/full), a symbolic link (its target replaced, the link kept), a read-only file, the input
+    /// itself, a missing directory. FIFOs: `testEveryOutputWritesThroughAFIFO`.
+    static let pathRows: [Row] = {
+        let isDirectory = "is a directory", readOnly = "is read-only", isInput = "refusing to overwrite",
+            noDirectory = "does not exist", full = "No space left on device"
+        var rows: [Row] = []
+        // convert -o (MIDIFileWriter).
+        let convert = ["convert", "$SONG", "-o"]
+        rows += [
+            Row(arguments: convert + ["$DIR/folder"], status: 5, says: isDirectory),
+            Row(arguments: convert + ["$DIR/locked.wav"], status: 5, says: readOnly),
+            Row(arguments: convert + ["$SONG"], status: 5, says: isInput),
+            Row(arguments: convert + ["$DIR/song-link.wav"], status: 5, says: isInput),
+            Row(arguments: convert + ["$DIR/missing/out.mid"], status: 5, says: noDirectory),
+            Row(arguments: convert + ["$DIR/null.png"], status: 0),
+            Row(arguments: convert + ["$DIR/full.png"], status: 5, says: full),
+            Row(arguments: convert + ["$DIR/link.mid"], status: 0, creates: ["real.mid"]),
+        ]
+        // roll -o, waveform -o, render --waveform (Canvas).
+        let pictures: [(arguments: [String], input: String, creates: Set<String>)] = [
+            (["roll", "$SONG", "-o"], "$DIR/song-link.png", []),
+            (["waveform", "$DIR/audio.wav", "-o"], "$DIR/audio-link.png", []),
+            (["$SONG", "--sf2", "$FONT", "-o", "$DIR/out.wav", "--waveform"], "$DIR/song-link.png", ["out.wav"]),
+        ]
+        for (command, input, creates) in pictures {
+            rows += [
+                Row(arguments: command + ["$DIR/folder.png"], status: 5, says: isDirectory),
+                Row(arguments: command + ["$DIR/locked.png"], status: 5, says: readOnly),
+                Row(arguments: command + [input], status: 5, says: isInput),
+                Row(arguments: command + ["$DIR/missing/picture.png"], status: 5, says: noDirectory),
+                Row(arguments: command + ["$DIR/null.png"], status: 0, creates: creates),
+                // --waveform draws after the render: the audio is complete and kept.
+                Row(arguments: command + ["$DIR/full.png"], status: 5, creates: creates, says: full),
+                Row(arguments: command + ["$DIR/link.png"], status: 0, creates: creates.union(["real.png"])),
+            ]
+        }
+        rows.append(Row(arguments: ["$SONG", "--sf2", "$FONT", "-o", "$DIR/out.wav", "--waveform", "$DIR/out.png", "--format", "wav"],
+                        status: 0, creates: ["out.wav", "out.png"]))
+        // render --output-dir … --manifest (AppendingOutputFile).
+        let manifest = ["render", "$SONG", "--sf2", "$FONT", "--output-dir", "$DIR/out", "--manifest"]
+        rows += [
+            Row(arguments: manifest + ["$DIR/folder"], status: 5, says: isDirectory),
+            Row(arguments: manifest + ["$DIR"], status: 5, says: isDirectory),
+            Row(arguments: manifest + ["$DIR/locked.wav"], status: 5, says: readOnly),
+            Row(arguments: manifest + ["$SONG"], status: 5, says: isInput),
+            Row(arguments: manifest + ["$FONT"], status: 5, says: isInput),
+            Row(arguments: manifest + ["$DIR/song-link.wav"], status: 5, says: isInput),
+            Row(arguments: manifest + ["$DIR/missing/manifest.jsonl"], status: 5, says: noDirectory),
+            Row(arguments: manifest + ["$DIR/out/manifest.jsonl"], status: 0, creates: ["out"]),  // the output directory is made first
+            Row(arguments: manifest + ["$DIR/null.png"], status: 0, creates: ["out"]),
+            Row(arguments: manifest + ["$DIR/full.png"], status: 5, creates: ["out"], says: full),
+            Row(arguments: manifest + ["$DIR/link.jsonl"], status: 0, creates: ["out", "real.jsonl"]),
+        ]
+        // --labels beside each output (`labels-*/song.labels.csv`): a failed input (exit 2) leaves no output.
+        let labels = ["render", "$SONG", "--sf2", "$FONT", "--labels", "--output-dir"]
+        rows += [
+            Row(arguments: labels + ["$DIR/labels-folder"], status: 2, says: isDirectory, errorLines: 2),
+            Row(arguments: labels + ["$DIR/labels-locked"], status: 2, says: readOnly, errorLines: 2),
+            Row(arguments: labels + ["$DIR/labels-input"], status: 2, says: isInput, errorLines: 2),
+            Row(arguments: labels + ["$DIR/labels-null"], status: 0),
+            Row(arguments: labels + ["$DIR/labels-full"], status: 2, says: full, errorLines: 2),
+            Row(arguments: labels + ["$DIR/labels-link"], status: 0),
+        ]
+        // record FILE: refused before the sequencer is opened, so these run without ALSA. (Devices,
+        // FIFOs and links need a sequencer to record from: Scripts/test-alsa.)
+        rows += [
+            Row(arguments: ["record", "$DIR/folder"], status: 5, says: isDirectory),
+            Row(arguments: ["record", "$DIR/locked.wav"], status: 5, says: readOnly),
+            Row(arguments: ["record", "$DIR/missing/take.mid"], status: 5, says: noDirectory),
+        ]
+        // library --db: an SQLite file, so a device or FIFO is refused rather than written through;
+        // a missing folder is made (as for the default library path).
+        let library = ["library", "add", "$SONG", "--db"]
+        rows += [
+            Row(arguments: library + ["$DIR/folder"], status: 5, says: isDirectory),
+            Row(arguments: library + ["$DIR/locked.wav"], status: 5, says: readOnly),
+            Row(arguments: library + ["$SONG"], status: 5, says: "left untouched"),
+            Row(arguments: library + ["$DIR/null.png"], status: 5, says: "is a device"),
+            Row(arguments: library + ["$DIR/full.png"], status: 5, says: "is a device"),
+            Row(arguments: library + ["$DIR/stream.fifo"], status: 5, says: "is a FIFO"),
+            Row(arguments: library + ["$DIR/link.sqlite"], status: 0, creates: ["real.sqlite"]),
+            Row(arguments: library + ["$DIR/new/library.sqlite"], status: 0, creates: ["new"]),
+        ]
+        return rows
+    }()
+
+    /// `path` as a character device like `/dev/null` (minor 3) or `/dev/full` (7): a device node
+    /// when root may make one there, else a symbolic link to the real device (followed to it). A
+    /// program that replaces instead of writing through makes it a regular file.
+    func makeDevice(at path: String, like device: String) throws {
+        var status = stat()
+        XCTAssertEqual(stat(device, &status), 0)
+        if getuid() == 0, mknod(path, S_IFCHR | 0o666, status.st_rdev) == 0 {
+            let descriptor = open(path, O_WRONLY)
+            if descriptor >= 0 { close(descriptor); return }
+            unlink(path)
+        }
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: device)
+    }
+
     /// A one-note song and a copy of the click font in a fresh directory, with the paths a careless
     /// user might name: a directory, a read-only file, links to the input and to a file.
     func makeWorkspace() throws -> (directory: URL, song: String, font: String) {
@@ -145,36 +251,72 @@ final class HostileCommandLineTests: RenderTestCase {
         try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("song-link.wav").path, withDestinationPath: "song.mid")
         XCTAssertEqual(link(song, directory.appendingPathComponent("hard-link.wav").path), 0)
         try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("link.wav").path, withDestinationPath: "real.wav")
+        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+        let writer = try AudioFileWriter(path: path("audio.wav"), sampleRate: 8_000, channelCount: 1)
+        try writer.write(left: [Float](repeating: 0.25, count: 800), right: nil, frameCount: 800)
+        try writer.finish()
+        try FileManager.default.createDirectory(atPath: path("folder.png"), withIntermediateDirectories: false)
+        try Data("read-only".utf8).write(to: URL(fileURLWithPath: path("locked.png")))
+        XCTAssertEqual(chmod(path("locked.png"), 0o444), 0)
+        try makeDevice(at: path("null.png"), like: "/dev/null")
+        try makeDevice(at: path("full.png"), like: "/dev/full")
+        XCTAssertEqual(mkfifo(path("stream.fifo"), 0o644), 0)
+        for (link, target) in [("song-link.png", "song.mid"), ("audio-link.png", "audio.wav"), ("link.mid", "real.mid"),
+                               ("link.png", "real.png"), ("link.jsonl", "real.jsonl"), ("link.sqlite", "real.sqlite")] {
+            try FileManager.default.createSymbolicLink(atPath: path(link), withDestinationPath: target)
+        }
+        // Output directories whose labels file (song.labels.csv) is each of those paths.
+        for name in ["folder", "locked", "input", "null", "full", "link"] {
+            try FileManager.default.createDirectory(atPath: path("labels-\(name)"), withIntermediateDirectories: false)
+        }
+        let labels = "song.labels.csv"
+        try FileManager.default.createDirectory(atPath: path("labels-folder/\(labels)"), withIntermediateDirectories: false)
+        try Data("read-only".utf8).write(to: URL(fileURLWithPath: path("labels-locked/\(labels)")))
+        XCTAssertEqual(chmod(path("labels-locked/\(labels)"), 0o444), 0)
+        try FileManager.default.createSymbolicLink(atPath: path("labels-input/\(labels)"), withDestinationPath: "../song.mid")
+        try makeDevice(at: path("labels-null/\(labels)"), like: "/dev/null")
+        try makeDevice(at: path("labels-full/\(labels)"), like: "/dev/full")
+        try FileManager.default.createSymbolicLink(atPath: path("labels-link/\(labels)"), withDestinationPath: "real.csv")
         return (directory, song, font)
+    }
+
+    /// Runs `row` in the workspace: its exit status, one line on standard error saying what it should,
+    /// nothing trapped, nothing left behind or removed, the inputs unchanged. Returns what went wrong.
+    func check(_ row: Row, in directory: URL, song: String, font: String) throws -> [String] {
+        let inputs = [song, font].map { FileManager.default.contents(atPath: $0) }
+        let arguments = row.arguments.map {
+            $0.replacingOccurrences(of: "$SONG", with: song).replacingOccurrences(of: "$FONT", with: font)
+                .replacingOccurrences(of: "$DIR", with: directory.path)
+        }
+        let before = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        let run = try seqplay(arguments)
+        let after = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        let line = "seqplay \(row.arguments.joined(separator: " ")): exit \(run.status), stderr \(run.standardError.debugDescription)"
+        var failures: [String] = []
+        if run.status != row.status { failures.append("\(line) (expected exit \(row.status))") }
+        if [132, 133, 134, 139].contains(run.status) || run.standardError.contains("Fatal error") {
+            failures.append("\(line): trapped")
+        }
+        let lines = run.standardError.split(separator: "\n")
+        if row.status != 0 && (lines.count != row.errorLines || !lines.allSatisfy({ $0.hasPrefix("seqplay: ") })) {
+            failures.append("\(line): not \(row.errorLines) line(s) on stderr")
+        }
+        if let says = row.says, !run.standardError.contains(says) { failures.append("\(line): does not say '\(says)'") }
+        if !after.subtracting(before).isSubset(of: row.creates) {
+            failures.append("\(line): left \(after.subtracting(before).subtracting(row.creates).sorted())")
+        }
+        if before.subtracting(after).count > 0 { failures.append("\(line): removed \(before.subtracting(after).sorted())") }
+        if [song, font].map({ FileManager.default.contents(atPath: $0) }) != inputs { failures.append("\(line): changed an input") }
+        return failures
     }
 
     func testEveryHostileCommandLineFailsCleanly() throws {
         let (directory, song, font) = try makeWorkspace()
-        let inputs = [song, font].map { FileManager.default.contents(atPath: $0) }
         var failures: [String] = []
-        for row in Self.renderRows + Self.otherCommandRows {
-            let arguments = row.arguments.map {
-                $0.replacingOccurrences(of: "$SONG", with: song).replacingOccurrences(of: "$FONT", with: font)
-                    .replacingOccurrences(of: "$DIR", with: directory.path)
-            }
-            let before = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
-            let run = try seqplay(arguments)
-            let after = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
-            let line = "seqplay \(row.arguments.joined(separator: " ")): exit \(run.status), stderr \(run.standardError.debugDescription)"
-            if run.status != row.status { failures.append("\(line) (expected exit \(row.status))") }
-            if [132, 133, 134, 139].contains(run.status) || run.standardError.contains("Fatal error") {
-                failures.append("\(line): trapped")
-            }
-            let lines = run.standardError.split(separator: "\n")
-            if row.status != 0 && (lines.count != 1 || !lines[0].hasPrefix("seqplay: ")) {
-                failures.append("\(line): not one line on stderr")
-            }
-            if !after.subtracting(before).isSubset(of: row.creates) {
-                failures.append("\(line): left \(after.subtracting(before).subtracting(row.creates).sorted())")
-            }
-            if before.subtracting(after).count > 0 { failures.append("\(line): removed \(before.subtracting(after).sorted())") }
-            if [song, font].map({ FileManager.default.contents(atPath: $0) }) != inputs { failures.append("\(line): changed an input") }
-            if run.status == 0, row.creates.contains("out.wav") {
+        let rows = Self.renderRows + Self.otherCommandRows
+        for row in rows {
+            failures += try check(row, in: directory, song: song, font: font)
+            if row.status == 0, row.creates.contains("out.wav") {
                 try FileManager.default.removeItem(at: directory.appendingPathComponent("out.wav"))
             }
         }
@@ -185,7 +327,44 @@ final class HostileCommandLineTests: RenderTestCase {
         var status = stat()
         XCTAssertEqual(stat("/dev/null", &status), 0)
         XCTAssertEqual(status.st_mode & S_IFMT, S_IFCHR, "/dev/null is still a device")
-        XCTAssertTrue(failures.isEmpty, "\(failures.count) of \(Self.renderRows.count + Self.otherCommandRows.count) rows:\n" + failures.joined(separator: "\n"))
+        XCTAssertTrue(failures.isEmpty, "\(failures.count) of \(rows.count) rows:\n" + failures.joined(separator: "\n"))
+    }
+
+    /// `pathRows`, each in a fresh workspace: besides `check`, the devices are still devices, the
+    /// links still links (to a target written when the row succeeds), the read-only files as they were,
+    /// and an input whose labels file failed left no output.
+    func testEveryOutputPathIsWrittenSafely() throws {
+        var failures: [String] = []
+        for row in Self.pathRows {
+            let (directory, song, font) = try makeWorkspace()
+            func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+            let line = "seqplay \(row.arguments.joined(separator: " "))"
+            failures += try check(row, in: directory, song: song, font: font)
+            for name in ["locked.wav", "locked.png", "labels-locked/song.labels.csv"]
+            where (try? String(contentsOfFile: path(name), encoding: .utf8)) != "read-only" {
+                failures.append("\(line): changed \(name)")
+            }
+            for device in ["null.png", "full.png", "labels-null/song.labels.csv", "labels-full/song.labels.csv"] {
+                var status = stat()
+                if stat(path(device), &status) != 0 || status.st_mode & S_IFMT != S_IFCHR { failures.append("\(line): \(device) is no longer a device") }
+            }
+            for (link, target) in [("link.mid", "real.mid"), ("link.png", "real.png"), ("link.jsonl", "real.jsonl"), ("link.sqlite", "real.sqlite"),
+                                   ("labels-link/song.labels.csv", "real.csv"), ("song-link.png", "song.mid"), ("audio-link.png", "audio.wav")] {
+                if (try? FileManager.default.destinationOfSymbolicLink(atPath: path(link))) != target { failures.append("\(line): \(link) is no longer a link") }
+            }
+            for made in row.creates where made.hasPrefix("real.") {
+                let size = (try? FileManager.default.attributesOfItem(atPath: path(made))[.size] as? Int) ?? 0
+                if size == 0 { failures.append("\(line): the link's target \(made) was not written") }
+            }
+            if row.arguments.last == "$DIR/labels-link",
+               !((try? String(contentsOfFile: path("labels-link/real.csv"), encoding: .utf8))?.hasPrefix("onset_seconds") ?? false) {
+                failures.append("\(line): the labels link's target was not written")
+            }
+            if row.status == 2, let output = row.arguments.last, FileManager.default.fileExists(atPath: path(String(output.dropFirst(5))) + "/song.wav") {
+                failures.append("\(line): a failed input left its output")
+            }
+        }
+        XCTAssertTrue(failures.isEmpty, "\(failures.count) failures in \(Self.pathRows.count) rows:\n" + failures.joined(separator: "\n"))
     }
 
     /// A transpose that moves notes outside 0...127 says how many are dropped, once.
@@ -228,6 +407,44 @@ final class HostileCommandLineTests: RenderTestCase {
         var status = stat()
         XCTAssertEqual(stat(fifo, &status), 0)
         XCTAssertEqual(status.st_mode & S_IFMT, S_IFIFO, "still a FIFO")
+    }
+
+    /// Every other output named as a FIFO is written through: its reader gets the whole file (a MIDI
+    /// file, a picture, the manifest's lines, a labels file) and the FIFO stays a FIFO, with no
+    /// temporary file beside it.
+    func testEveryOutputWritesThroughAFIFO() throws {
+        let (directory, song, font) = try makeWorkspace()
+        func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+        try FileManager.default.createDirectory(atPath: path("labels"), withIntermediateDirectories: false)
+        let cases: [(arguments: [String], fifo: String, starts: [UInt8])] = [
+            (["convert", song, "-o", path("stream.mid")], path("stream.mid"), Array("MThd".utf8)),
+            (["roll", song, "-o", path("stream.png")], path("stream.png"), [0x89] + Array("PNG".utf8)),
+            (["waveform", path("audio.wav"), "-o", path("stream.svg")], path("stream.svg"), Array("<?xml".utf8)),
+            ([song, "--sf2", font, "-o", path("out.wav"), "--waveform", path("stream.pdf")], path("stream.pdf"), Array("%PDF".utf8)),
+            (["render", song, "--sf2", font, "--output-dir", path("out"), "--manifest", path("stream.jsonl")], path("stream.jsonl"),
+             Array("{".utf8)),
+            (["render", song, "--sf2", font, "--output-dir", path("labels"), "--labels"], path("labels/song.labels.csv"),
+             Array("onset_seconds".utf8)),
+        ]
+        for (arguments, fifo, starts) in cases {
+            XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+            nonisolated(unsafe) var received = Data()
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                received = FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data()
+                done.signal()
+            }
+            let run = try seqplay(arguments)
+            XCTAssertEqual(run.status, 0, "\(arguments): \(run.standardError)")
+            XCTAssertEqual(done.wait(timeout: .now() + 30), .success, "\(arguments)")
+            XCTAssertEqual(Array(received.prefix(starts.count)), starts, "\(arguments)")
+            var status = stat()
+            XCTAssertEqual(lstat(fifo, &status), 0)
+            XCTAssertEqual(status.st_mode & S_IFMT, S_IFIFO, "\(fifo) is still a FIFO")
+            let folder = (fifo as NSString).deletingLastPathComponent
+            let temporary = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".tmp") }
+            XCTAssertEqual(temporary, [], "\(arguments)")
+        }
     }
 
     /// Standard output that cannot be written is a write error (5), for audio and for text alike.

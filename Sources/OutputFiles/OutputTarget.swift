@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 
 /// Where an output file's bytes go, decided before anything is written, the way careful Unix tools
@@ -13,6 +16,9 @@ import Foundation
 /// Refused: a directory, a read-only file (no write permission bit, even for root), a directory that
 /// does not exist, and any output that is one of the inputs (the same inode: the MIDI file, a
 /// SoundFont), so a render can never overwrite what it reads.
+///
+/// `OutputFile` writes a whole file's bytes to a target, `AppendingOutputFile` a file line by line;
+/// `AudioFileWriter` streams audio to one.
 public enum OutputTarget: Equatable, Sendable {
     /// Standard output.
     case standardOutput
@@ -24,8 +30,8 @@ public enum OutputTarget: Equatable, Sendable {
 
     /// Decides where `path` writes, refusing what must not be written. `inputs` are the files the
     /// output is made from; paths that do not exist among them are ignored.
-    public static func resolve(_ path: String, protecting inputs: [String] = []) throws(AudioFileError) -> OutputTarget {
-        func fail(_ problem: AudioFileError.Problem) -> AudioFileError { AudioFileError(path: path, problem: problem) }
+    public static func resolve(_ path: String, protecting inputs: [String] = []) throws(OutputFileError) -> OutputTarget {
+        func fail(_ problem: OutputFileError.Problem) -> OutputFileError { OutputFileError(path: path, problem: problem) }
         if path == "-" { return .standardOutput }
         guard !path.isEmpty else { throw fail(.cannotCreate("empty file name")) }
         let real = try followLinks(path)
@@ -62,13 +68,13 @@ public enum OutputTarget: Equatable, Sendable {
     /// `path` with every symbolic link in its last component followed (also a link to a name that
     /// does not exist yet, which is then created); relative link targets are taken from the link's
     /// directory.
-    private static func followLinks(_ path: String) throws(AudioFileError) -> String {
+    private static func followLinks(_ path: String) throws(OutputFileError) -> String {
         var current = path
         for _ in 0..<40 {  // the kernel's own limit on links in a lookup
             guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { return current }
             current = target.hasPrefix("/") ? target
                 : ((current as NSString).deletingLastPathComponent as NSString).appendingPathComponent(target)
         }
-        throw AudioFileError(path: path, problem: .cannotCreate(String(cString: strerror(ELOOP))))
+        throw OutputFileError.system(path, OutputFileError.Problem.cannotCreate, errno: ELOOP)
     }
 }
