@@ -48,9 +48,9 @@ final class ControlThreadTests: XCTestCase {
         let right = UnsafeMutablePointer<Float>.allocate(capacity: 64)
         defer { left.deallocate(); right.deallocate() }
         var cycles = 0, cyclesWithAnotherThreadInside = 0
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(12)
         // At least 20 000 cycles, and until the control thread has made 20 000 calls (a loaded machine
-        // may start it late); at most 10 s.
+        // may start it late or starve it); at most 12 s. Unloaded: 20 000 cycles in 0.3-8 s.
         while (cycles < 20_000 || controlCalls.count < 20_000) && Date() < deadline {
             guard synth.beginRenderCycle() else { continue }
             for k in 0..<4 {
@@ -64,7 +64,8 @@ final class ControlThreadTests: XCTestCase {
             cycles += 1
         }
         controlCalls.stop()
-        XCTAssertGreaterThan(controlCalls.count, 1000, "control calls made while rendering")
+        // Two busy loops beside a niced run left the control thread as few as 296 calls in 10 s.
+        XCTAssertGreaterThan(controlCalls.count, 100, "control calls made while rendering")
         XCTAssertEqual(cyclesWithAnotherThreadInside, 0, "of \(cycles) render cycles, with \(controlCalls.count) control calls")
     }
 }
