@@ -17,21 +17,26 @@ public final class SharedSoundFonts: @unchecked Sendable {
 
     /// Loads `paths` in order, each checked as `Synthesizer.loadSoundFont(at:)` does.
     public init(paths: [String]) throws(SoundFontError) {
+        let holder: Synthesizer
         do throws(SynthesizerError) {
             holder = try Synthesizer(settings: SynthesizerSettings(reverbEnabled: false, chorusEnabled: false))
         } catch {
             throw SoundFontError(path: paths.first ?? "", problem: .rejectedByFluidSynth(reason: "\(error)"))
         }
         for path in paths { try holder.loadSoundFont(at: path) }
+        self.holder = holder
         self.paths = paths
+        // Looked up once here: synthesizers on several threads take them at once, and each
+        // fluid_synth_* call enters the holder's API (an unguarded counter and queue).
+        fonts = holder.withSynthBetweenCycles {
+            holder.soundFonts.compactMap { font in
+                fluid_synth_get_sfont_by_id(holder.synth, Int32(font.id)).map { ($0, font) }
+            }
+        }
     }
 
     /// The fonts in load order, with the IDs a synthesizer that loaded them itself would give them.
-    fileprivate var fonts: [(pointer: OpaquePointer, id: SoundFontID)] {
-        holder.soundFonts.compactMap { font in
-            fluid_synth_get_sfont_by_id(holder.synth, Int32(font.id)).map { ($0, font) }
-        }
-    }
+    fileprivate let fonts: [(pointer: OpaquePointer, id: SoundFontID)]
 }
 
 extension Synthesizer {
@@ -41,7 +46,11 @@ extension Synthesizer {
         defer { FluidSynthLog.forwardPendingMessages() }
         sharedFontHolders.append(shared)
         for (pointer, font) in shared.fonts {
-            let id = withSynthBetweenCycles { fluid_synth_add_sfont(synth, pointer) }
+            let id = withSynthBetweenCycles {
+                let id = fluid_synth_add_sfont(synth, pointer)
+                refreshFontStack()
+                return id
+            }
             guard id != FLUID_FAILED else { continue }
             sharedFonts.append(pointer)
             soundFonts.append(SoundFontID(id: Int(id), path: font.path))

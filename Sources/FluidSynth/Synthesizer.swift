@@ -31,6 +31,10 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// Fonts of a `SharedSoundFonts` added to this synthesizer, taken out again before it is deleted.
     var sharedFonts: [OpaquePointer] = []
     var sharedFontHolders: [SharedSoundFonts] = []
+    /// FluidSynth's font stack as of the last change, top (highest priority) first: what
+    /// `selectProgram` searches, so it finds a preset without entering the synth's API. Changed only
+    /// by control calls while they hold the synth (`refreshFontStack`), read by control calls.
+    private var fontStack: [(sfont: OpaquePointer, id: Int32)] = []
 
     private let fluidSettings: OpaquePointer
     let synth: OpaquePointer
@@ -99,7 +103,11 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     public func loadSoundFont(at path: String) throws(SoundFontError) -> SoundFontID {
         try SoundFontValidator.validate(path: path)
         FluidSynthLog.forwardPendingMessages()
-        let id = withSynthBetweenCycles { fluid_synth_sfload(synth, path, 1) }
+        let id = withSynthBetweenCycles {
+            let id = fluid_synth_sfload(synth, path, 1)
+            refreshFontStack()
+            return id
+        }
         // What FluidSynth said while loading: a refusal's reason goes into the error, not the log.
         let messages = FluidSynthLog.takePendingMessages()
         guard id != FLUID_FAILED else {
@@ -114,7 +122,10 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// Unloads a font; channels using it are re-assigned presets from the remaining fonts.
     public func unloadSoundFont(_ font: SoundFontID) {
         guard soundFonts.contains(font) else { return }
-        withSynthBetweenCycles { _ = fluid_synth_sfunload(synth, Int32(font.id), 1) }
+        withSynthBetweenCycles {
+            _ = fluid_synth_sfunload(synth, Int32(font.id), 1)
+            refreshFontStack()
+        }
         soundFonts.removeAll { $0 == font }
     }
 
@@ -148,16 +159,25 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// that has it; this works on the drum channel too. Throws if no loaded font has that preset.
     /// Takes effect at the next render.
     public func selectProgram(_ program: UInt8, bank: Int, channel: UInt8) throws(SynthesizerError) {
-        // The font stack changes only between cycles, on a control thread; rendering only reads it.
-        for index in 0..<fluid_synth_sfcount(synth) {
-            guard let sfont = fluid_synth_get_sfont(synth, UInt32(index)),
-                  fluid_sfont_get_preset(sfont, Int32(bank), Int32(program)) != nil
-            else { continue }
-            perform(.selectProgram(channel: Int32(channel), font: fluid_sfont_get_id(sfont), bank: Int32(bank),
-                                   program: Int32(program)))
+        // Searches the fonts themselves (read-only while they are loaded), never the synth: every
+        // fluid_synth_* call, even a getter such as fluid_synth_sfcount, enters FluidSynth's API,
+        // which with the thread-safe API off still reaps finished voices and commits the event
+        // queue the render thread is filling (see `withSynthBetweenCycles`).
+        for font in fontStack where fluid_sfont_get_preset(font.sfont, Int32(bank), Int32(program)) != nil {
+            perform(.selectProgram(channel: Int32(channel), font: font.id, bank: Int32(bank), program: Int32(program)))
             return
         }
         throw .noSuchPreset(bank: bank, program: Int(program), channel: Int(channel))
+    }
+
+    /// Reads FluidSynth's font stack into `fontStack`. Call while holding the synth, after the stack changed.
+    func refreshFontStack() {
+        var stack: [(sfont: OpaquePointer, id: Int32)] = []
+        for index in 0..<fluid_synth_sfcount(synth) {
+            guard let sfont = fluid_synth_get_sfont(synth, UInt32(index)) else { continue }
+            stack.append((sfont, fluid_sfont_get_id(sfont)))
+        }
+        fontStack = stack
     }
 
     /// The preset `channel` currently plays (changes still queued included), or `nil` if it has none.
@@ -259,6 +279,13 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// Runs `body` on a control thread while no render cycle runs: waits for the one in progress, makes
     /// the next ones skip (their callers play silence), applies the queued changes first. For work on
     /// the synth outside the render thread, e.g. rendering frames to discard.
+    ///
+    /// Every call of FluidSynth's synth API (`fluid_synth_*`, getters included) outside a render cycle
+    /// belongs in here. With the thread-safe API off, FluidSynth's API entry and exit still reap the
+    /// voices the mixer finished and commit the voice events queued since the last exit; called from
+    /// a second thread during a render cycle, that commits events the render thread has not written
+    /// yet (the renderer then dispatches an empty slot: a call through a null pointer) and races on
+    /// the voices and the API depth counter.
     public func withSynthBetweenCycles<T>(_ body: () -> T) -> T {
         while !owner.compareExchange(expected: Owner.free, desired: Owner.control, ordering: .acquiring).exchanged {
             sched_yield()
