@@ -466,3 +466,15 @@ public enum SynthesizerError: Error, Equatable {
     /// A channel font (`SoundSettings.channelFonts`) that was not loaded.
     case fontNotLoaded(String)
 }
+
+extension SynthesizerError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .creationFailed(let object): return "FluidSynth could not create its \(object)"
+        case .settingRejected(let setting): return "FluidSynth refused the value of \(setting)"
+        case .noSuchPreset(let bank, let program, let channel):
+            return "no loaded SoundFont has bank \(bank) program \(program) (asked for on channel \(channel + 1))"
+        case .fontNotLoaded(let path): return "the channel font \(path) is not among the loaded SoundFonts"
+        }
+    }
+}

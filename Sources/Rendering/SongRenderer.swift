@@ -55,11 +55,18 @@ public final class SongRenderer {
     /// Player samples per output frame: the varispeed's rate, 1 without one.
     private let speed: Double
 
-    /// Builds and starts the graph: loads `soundFontPaths` in order (later fonts take priority),
-    /// schedules `sequence` with `options.playback`, applies mutes and solos, inserts the effects.
+    /// Builds and starts the graph: loads `soundFontPaths` in order (later fonts take priority), once
+    /// however many synthesizers play them (`SharedSoundFonts`), schedules `sequence` with
+    /// `options.playback`, applies mutes and solos, inserts the effects.
     public convenience init(sequence: MusicSequence, soundFontPaths: [String], options: RenderOptions) throws(RenderError) {
+        let fonts: SharedSoundFonts
+        do throws(SoundFontError) {
+            fonts = try SharedSoundFonts(paths: options.sound.fontLoadOrder(soundFontPaths))
+        } catch {
+            throw .soundFont(error)
+        }
         try self.init(sequence: sequence, options: options) { () throws(RenderError) in
-            try Self.makeSampler(soundFontPaths: soundFontPaths, options: options)
+            try Self.makeSampler(options: options) { $0.addSoundFonts(fonts) }
         }
     }
 
@@ -143,14 +150,6 @@ public final class SongRenderer {
         var pending = Int((Double(latencyFrames) / speed).rounded())
         while pending > 0, let block = pull(frameCount: min(options.blockFrames, pending)) {
             pending -= block.frameLength
-        }
-    }
-
-    /// A sampler with `soundFontPaths` loaded in order (later fonts take priority), set up as
-    /// `options` ask: what `init(sequence:soundFontPaths:options:)` plays through.
-    public static func makeSampler(soundFontPaths: [String], options: RenderOptions) throws(RenderError) -> SamplerNode {
-        try makeSampler(options: options) { sampler throws(SoundFontError) in
-            for path in options.sound.fontLoadOrder(soundFontPaths) { try sampler.loadSoundFont(at: path) }
         }
     }
 

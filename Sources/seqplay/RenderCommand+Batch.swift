@@ -25,7 +25,9 @@ extension RenderCommand {
         let (inputs, problems) = BatchInputDiscovery.discover(batchPaths())
         for problem in problems { CommandLineOutput.note("\(problem)") }
         let selected = batch.parsedShard.map { shard in inputs.filter(shard.contains) } ?? inputs
-        var settings = BatchRenderSettings(outputDirectory: batch.outputDir!, soundFontPaths: sound.fontPaths)
+        // The --font-for fonts load first, as a single render loads them (SoundSettings.fontLoadOrder).
+        let fontPaths = (try? soundControls.soundSettings())?.fontLoadOrder(sound.fontPaths) ?? sound.fontPaths
+        var settings = BatchRenderSettings(outputDirectory: batch.outputDir!, soundFontPaths: fontPaths)
         settings.format = file.format ?? .wav
         settings.sampleFormat = file.bitDepth?.sampleFormat
         settings.jobs = batch.jobs ?? ProcessInfo.processInfo.activeProcessorCount

@@ -68,6 +68,21 @@ final class BatchCommandLineTests: BatchTestCase {
         }
     }
 
+    /// `--font-for CH=FILE` names a font that is not among the `--sf2` fonts: a batch loads it first,
+    /// as a single render does, and renders the same bytes (every song failed with "not loaded" before).
+    func testAChannelFontRendersAsInASingleRender() throws {
+        let root = try temporaryDirectory(), out = try temporaryDirectory()
+        try MIDIFileWriter.write(Self.song(seed: 7, seconds: 2), to: root + "/song.mid")
+        let click = Self.packageRoot.appendingPathComponent("SoundFonts/click.sf2").path
+        let flags = font + ["--font-for", "1=\(click)"]
+        let batch = try seqplay(["render", root, "--output-dir", out] + flags)
+        XCTAssertEqual(batch.status, 0, batch.standardError)
+        let alone = try temporaryDirectory() + "/song.wav"
+        let single = try seqplay([root + "/song.mid", "-o", alone] + flags)
+        XCTAssertEqual(single.status, 0, single.standardError)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/song.wav")), try Data(contentsOf: URL(fileURLWithPath: alone)))
+    }
+
     /// Opus runs at 48 kHz, not the default 44.1: a batch renders at the rate the format takes, as
     /// a single render does (each song failed before).
     func testOpusOutputsRenderAtTheRateOpusTakes() throws {
