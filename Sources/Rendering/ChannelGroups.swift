@@ -18,16 +18,18 @@ public struct ChannelGroups: Hashable, Sendable {
         ChannelGroups(channelsUsed(by: sequence).map { [$0] })
     }
 
-    /// The used channels split into at most `count` groups of about equal expected load (note
-    /// counts; channel messages count a little, so channels without notes still get a group). Each
-    /// channel goes to the lightest group so far, heaviest channels first; groups come out in order
-    /// of their lowest channel, so the split depends on the song alone.
-    public static func balanced(_ sequence: MusicSequence, count: Int) -> ChannelGroups {
-        let load = channelLoad(of: sequence)
+    /// The used channels split into at most `count` groups of about equal expected load. The load of
+    /// a note is `noteCost` of it (voice-seconds, from the fonts: `SongRenderer` asks a synthesizer),
+    /// or without one 16 per note; channel messages count a little, so channels without notes still
+    /// get a group. Each channel goes to the lightest group so far, heaviest channels first; groups
+    /// come out in order of their lowest channel, so the split depends on the song (and the fonts)
+    /// alone, never on the thread count.
+    public static func balanced(_ sequence: MusicSequence, count: Int, noteCost: ((CostedNote) -> Double)? = nil) -> ChannelGroups {
+        let load = channelLoad(of: sequence, noteCost: noteCost)
         let used = load.indices.filter { load[$0] > 0 }
         let count = max(1, min(count, used.count))
         var groups = [[Int]](repeating: [], count: count)
-        var totals = [Int](repeating: 0, count: count)
+        var totals = [Double](repeating: 0, count: count)
         for channel in used.sorted(by: { (load[$0], $1) > (load[$1], $0) }) {
             let lightest = totals.indices.min { (totals[$0], $0) < (totals[$1], $1) }!
             groups[lightest].append(channel)
@@ -38,18 +40,71 @@ public struct ChannelGroups: Hashable, Sendable {
 
     /// The channels (0-based) `sequence` sends channel messages on.
     public static func channelsUsed(by sequence: MusicSequence) -> [Int] {
-        let load = channelLoad(of: sequence)
+        let load = channelLoad(of: sequence, noteCost: nil)
         return load.indices.filter { load[$0] > 0 }
     }
 
-    /// Per channel: 16 per note plus 1 per other channel message (0: unused).
-    private static func channelLoad(of sequence: MusicSequence) -> [Int] {
-        var load = [Int](repeating: 0, count: 16)
-        for track in sequence.tracks {
-            for timed in track.events {
-                guard case .midi(let message) = timed.event, let channel = message.channel else { continue }
-                if case .noteOn(_, _, let velocity) = message, velocity > 0 { load[Int(channel)] += 16 } else { load[Int(channel)] += 1 }
+    /// A note as `balanced(_:count:noteCost:)` asks its cost: where it plays, with what selected, how long.
+    public struct CostedNote: Hashable, Sendable {
+        /// 0-based.
+        public var channel: UInt8
+        /// The channel's last bank selects (CC 0, CC 32) and program change before the note, in that order.
+        public var setup: [MIDIMessage]
+        public var key: UInt8
+        public var velocity: UInt8
+        /// From its note-on to its note-off (or the song's end).
+        public var heldSeconds: Double
+    }
+
+    /// Per channel: the cost of its notes plus a little per other channel message (0: unused).
+    private static func channelLoad(of sequence: MusicSequence, noteCost: ((CostedNote) -> Double)?) -> [Double] {
+        var load = [Double](repeating: 0, count: 16)
+        guard let noteCost else {
+            for track in sequence.tracks {
+                for timed in track.events {
+                    guard case .midi(let message) = timed.event, let channel = message.channel else { continue }
+                    if case .noteOn(_, _, let velocity) = message, velocity > 0 { load[Int(channel)] += 16 } else { load[Int(channel)] += 1 }
+                }
             }
+            return load
+        }
+        // The channels' messages in playing order, so each note is costed with the program in force.
+        let timeline = sequence.concatenatingPatterns()
+        let map = TempoMap(sequence: timeline)
+        var messages: [(tick: Int64, message: MIDIMessage)] = []
+        for track in timeline.tracks {
+            for timed in track.events {
+                if case .midi(let message) = timed.event, message.channel != nil { messages.append((timed.tick, message)) }
+            }
+        }
+        let ordered = messages.enumerated().sorted { ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset) }.map(\.element)
+        var setups = [[Int: MIDIMessage]](repeating: [:], count: 16)  // 0: CC 0, 1: CC 32, 2: program
+        var held: [Int: [(tick: Int64, setup: [MIDIMessage], velocity: UInt8)]] = [:]
+        func release(_ channel: UInt8, _ key: UInt8, at tick: Int64) {
+            let slot = Int(channel) * 128 + Int(key)
+            guard let first = held[slot]?.first else { return }
+            held[slot]?.removeFirst()
+            let seconds = map.seconds(atTick: tick) - map.seconds(atTick: first.tick)
+            load[Int(channel)] += noteCost(CostedNote(channel: channel, setup: first.setup, key: key, velocity: first.velocity, heldSeconds: seconds))
+        }
+        for (tick, message) in ordered {
+            let channel = Int(message.channel!)
+            switch message {
+            case .noteOn(let c, let key, let velocity) where velocity > 0:
+                held[Int(c) * 128 + Int(key), default: []].append((tick, setups[channel].sorted { $0.key < $1.key }.map(\.value), velocity))
+                continue
+            case .noteOn(let c, let key, _), .noteOff(let c, let key, _):
+                release(c, key, at: tick)
+                continue
+            case .controlChange(_, 0, _): setups[channel][0] = message
+            case .controlChange(_, 32, _): setups[channel][1] = message
+            case .programChange: setups[channel][2] = message
+            default: break
+            }
+            load[channel] += 1e-3
+        }
+        for slot in held.keys.sorted() {
+            while held[slot]?.isEmpty == false { release(UInt8(slot / 128), UInt8(slot % 128), at: map.endTick) }
         }
         return load
     }

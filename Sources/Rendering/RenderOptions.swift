@@ -89,11 +89,11 @@ public enum ChannelSplit: Hashable, Sendable {
     /// These groups.
     case groups(ChannelGroups)
 
-    /// The groups for `sequence`, nil for `.none`.
-    public func groups(for sequence: MusicSequence) -> ChannelGroups? {
+    /// The groups for `sequence`, nil for `.none`; `.balanced` weighs each note by `noteCost` when given.
+    public func groups(for sequence: MusicSequence, noteCost: ((ChannelGroups.CostedNote) -> Double)? = nil) -> ChannelGroups? {
         switch self {
         case .none: return nil
-        case .balanced(let count): return .balanced(sequence, count: count)
+        case .balanced(let count): return .balanced(sequence, count: count, noteCost: noteCost)
         case .perChannel: return .perChannel(sequence)
         case .groups(let groups): return groups
         }

@@ -96,7 +96,10 @@ public final class SongRenderer {
         }
         let mix: MixerNode
         var effects: [AudioNode] = []
-        if let groups = (options.channelOutputs ? .perChannel : options.channelSplit).groups(for: sequence) {
+        let split = options.channelOutputs ? .perChannel : options.channelSplit
+        var noteCost: ((ChannelGroups.CostedNote) -> Double)?
+        if case .balanced = split { noteCost = try NoteCostEstimate(probe: makeSampler()).cost }
+        if let groups = split.groups(for: sequence, noteCost: noteCost) {
             let node = try ChannelGroupSampler(groups: groups, source: eventSource, threads: options.threads,
                                                rangeFrames: options.threads > 1 ? Self.threadedRangeFrames : 0,
                                                makeSampler: makeSampler)

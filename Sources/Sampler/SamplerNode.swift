@@ -57,6 +57,12 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     /// Plays `fonts`, loaded once and shared with other samplers, as if loaded here in their order.
     public func addSoundFonts(_ fonts: SharedSoundFonts) { synthesizer.addSoundFonts(fonts) }
 
+    /// The voices a note would start here after `setup` (`Synthesizer.noteVoices`): for a sampler
+    /// that estimates what a song costs, not one that plays it.
+    public func noteVoices(after setup: [MIDIMessage], noteOn channel: UInt8, key: UInt8, velocity: UInt8) -> NoteVoices {
+        synthesizer.noteVoices(after: setup, noteOn: channel, key: key, velocity: velocity)
+    }
+
     /// Unloads a font loaded with `loadSoundFont(at:)`.
     public func unloadSoundFont(_ font: SoundFontID) { synthesizer.unloadSoundFont(font) }
 
