@@ -23,8 +23,9 @@ seeds=("$build/seeds")
 case "$target" in
 smf)
     module MIDICore "$root"/Sources/MIDICore/*.swift
+    module OutputFiles "$root"/Sources/OutputFiles/*.swift
     module MIDIFile "$root"/Sources/MIDIFile/*.swift
-    libs=(-lMIDIFile -lMIDICore); source_file=SMFReaderFuzzTarget.swift; max_len=1100000
+    libs=(-lMIDIFile -lOutputFiles -lMIDICore); source_file=SMFReaderFuzzTarget.swift; max_len=1100000
     corpus_dir="${SEQPLAY_CORPUS:-$root/../shared/corpus}"
     if [ -d "$corpus_dir" ]; then seeds+=("$corpus_dir"); else echo "fuzz: corpus $corpus_dir absent"; fi ;;
 sf2)
