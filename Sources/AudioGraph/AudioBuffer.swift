@@ -15,6 +15,8 @@ public final class AudioBuffer: @unchecked Sendable {
     }
 
     private let storage: UnsafeMutablePointer<Float>
+    /// Whether `storage` was allocated here (and is freed with the buffer).
+    private let ownsStorage: Bool
 
     /// A buffer of `format` able to hold `frameCapacity` frames, all zero, `frameLength` 0.
     /// Allocates: make buffers before rendering, never on the render thread.
@@ -26,9 +28,22 @@ public final class AudioBuffer: @unchecked Sendable {
         let count = max(1, frameCapacity * format.channelCount)
         storage = .allocate(capacity: count)
         storage.initialize(repeating: 0, count: count)
+        ownsStorage = true
     }
 
-    deinit { storage.deallocate() }
+    /// A buffer of `format` over memory the caller owns: `frameCapacity` samples of each channel
+    /// in a row from `storage`, which must outlive the buffer (one large block shared by many
+    /// buffers, say). `frameLength` 0.
+    public init(format: AudioFormat, frameCapacity: Int, over storage: UnsafeMutablePointer<Float>) {
+        precondition(frameCapacity >= 0, "frame capacity must not be negative")
+        self.format = format
+        self.frameCapacity = frameCapacity
+        self.frameLength = 0
+        self.storage = storage
+        ownsStorage = false
+    }
+
+    deinit { if ownsStorage { storage.deallocate() } }
 
     /// Number of channels (same as `format.channelCount`).
     public var channelCount: Int { format.channelCount }

@@ -5,30 +5,31 @@ import Sampler
 
 /// A song's channel groups (`ChannelGroups`) rendered each on its own sampler, all fed from one
 /// event source, as one graph node: output bus 0 is the mix (the groups summed in group order),
-/// bus 1 + g group g alone. With `threads` > 1 the groups render in parallel, each thread its
-/// fixed share of the groups, over ranges of `rangeFrames` frames rendered ahead; the sum is
-/// taken in the same order whatever the thread count, so the output does not depend on it.
-/// Rendering neither allocates nor locks; the threads meet at one barrier per range.
+/// bus 1 + g group g alone. With `threads` > 1 the groups render in parallel and ahead of the mix
+/// (`GroupRenderAhead`), in ranges of `rangeFrames` frames; the sum is taken in the same order
+/// whatever the thread count, so the output does not depend on it. Rendering neither allocates nor locks.
 public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
     /// The samplers, one per group, in group order.
     public let samplers: [SamplerNode]
     public let groups: ChannelGroups
     let fanOut: ChannelGroupFanOut
     private let rangeFrames: Int
-    private var ranges: [AudioBuffer] = []
-    /// `[ranges[g]]`, made once: a sampler's `outputs` argument.
-    private var rangeOutputs: [[AudioBuffer]] = []
-    /// Engine sample time of the first frame in `ranges`, and how many frames they hold.
-    private var rangeStart: Int64 = 0
-    private var rangeLength = 0
-    private var workers: GroupRenderThreads?
+    /// With one thread, each group's output this cycle, and `[cycleOutputs[g]]` made once: a sampler's `outputs` argument.
+    private var cycleOutputs: [AudioBuffer] = []
+    private var samplerOutputs: [[AudioBuffer]] = []
+    private var ahead: GroupRenderAhead?
+    /// With several threads, the engine sample time at which the groups stop rendering ahead of
+    /// the mix (where the render will end): beyond it they render only what the mix asks for.
+    var renderAheadLimit: Int64 = .max {
+        didSet { ahead?.aheadLimit = renderAheadLimit }
+    }
     /// The output buses of the last cycle.
     private var lastOutputs: [AudioBuffer] = []
     private let threadCount: Int
 
     /// Groups `groups` of the events of `source` on the samplers `makeSampler` makes (one per
-    /// group), rendered on `threads` threads over ranges of `rangeFrames` (0: each engine cycle alone,
-    /// as a real-time output needs).
+    /// group), rendered on `threads` threads over ranges of `rangeFrames` (with one thread, each engine
+    /// cycle alone, as a real-time output needs).
     init(groups: ChannelGroups, source: any ScheduledMIDISource, threads: Int, rangeFrames: Int,
          makeSampler: () throws(RenderError) -> SamplerNode) throws(RenderError) {
         self.groups = groups
@@ -45,7 +46,7 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
         super.init(name: "channel groups")
     }
 
-    deinit { workers?.stop() }
+    deinit { ahead?.stop() }
 
     public override var numberOfInputs: Int { 0 }
     public override var numberOfOutputs: Int { 1 + samplers.count }
@@ -59,26 +60,25 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
         for sampler in samplers {
             try sampler.prepare(AudioNodeRenderSetup(connectedInputBuses: [], inputFormats: [], outputFormats: [format], maximumFrameCount: setup.maximumFrameCount))
         }
-        let capacity = max(rangeFrames, setup.maximumFrameCount)
-        ranges = samplers.map { _ in AudioBuffer(format: format, frameCapacity: capacity) }
-        rangeOutputs = ranges.map { [$0] }
-        if threadCount > 1, workers == nil {
-            workers = GroupRenderThreads(count: threadCount) { [unowned self] thread, context in
-                self.renderGroups(context, thread: thread)
-            }
+        if threadCount > 1 {
+            ahead?.stop()
+            ahead = GroupRenderAhead(samplers: samplers, fanOut: fanOut, threads: threadCount,
+                                     rangeFrames: max(rangeFrames, setup.maximumFrameCount), format: format)
+            ahead?.aheadLimit = renderAheadLimit
+        } else {
+            cycleOutputs = samplers.map { _ in AudioBuffer(format: format, frameCapacity: setup.maximumFrameCount) }
+            samplerOutputs = cycleOutputs.map { [$0] }
         }
     }
 
     public override func reset() {
+        discardRenderedAhead()
         for sampler in samplers { sampler.reset() }
-        fanOut.clear()
-        rangeLength = 0
     }
 
     /// Forgets what was rendered ahead and the queued events (a seek moved the source).
     func discardRenderedAhead() {
-        fanOut.clear()
-        rangeLength = 0
+        if let ahead { ahead.discard() } else { fanOut.clear() }
     }
 
     /// Group `group` alone in the last cycle rendered (its frames are that cycle's output frames).
@@ -86,114 +86,48 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
 
     public override func render(_ context: RenderContext, inputs: [AudioBuffer], outputs: [AudioBuffer]) {
         lastOutputs = outputs
-        guard !ranges.isEmpty else {
+        guard !samplers.isEmpty else {
             // No group (a song with no channel message): the mix is silence.
             for channel in 0..<2 { outputs[0][channel].baseAddress!.update(repeating: 0, count: context.frameCount) }
             return
         }
+        guard let ahead else {
+            // One thread: every group renders this cycle here.
+            fanOut.pull(before: context.sampleTime + Int64(context.frameCount + SamplerNode.blockFrames / 2))
+            for group in samplers.indices {
+                cycleOutputs[group].frameLength = context.frameCount
+                samplers[group].render(context, inputs: [], outputs: samplerOutputs[group])
+            }
+            copyAndMix(frameCount: context.frameCount, into: outputs, at: 0) { group in (cycleOutputs[group], 0) }
+            return
+        }
         var done = 0
         while done < context.frameCount {
-            let time = context.sampleTime + Int64(done)
-            if rangeLength == 0 || time < rangeStart || time >= rangeStart + Int64(rangeLength) {
-                renderRange(from: time, frameCount: max(rangeFrames, context.frameCount - done))
-            }
-            let offset = Int(time - rangeStart)
-            let count = min(context.frameCount - done, rangeLength - offset)
-            // Arrays walked by index: `for element in array` allocates in debug builds.
-            for group in ranges.indices {
-                for channel in 0..<2 {
-                    (outputs[1 + group][channel].baseAddress! + done).update(from: ranges[group][channel].baseAddress! + offset, count: count)
-                }
-            }
-            // The mix: the groups summed in group order.
-            for channel in 0..<2 {
-                let mix = outputs[0][channel].baseAddress! + done
-                mix.update(from: ranges[0][channel].baseAddress! + offset, count: count)
-                for group in 1..<ranges.count {
-                    let samples = ranges[group][channel].baseAddress! + offset
-                    for i in 0..<count { mix[i] += samples[i] }
-                }
-            }
+            let (slot, offset) = ahead.rangeSlot(at: context.sampleTime + Int64(done))
+            let count = min(context.frameCount - done, ahead.rangeFrames - offset)
+            copyAndMix(frameCount: count, into: outputs, at: done) { group in (ahead.output(ofGroup: group, slot: slot), offset) }
             done += count
         }
     }
 
-    /// Renders every group's next `frameCount` frames from `time` into `ranges`.
-    private func renderRange(from time: Int64, frameCount: Int) {
-        let count = min(frameCount, ranges[0].frameCapacity)
-        // Every event a sampler may take in the range: it asks, at each 64-frame boundary B, for those before B + 32.
-        fanOut.pull(before: time + Int64(count) + Int64(SamplerNode.blockFrames / 2))
-        let context = RenderContext(sampleTime: time, frameCount: count)
-        for group in ranges.indices { ranges[group].frameLength = count }
-        if let workers {
-            workers.run(context)
-        } else {
-            renderGroups(context, thread: 0)
-        }
-        rangeStart = time
-        rangeLength = count
-    }
-
-    /// Renders the groups of thread `thread` (g with g % threads == thread).
-    private func renderGroups(_ context: RenderContext, thread: Int) {
-        var group = thread
-        while group < samplers.count {
-            samplers[group].render(context, inputs: [], outputs: rangeOutputs[group])
-            group += threadCount
-        }
-    }
-}
-
-/// `count` − 1 helper threads that, with the calling thread, run `body(thread, context)` for
-/// threads 0..<count on each `run(context)` and return when all are done: one barrier per run
-/// (POSIX semaphores; no allocation).
-final class GroupRenderThreads: @unchecked Sendable {
-    private let count: Int
-    private let body: (Int, RenderContext) -> Void
-    private let start: UnsafeMutablePointer<sem_t>
-    private let finished: UnsafeMutablePointer<sem_t>
-    private var context = RenderContext(sampleTime: 0, frameCount: 0)
-    private var stopping = false
-    private var threads: [Thread] = []
-
-    init(count: Int, body: @escaping (Int, RenderContext) -> Void) {
-        self.count = count
-        self.body = body
-        start = .allocate(capacity: count)
-        finished = .allocate(capacity: 1)
-        for index in 0..<count { sem_init(start + index, 0, 0) }
-        sem_init(finished, 0, 0)
-        for index in 1..<count {
-            let thread = Thread { [self] in
-                while true {
-                    sem_wait(start + index)
-                    if stopping { break }
-                    self.body(index, context)
-                    sem_post(finished)
-                }
-                sem_post(finished)
+    /// Copies `frameCount` frames of each group (`source(g)`: a buffer and the offset to read at)
+    /// to its bus at `start`, and their sum, in group order, to the mix.
+    private func copyAndMix(frameCount count: Int, into outputs: [AudioBuffer], at start: Int,
+                            source: (Int) -> (AudioBuffer, Int)) {
+        // Arrays walked by index: `for element in array` allocates in debug builds.
+        for group in samplers.indices {
+            let (buffer, offset) = source(group)
+            for channel in 0..<2 {
+                (outputs[1 + group][channel].baseAddress! + start).update(from: buffer[channel].baseAddress! + offset, count: count)
             }
-            thread.name = "seqplay group \(index)"
-            thread.start()
-            threads.append(thread)
         }
-    }
-
-    func run(_ context: RenderContext) {
-        self.context = context
-        for index in 1..<count { sem_post(start + index) }
-        body(0, context)
-        for _ in 1..<count { sem_wait(finished) }
-    }
-
-    /// Ends the helper threads (waits for them).
-    func stop() {
-        stopping = true
-        for index in 1..<count { sem_post(start + index) }
-        for _ in 1..<count { sem_wait(finished) }
-        for index in 0..<count { sem_destroy(start + index) }
-        sem_destroy(finished)
-        start.deallocate()
-        finished.deallocate()
+        for channel in 0..<2 {
+            let mix = outputs[0][channel].baseAddress! + start
+            mix.update(from: outputs[1][channel].baseAddress! + start, count: count)
+            for group in 1..<samplers.count {
+                let samples = outputs[1 + group][channel].baseAddress! + start
+                for i in 0..<count { mix[i] += samples[i] }
+            }
+        }
     }
 }

@@ -50,6 +50,8 @@ public final class SongRenderer {
 
     private let tailFrames: Int64
     private let stopsAtSilence: Bool
+    /// Frames by which the effects delay the sound (rendered and dropped at the start).
+    private let effectLatencyFrames: Int
     private let eventSource: SeekableEventSource
     private let varispeed: VarispeedRenderer?
     /// Player samples per output frame: the varispeed's rate, 1 without one.
@@ -144,6 +146,8 @@ public final class SongRenderer {
         tailFrames = Int64((tailSeconds * Double(options.sampleRate)).rounded())
         maximumFrames = songFrames + tailFrames
         if case .untilSilent = options.tail { stopsAtSilence = true } else { stopsAtSilence = false }
+        effectLatencyFrames = effects.latencyFrames
+        limitRenderingAhead()
         skipEffectLatency(effects.latencyFrames)
     }
 
@@ -249,7 +253,9 @@ public final class SongRenderer {
     /// Moves playback to player sample `sampleTime` (clamped to the song): notes sounding end, the
     /// controllers and programs of that point are sent, and rendering carries on from there. Not
     /// real-time safe, and not while a block renders: call it between blocks from the rendering
-    /// thread, or while that thread is held off (`SongPlayback` does this).
+    /// thread, or while that thread is held off (`SongPlayback` does this). With channel groups on
+    /// several threads, what they rendered ahead is dropped; the notes sounding then release from
+    /// where the groups had got to, so the first second after the seek may differ from one thread's.
     public func seek(toSample sampleTime: Int64) {
         let target = min(max(0, sampleTime), player.durationInSamples)
         player.seek(toSample: target)
@@ -257,6 +263,14 @@ public final class SongRenderer {
         channelGroups?.discardRenderedAhead()
         renderedFrames = Int64((Double(target) / speed).rounded())
         isFinished = false
+        limitRenderingAhead()
+    }
+
+    /// Tells the channel groups the last engine frame a render to the end pulls from here (a block
+    /// more for varispeed's rounding), so they do not render ahead past it.
+    private func limitRenderingAhead() {
+        let engineFrames = (Double(maximumFrames - renderedFrames) * speed).rounded(.up)
+        channelGroups?.renderAheadLimit = engine.sampleTime + Int64(engineFrames) + Int64(effectLatencyFrames + options.blockFrames)
     }
 
     /// Puts `wrap(source)` between the player and the sampler(s), e.g. to record the events they
