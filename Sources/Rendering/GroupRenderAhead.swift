@@ -15,7 +15,7 @@ final class GroupRenderAhead: @unchecked Sendable {
     /// The memory all groups may render ahead into: 64 MiB, 95 s of two groups at 44.1 kHz. The
     /// lead absorbs a group being the busier for a long passage (a movement for brass alone); on a
     /// 9-minute orchestral piece two threads rendered 1.54× as fast as `fluidsynth -F` with 1.5 s
-    /// of lead, 1.8× with 95 s.
+    /// of lead, 1.77× with 95 s.
     /// The memory is mapped as it is first used, so a short song takes what it needs.
     static let aheadBytes = 64 << 20
 
