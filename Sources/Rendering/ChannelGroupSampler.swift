@@ -92,7 +92,8 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
             return
         }
         guard let ahead else {
-            // One thread: every group renders this cycle here.
+            // One thread: every group renders this cycle here, with every event it may take in it
+            // (at each 64-frame boundary B, a sampler takes those due before B + 32).
             fanOut.pull(before: context.sampleTime + Int64(context.frameCount + SamplerNode.blockFrames / 2))
             for group in samplers.indices {
                 cycleOutputs[group].frameLength = context.frameCount
