@@ -126,14 +126,14 @@ let package = Package(
         // Loudness as EBU R128 measures it (the thin libebur128 wrapper).
         .target(name: "Loudness", dependencies: ["CEBUR128"]),
         // Many songs at once: input discovery, shards, a pool of workers sharing the fonts, atomic outputs, resume.
-        .target(name: "BatchRendering", dependencies: ["Loudness", "Rendering", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "MIDIFile", "OutputFiles", atomics]),
+        .target(name: "BatchRendering", dependencies: ["Loudness", "Rendering", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "MIDIFile", "OutputFiles", "RealtimeSupport", atomics]),
         // Song sessions: a song played to the sampler, ALSA ports and network sessions together, in step.
         .target(name: "SongSessions", dependencies: [
             "ALSA", "AudioOutput", "LiveSampler", "MIDICore", "MIDIFile", "NetworkMIDI", "Player", "Rendering", "RealtimeSupport",
             "SequencerPlayback", atomics,
         ]),
         // The library index: songs and SoundFonts in SQLite (GRDB), scanned on every core, and its query language.
-        .target(name: "MediaLibrary", dependencies: ["MIDIFile", "SoundFontFile", "OutputFiles", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "MediaLibrary", dependencies: ["MIDIFile", "SoundFontFile", "OutputFiles", "RealtimeSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         // Pictures: the thin cairo wrapper, then piano rolls and waveforms drawn with it.
         .target(name: "Drawing", dependencies: ["CCairo", "OutputFiles"]),
         .target(name: "Pictures", dependencies: ["Drawing", "MIDIFile", "AudioFiles"]),

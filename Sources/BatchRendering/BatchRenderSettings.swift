@@ -1,6 +1,7 @@
 import AudioFiles
 import Foundation
 import MIDIFile
+import RealtimeSupport
 
 /// How a batch is rendered: where the outputs go and in what format, the SoundFonts, how many
 /// workers, and whether finished outputs are rendered again.
@@ -13,7 +14,7 @@ public struct BatchRenderSettings: Sendable {
     /// The fonts every song plays through, loaded in order (later ones take priority).
     public var soundFontPaths: [String]
     /// Songs rendered at once, each by a worker thread with its own synthesizer.
-    public var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+    public var jobs: Int = AvailableCores.count
     /// Render outputs that already exist again (a rerun otherwise skips them).
     public var overwritesFinishedOutputs = false
     /// Write beside each output the notes as they sound (`NoteLabels`, a `.labels.csv` file).

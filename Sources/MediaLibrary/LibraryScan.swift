@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import RealtimeSupport
 import Synchronization
 
 /// What one `add` or `update` did.
@@ -92,7 +93,7 @@ extension MediaLibrary {
         progress(0, changed.count)
         for start in stride(from: 0, to: changed.count, by: batch) {
             let slice = Array(changed[start..<min(start + batch, changed.count)])
-            let results = Self.readInParallel(slice, known: known, jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+            let results = Self.readInParallel(slice, known: known, jobs: jobs ?? AvailableCores.count)
             try access { db in
                 try db.inTransaction {
                     for file in results { try LibraryRecords.store(file, existing: known[file.path]?.id, in: db) }

@@ -7,7 +7,7 @@ struct BatchArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Render every MIDI file given or found under the directories given (recursively) into this directory, keeping their relative paths; a rerun skips finished outputs.", valueName: "dir"))
     var outputDir: String?
 
-    @Option(help: ArgumentHelp("Songs rendered at once (default: the number of cores).", valueName: "count"))
+    @Option(help: ArgumentHelp("Songs rendered at once (default: the cores seqplay may run on, as taskset or a cpuset leaves them).", valueName: "count"))
     var jobs: Int?
 
     @Option(help: ArgumentHelp("Render only slice I of N (1 ≤ I ≤ N) of the inputs, chosen by a hash of their relative paths, so N machines share a corpus with no coordinator.", valueName: "I/N"))

@@ -56,11 +56,13 @@ struct EncodingArguments: ParsableArguments {
         let encodingText = format.isLossy ? "quality \(quality.map { String(format: "%g", $0) } ?? "default"), \((bitrateMode ?? .variable).rawValue) bitrate"
             : "\((sampleFormat ?? format.defaultSampleFormat)?.rawValue ?? "")"
         let megabytes = String(format: "%.2f", Double(estimate.bytes) / 1_000_000)
+        let groups = renderer.channelGroups?.samplers.count ?? 1
         return """
         output:   \(path)
         format:   \(format.rawValue), \(encodingText), \(rate) Hz, \(renderer.options.outputChannelCount) channels
         duration: \(String(format: "%.3f", seconds)) s, \(renderer.maximumFrames) frames (\(tail))
         size:     \(estimate.isExact ? "" : "about ")\(megabytes) MB (\(estimate.bytes) bytes\(estimate.isExact ? "" : ", typical for \(format.rawValue)"))
+        threads:  \(max(1, min(renderer.options.threads, groups))), rendering \(groups) channel group\(groups == 1 ? "" : "s")
         """
     }
 }

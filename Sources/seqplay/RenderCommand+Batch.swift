@@ -3,6 +3,7 @@ import BatchRendering
 import Foundation
 import MIDIFile
 import OutputFiles
+import RealtimeSupport
 import Rendering
 
 extension RenderCommand {
@@ -30,7 +31,7 @@ extension RenderCommand {
         var settings = BatchRenderSettings(outputDirectory: batch.outputDir!, soundFontPaths: fontPaths)
         settings.format = file.format ?? .wav
         settings.sampleFormat = file.bitDepth?.sampleFormat
-        settings.jobs = batch.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        settings.jobs = batch.jobs ?? AvailableCores.count
         settings.overwritesFinishedOutputs = batch.force
         settings.readMode = song.strict ? .strict : .lenient
         settings.writesLabels = batch.labels
@@ -49,7 +50,7 @@ extension RenderCommand {
         let interruption = Interruption()
         let progress = BatchProgress(inputs: selected, sampleRate: sampleRate)
         let command = UncheckedSendable(value: self)
-        let threadsPerJob = max(1, ProcessInfo.processInfo.activeProcessorCount / settings.jobs)
+        let threadsPerJob = max(1, AvailableCores.count / settings.jobs)
         let renderer: BatchRenderer
         do {
             renderer = try BatchRenderer(inputs: selected, settings: settings)

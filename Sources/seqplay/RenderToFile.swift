@@ -1,13 +1,14 @@
 import AudioFiles
 import Foundation
 import MIDIFile
+import RealtimeSupport
 import Rendering
 
 /// `seqplay SONG.mid -o FILE`: renders the song to an audio file with a progress bar; Ctrl-C leaves no file.
 extension RenderCommand {
     func render(_ sequence: MusicSequence, to path: String) throws {
         let interruption = Interruption()
-        var options = threading.fileOptions(try renderOptions(for: sequence), defaultThreads: ProcessInfo.processInfo.activeProcessorCount)
+        var options = threading.fileOptions(try renderOptions(for: sequence), defaultThreads: AvailableCores.count)
         options.sampleRate = encoding.sampleRate(sound.sampleRate, for: fileFormat(of: path))
         let renderer = try SongRenderer(sequence: sequence, soundFontPaths: sound.fontPaths, options: options)
         if encoding.dryRun {

@@ -6,7 +6,7 @@ import Rendering
 /// `--threads N`: how many cores render one song to a file.
 struct ThreadsArgument: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
-        "Threads rendering one song to a file (default: every core for one file; with --output-dir the workers share the cores). The song's channels are split into \(RenderOptions.fileChannelGroups) groups of about equal load, a synthesizer each, summed in a fixed order, so the output is the same whatever --threads and --jobs.",
+        "Threads rendering one song to a file (default: every core seqplay may run on, for one file; with --output-dir the workers share them). With more than one, the groups render ahead of the mix, up to 64 MiB of audio. The song's channels are split into \(RenderOptions.fileChannelGroups) groups of about equal load, a synthesizer each, summed in a fixed order, so the output is the same whatever --threads and --jobs.",
         valueName: "n"))
     var threads: Int?
 

@@ -93,11 +93,12 @@ class BatchTestCase: XCTestCase {
         var standardError: String
     }
 
-    /// Runs the built `seqplay` with `arguments` and `standardInput`, and waits for it.
-    func seqplay(_ arguments: [String], standardInput: String? = nil) throws -> Run {
+    /// Runs the built `seqplay` with `arguments` and `standardInput` (through `launcher`, a command
+    /// such as `taskset -c 0` that runs the rest of its arguments), and waits for it.
+    func seqplay(_ arguments: [String], standardInput: String? = nil, launcher: [String] = []) throws -> Run {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.seqplayPath)
-        process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: launcher.isEmpty ? Self.seqplayPath : "/usr/bin/env")
+        process.arguments = launcher.isEmpty ? arguments : launcher + [Self.seqplayPath] + arguments
         let output = Pipe(), errors = Pipe(), input = Pipe()
         process.standardOutput = output
         process.standardError = errors

@@ -30,6 +30,28 @@ final class ThreadsCommandLineTests: BatchTestCase {
         }
     }
 
+    /// "Every core" is every core seqplay may run on: pinned to one with `taskset -c 0`, a render
+    /// uses one thread (and no memory to render ahead); unpinned, as many as the machine has cores
+    /// (up to the song's two channel groups). `--dry-run` says how many.
+    func testDefaultThreadsAreTheCoresSeqplayMayRunOn() throws {
+        let song = Self.packageRoot.appendingPathComponent("Songs/pachelbel-canon.mid").path
+        let arguments = [song, "-o", try temporaryDirectory() + "/canon.wav", "--sf2", Self.generalMIDIFont, "--dry-run"]
+        // The cores this test may run on, as coreutils' nproc counts them (its CPU affinity).
+        let nproc = Process(), output = Pipe()
+        nproc.executableURL = URL(fileURLWithPath: "/usr/bin/nproc")
+        nproc.standardOutput = output
+        try nproc.run()
+        let cores = try XCTUnwrap(Int(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        nproc.waitUntilExit()
+        for (launcher, expected) in [([String](), min(cores, 2)), (["taskset", "-c", "0"], 1)] {
+            let run = try seqplay(arguments, launcher: launcher)
+            XCTAssertEqual(run.status, 0, run.standardError)
+            XCTAssertTrue(run.standardOutput.contains("threads:  \(expected), rendering 2 channel groups"),
+                          "\(launcher.joined(separator: " ")): \(run.standardOutput)")
+        }
+    }
+
     /// The `fmt ` and `data` chunks of a RIFF WAV file.
     func samples(_ path: String) throws -> Data {
         let file = try Data(contentsOf: URL(fileURLWithPath: path))
