@@ -37,9 +37,11 @@ final class ChannelGroupFanOut: MIDIReceiver, @unchecked Sendable {
         for group in queues.indices { queues[group].markQueued(before: sampleTime) }
     }
 
-    /// Drops every queued event (after a seek). Only while no sampler takes events.
-    func clear() {
-        for group in queues.indices { queues[group].clear() }
+    /// Drops every queued event (after a seek), but hands each queued note-off to its group's
+    /// receiver in `releasing` (the group's sampler): its note may have started in what was
+    /// rendered, and the player, which sent it, no longer holds it. Only while no sampler renders.
+    func clear(releasing receivers: [any MIDIReceiver]) {
+        for group in queues.indices { queues[group].clear(releasing: receivers[group]) }
     }
 
     func receive(_ message: MIDIMessage) {
@@ -78,8 +80,10 @@ final class GroupEventQueue: ScheduledMIDISource, @unchecked Sendable {
 
     fileprivate func markQueued(before time: Int64) { queuedBefore.store(time, ordering: .releasing) }
 
-    fileprivate func clear() {
-        while events.removeFirst() != nil {}
+    fileprivate func clear(releasing receiver: any MIDIReceiver) {
+        while let event = events.removeFirst() {
+            if event.message.isNoteOff { receiver.receive(event.message) }
+        }
     }
 
     func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {

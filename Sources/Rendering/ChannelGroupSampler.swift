@@ -78,7 +78,7 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
 
     /// Forgets what was rendered ahead and the queued events (a seek moved the source).
     func discardRenderedAhead() {
-        if let ahead { ahead.discard() } else { fanOut.clear() }
+        if let ahead { ahead.discard() } else { fanOut.clear(releasing: samplers) }
     }
 
     /// Group `group` alone in the last cycle rendered (its frames are that cycle's output frames).

@@ -39,11 +39,16 @@ final class GroupRenderAhead: @unchecked Sendable {
     /// No range starting at or after this sample is rendered before the mix asks for it.
     var aheadLimit: Int64 = .max
 
-    /// Ranges whose events are queued (written by the driving thread).
+    /// Ranges are counted per epoch (a discard begins the next one), and a count is stored with its
+    /// epoch in one atomic word (`Tagged`), so a helper never pairs a count of one epoch with a
+    /// range of another. The driving thread's epoch, and how many of its ranges have their events queued:
+    private var epoch = 0
+    private var publishedCount = 0
+    /// `Tagged(epoch, publishedCount)`, for the helpers.
     private let published = ManagedAtomic<Int>(0)
-    /// Ranges the mix is done with; their slots may be rendered again (written by the driving thread).
+    /// Ranges the mix is done with in this epoch; their slots may be rendered again.
     private let consumed = ManagedAtomic<Int>(0)
-    /// Ranges each helper has rendered (written by that helper, or by the driving thread while it sleeps).
+    /// `Tagged(epoch, ranges rendered)` of each helper (written by that helper).
     private let rendered: [ManagedAtomic<Int>]
     private let stopping = ManagedAtomic<Bool>(false)
     /// Helper t sleeps on `wake[t]`; the driving thread sleeps on `progress` (posted after each range).
@@ -130,7 +135,7 @@ final class GroupRenderAhead: @unchecked Sendable {
         let rangesBeforeLimit = aheadLimit == .max ? Int.max : Int((aheadLimit - origin + Int64(rangeFrames) - 1) / Int64(rangeFrames))
         publish(through: max(current + 1, min(current + depth, rangesBeforeLimit)))
         for thread in 0..<threadCount {
-            while rendered[thread].load(ordering: .sequentiallyConsistent) <= current { sem_wait(progress) }
+            while renderedCount(ofHelper: thread) <= current { sem_wait(progress) }
         }
         return (current % depth, Int(offset))
     }
@@ -141,8 +146,15 @@ final class GroupRenderAhead: @unchecked Sendable {
     /// Forgets what was rendered ahead and every queued event (a seek moved the source, or the
     /// samplers were reset): the next range starts where asked.
     func discard() {
-        waitUntilHelpersAreIdle()
-        fanOut.clear()
+        // A new epoch with nothing queued: each helper ends the range it is on, then says so.
+        epoch += 1
+        publishedCount = 0
+        published.store(Tagged(epoch: epoch, count: 0).word, ordering: .sequentiallyConsistent)
+        wakeHelpers()
+        for thread in 0..<threadCount {
+            while Tagged(rendered[thread].load(ordering: .sequentiallyConsistent)).epoch != epoch { sem_wait(progress) }
+        }
+        fanOut.clear(releasing: samplers)
         isStarted = false
     }
 
@@ -152,11 +164,10 @@ final class GroupRenderAhead: @unchecked Sendable {
         wakeHelpers()
     }
 
+    /// Starts the ranges again at `time`, in a new epoch.
     private func restart(at time: Int64) {
         discard()
-        published.store(0, ordering: .sequentiallyConsistent)
         consumed.store(0, ordering: .sequentiallyConsistent)
-        for thread in 0..<threadCount { rendered[thread].store(0, ordering: .sequentiallyConsistent) }
         origin = time
         current = 0
         isStarted = true
@@ -165,33 +176,27 @@ final class GroupRenderAhead: @unchecked Sendable {
     /// Queues the events of every range up to (not including) `end`, range by range, waking the
     /// helpers after each, so they start on a range as soon as its events are there.
     private func publish(through end: Int) {
-        var next = published.load(ordering: .sequentiallyConsistent)
-        while next < end {
+        while publishedCount < end {
             // A sampler takes, at each 64-frame boundary B, the events due before B + 32.
-            fanOut.pull(before: origin + Int64((next + 1) * rangeFrames + SamplerNode.blockFrames / 2))
-            next += 1
-            published.store(next, ordering: .sequentiallyConsistent)
+            fanOut.pull(before: origin + Int64((publishedCount + 1) * rangeFrames + SamplerNode.blockFrames / 2))
+            publishedCount += 1
+            published.store(Tagged(epoch: epoch, count: publishedCount).word, ordering: .sequentiallyConsistent)
             wakeHelpers()
         }
+    }
+
+    /// Ranges of this epoch helper `thread` has rendered.
+    private func renderedCount(ofHelper thread: Int) -> Int {
+        let done = Tagged(rendered[thread].load(ordering: .sequentiallyConsistent))
+        return done.epoch == epoch ? done.count : 0
     }
 
     /// A group's queue is full while its events are pulled: wait while its helper still has
     /// queued ranges to render (they take events); none left means the burst is in one range: drop.
     private func waitForRoom(inQueueOf group: Int) -> Bool {
-        let thread = group % threadCount
-        guard rendered[thread].load(ordering: .sequentiallyConsistent) < published.load(ordering: .sequentiallyConsistent) else {
-            return false
-        }
+        guard renderedCount(ofHelper: group % threadCount) < publishedCount else { return false }
         sem_wait(progress)
         return true
-    }
-
-    private func waitUntilHelpersAreIdle() {
-        for thread in 0..<threadCount {
-            while rendered[thread].load(ordering: .sequentiallyConsistent) < published.load(ordering: .sequentiallyConsistent) {
-                sem_wait(progress)
-            }
-        }
     }
 
     private func wakeHelpers() {
@@ -201,10 +206,17 @@ final class GroupRenderAhead: @unchecked Sendable {
     // MARK: The helpers
 
     private func renderAhead(thread: Int) {
+        var epoch = -1, range = 0
         while !stopping.load(ordering: .sequentiallyConsistent) {
-            let range = rendered[thread].load(ordering: .sequentiallyConsistent)
-            guard range < published.load(ordering: .sequentiallyConsistent),
-                  range < consumed.load(ordering: .sequentiallyConsistent) + depth else {
+            // `published` first: `origin` and `consumed` are read only once it has ranges queued (stored after them).
+            let queued = Tagged(published.load(ordering: .sequentiallyConsistent))
+            if queued.epoch != epoch {
+                epoch = queued.epoch
+                range = 0
+                rendered[thread].store(Tagged(epoch: epoch, count: 0).word, ordering: .sequentiallyConsistent)
+                sem_post(progress)
+            }
+            guard range < queued.count, range < consumed.load(ordering: .sequentiallyConsistent) + depth else {
                 sem_wait(wake + thread)
                 continue
             }
@@ -215,10 +227,29 @@ final class GroupRenderAhead: @unchecked Sendable {
                 samplers[group].render(context, inputs: [], outputs: outputs[group][range % depth])
                 group += threadCount
             }
-            rendered[thread].store(range + 1, ordering: .sequentiallyConsistent)
+            range += 1
+            rendered[thread].store(Tagged(epoch: epoch, count: range).word, ordering: .sequentiallyConsistent)
             sem_post(progress)
         }
         probe?.didStop(thread)
         sem_post(finished)
     }
+}
+
+/// A count of ranges and the epoch it belongs to, in one word (the epoch above bit 40).
+private struct Tagged {
+    var epoch: Int
+    var count: Int
+
+    init(epoch: Int, count: Int) {
+        self.epoch = epoch
+        self.count = count
+    }
+
+    init(_ word: Int) {
+        epoch = word >> 40
+        count = word & (1 << 40 - 1)
+    }
+
+    var word: Int { epoch << 40 | count }
 }

@@ -36,8 +36,9 @@ final class GroupRenderAheadTests: RenderTestCase {
         return options
     }
 
-    /// The left channel, then the right, of a render, seeking to `seekTo` (player samples) after `seekAfter` blocks.
-    private func renderBlocks(_ sequence: MusicSequence, threads: Int, seekAfter: Int? = nil, seekTo: Int64 = 0) throws -> [Float] {
+    /// The left channel, then the right, of a render, seeking to each `seeks` target (player samples)
+    /// after its number of blocks.
+    private func renderBlocks(_ sequence: MusicSequence, threads: Int, seeks: [Int: Int64] = [:]) throws -> [Float] {
         let renderer = try SongRenderer(sequence: sequence, soundFontPaths: [Self.generalMIDIFont], options: options(threads: threads))
         var left: [Float] = [], right: [Float] = []
         var blocks = 0
@@ -45,9 +46,19 @@ final class GroupRenderAheadTests: RenderTestCase {
             left += Array(block[0])
             right += Array(block[1])
             blocks += 1
-            if blocks == seekAfter { renderer.seek(toSample: seekTo) }
+            if let target = seeks[blocks] { renderer.seek(toSample: target) }
         }
         return left + right
+    }
+
+    /// `one` and `two` (left then right, as `renderBlocks` returns them) hold the same samples in `frames`.
+    private func assertSame(_ one: [Float], _ two: [Float], in frames: Range<Int>, _ message: String) {
+        XCTAssertEqual(one.count, two.count, message)
+        let length = one.count / 2
+        for channel in 0..<2 {
+            let range = (channel * length + frames.lowerBound)..<(channel * length + min(frames.upperBound, length))
+            XCTAssertTrue(one[range] == two[range], "\(message), channel \(channel)")
+        }
     }
 
     /// 6,000 notes on each of two channels, 160 a second, with a bend each: 18,000 events a group
@@ -69,20 +80,28 @@ final class GroupRenderAheadTests: RenderTestCase {
     /// groups had got to, not from where the mix was).
     func testSeekingDropsWhatWasRenderedAhead() throws {
         let sequence = busySong(notesPerChannel: 400)
+        let blockFrames = RenderOptions().blockFrames
         for (after, target) in [(300, Int64(44_100)), (100, Int64(44_100 * 10))] {
-            let one = try renderBlocks(sequence, threads: 1, seekAfter: after, seekTo: target)
-            let two = try renderBlocks(sequence, threads: 2, seekAfter: after, seekTo: target)
-            XCTAssertEqual(one.count, two.count, "seek after \(after) blocks to \(target)")
-            let frames = one.count / 2, seekFrame = after * RenderOptions().blockFrames
-            let settled = seekFrame + 44_100
-            XCTAssertGreaterThan(frames, settled + 44_100 * 5)
-            for channel in 0..<2 {
-                let start = channel * frames
-                XCTAssertTrue(one[start..<start + seekFrame] == two[start..<start + seekFrame], "before the seek, channel \(channel)")
-                XCTAssertTrue(one[start + settled..<start + frames] == two[start + settled..<start + frames],
-                              "from 1 s after the seek to \(target) on, channel \(channel)")
-            }
+            let one = try renderBlocks(sequence, threads: 1, seeks: [after: target])
+            let two = try renderBlocks(sequence, threads: 2, seeks: [after: target])
+            let settled = after * blockFrames + 44_100
+            XCTAssertGreaterThan(one.count / 2, settled + 44_100 * 5)
+            assertSame(one, two, in: 0..<after * blockFrames, "before the seek to \(target)")
+            assertSame(one, two, in: settled..<Int.max, "from 1 s after the seek to \(target) on")
         }
+    }
+
+    /// 150 seeks a few blocks apart, back and forth, each while the helpers are rendering ahead:
+    /// no hang, and from 1 s after the last the samples are one thread's.
+    func testManySeeksInARowKeepTheirPlace() throws {
+        let sequence = busySong(notesPerChannel: 400)
+        var seeks: [Int: Int64] = [:]
+        for index in 0..<150 { seeks[10 + index * 3] = Int64(index % 2 == 0 ? 44_100 * 2 : 44_100 * 12) + Int64(index * 97) }
+        let one = try renderBlocks(sequence, threads: 1, seeks: seeks)
+        let two = try renderBlocks(sequence, threads: 2, seeks: seeks)
+        let settled = (10 + 149 * 3) * RenderOptions().blockFrames + 44_100
+        XCTAssertGreaterThan(one.count / 2, settled + 44_100 * 5)
+        assertSame(one, two, in: settled..<Int.max, "from 1 s after the last seek on")
     }
 
     /// The helper threads allocate and free nothing while they render (counted on each helper
