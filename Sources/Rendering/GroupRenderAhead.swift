@@ -147,7 +147,7 @@ final class GroupRenderAhead: @unchecked Sendable {
     /// samplers were reset): the next range starts where asked.
     func discard() {
         // A new epoch with nothing queued: each helper ends the range it is on, then says so.
-        epoch += 1
+        epoch = (epoch + 1) & Tagged.epochMask
         publishedCount = 0
         published.store(Tagged(epoch: epoch, count: 0).word, ordering: .sequentiallyConsistent)
         wakeHelpers()
@@ -238,6 +238,8 @@ final class GroupRenderAhead: @unchecked Sendable {
 
 /// A count of ranges and the epoch it belongs to, in one word (the epoch above bit 40).
 private struct Tagged {
+    /// Epochs wrap within 23 bits (a helper acknowledges each one, so an old one never comes back unseen).
+    static let epochMask = 1 << 23 - 1
     var epoch: Int
     var count: Int
 
