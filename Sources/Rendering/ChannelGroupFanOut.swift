@@ -37,11 +37,14 @@ final class ChannelGroupFanOut: MIDIReceiver, @unchecked Sendable {
         for group in queues.indices { queues[group].markQueued(before: sampleTime) }
     }
 
+    /// Each group's sampler, which `clear()` hands the queued note-offs.
+    var samplers: [any MIDIReceiver] = []
+
     /// Drops every queued event (after a seek), but hands each queued note-off to its group's
-    /// receiver in `releasing` (the group's sampler): its note may have started in what was
-    /// rendered, and the player, which sent it, no longer holds it. Only while no sampler renders.
-    func clear(releasing receivers: [any MIDIReceiver]) {
-        for group in queues.indices { queues[group].clear(releasing: receivers[group]) }
+    /// sampler: its note may have started in what was rendered, and the player, which sent it, no
+    /// longer holds it. Only while no sampler renders.
+    func clear() {
+        for group in queues.indices { queues[group].clear(releasing: samplers[group]) }
     }
 
     func receive(_ message: MIDIMessage) {

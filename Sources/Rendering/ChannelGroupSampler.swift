@@ -41,6 +41,7 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
             samplers.append(sampler)
         }
         self.samplers = samplers
+        fanOut.samplers = samplers
         self.rangeFrames = rangeFrames
         threadCount = max(1, min(threads, samplers.count))
         super.init(name: "channel groups")
@@ -78,7 +79,7 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
 
     /// Forgets what was rendered ahead and the queued events (a seek moved the source).
     func discardRenderedAhead() {
-        if let ahead { ahead.discard() } else { fanOut.clear(releasing: samplers) }
+        if let ahead { ahead.discard() } else { fanOut.clear() }
     }
 
     /// Group `group` alone in the last cycle rendered (its frames are that cycle's output frames).

@@ -154,7 +154,7 @@ final class GroupRenderAhead: @unchecked Sendable {
         for thread in 0..<threadCount {
             while Tagged(rendered[thread].load(ordering: .sequentiallyConsistent)).epoch != epoch { sem_wait(progress) }
         }
-        fanOut.clear(releasing: samplers)
+        fanOut.clear()
         isStarted = false
     }
 

@@ -1,4 +1,5 @@
 import AllocationCounter
+import Atomics
 import AudioGraph
 import FluidSynth
 import Foundation
@@ -105,7 +106,8 @@ final class GroupRenderAheadTests: RenderTestCase {
     }
 
     /// The helper threads allocate and free nothing while they render (counted on each helper
-    /// from its 8th range on, with the driving thread counted too).
+    /// from its 8th range on, with the driving thread counted too), nor when what they rendered
+    /// ahead is dropped and they start again.
     func testHelperThreadsAllocateNothing() throws {
         let sequence = busySong(notesPerChannel: 400)
         let options = options(threads: 2)
@@ -121,9 +123,13 @@ final class GroupRenderAheadTests: RenderTestCase {
             sampler.eventSource = queue
             return sampler
         }
+        fanOut.samplers = samplers
         let counts = AllocationCounts()
+        let counting = [ManagedAtomic(false), ManagedAtomic(false)]
         let probe = GroupRenderAhead.HelperProbe(
-            willRender: { _, range in if range == 8 { seqplay_alloc_count_begin() } },
+            willRender: { thread, range in
+                if range == 8, !counting[thread].exchange(true, ordering: .relaxed) { seqplay_alloc_count_begin() }
+            },
             didStop: { thread in counts.record(thread, seqplay_alloc_count_end()) })
         let ahead = GroupRenderAhead(samplers: samplers, fanOut: fanOut, threads: 2, rangeFrames: 4_096, format: format, probe: probe)
         var peak: Float = 0
@@ -133,7 +139,9 @@ final class GroupRenderAheadTests: RenderTestCase {
             time += 512
         }
         seqplay_alloc_count_begin()
-        for _ in 0..<2_000 {
+        for step in 0..<2_000 {
+            // Halfway, what was rendered ahead is dropped, as a seek does, and the ranges start again.
+            if step == 1_000 { ahead.discard() }
             let (slot, offset) = ahead.rangeSlot(at: time)
             peak = max(peak, ahead.output(ofGroup: 0, slot: slot)[0][offset], ahead.output(ofGroup: 1, slot: slot)[0][offset])
             time += 512
