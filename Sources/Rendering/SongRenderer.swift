@@ -103,7 +103,7 @@ public final class SongRenderer {
         if case .balanced = split { noteCost = try NoteCostEstimate(probe: makeSampler()).cost }
         if let groups = split.groups(for: sequence, noteCost: noteCost) {
             let node = try ChannelGroupSampler(groups: groups, source: eventSource, threads: options.threads,
-                                               rangeFrames: options.threads > 1 ? Self.threadedRangeFrames : 0,
+                                               rangeFrames: Self.threadedRangeFrames,
                                                makeSampler: makeSampler)
             channelGroups = node
             samplers = node.samplers
@@ -204,7 +204,7 @@ public final class SongRenderer {
         return player
     }
 
-    /// Frames each channel group renders ahead per barrier when several threads render them.
+    /// Frames in each range the channel groups render ahead when several threads render them.
     static let threadedRangeFrames = 4096
 
     /// Connects the sampler (or channel groups) → effects → the stereo mix, and the mix to the output
