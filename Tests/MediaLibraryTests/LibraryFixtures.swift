@@ -5,7 +5,9 @@ import XCTest
 
 /// Temporary folders, songs written for a test, and the corpus.
 enum LibraryFixtures {
-    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    /// $SEQPLAY_CORPUS, else ../shared/corpus beside the package.
+    static let corpus = ProcessInfo.processInfo.environment["SEQPLAY_CORPUS"]
+        ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus").path
 
     static func temporaryFolder(_ test: XCTestCase) throws -> String {

@@ -4,7 +4,8 @@ import XCTest
 
 /// Runs the built `seqplay library`, `info` (SoundFonts), `roll` and `waveform` and checks what they print and how they exit.
 final class LibraryCommandTests: XCTestCase {
-    private static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    private static let corpus = ProcessInfo.processInfo.environment["SEQPLAY_CORPUS"]
+        ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus").path
     private static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
