@@ -160,16 +160,17 @@ let package = Package(
         // Signal measurements shared by the audio tests; songs shared by the render tests and benchmark.
         .target(name: "AudioTestSupport", path: "Tests/AudioTestSupport"),
         .target(name: "RenderTestSupport", dependencies: ["MIDICore", "MIDIFile", "TestSupport"], path: "Tests/RenderTestSupport"),
-        // A seeded random number generator, so stress and fuzz tests repeat exactly.
+        // A seeded random number generator, so stress and fuzz tests repeat exactly; the one process runner
+        // (ChildProcess, runCommand) and the path of the built seqplay (seqplayBinary).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         // A real JACK server (jackd, dummy driver) per test, and jackd2's command-line tools.
-        .target(name: "JACKTestSupport", dependencies: ["JACK", atomics], path: "Tests/JACKTestSupport"),
+        .target(name: "JACKTestSupport", dependencies: ["JACK", "TestSupport", atomics], path: "Tests/JACKTestSupport"),
 
         .testTarget(name: "CheckedConversionTests", dependencies: ["CheckedConversion"]),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile", "TestSupport"]),
         .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player", "RealtimeSupport", "TestSupport", "AllocationCounter"]),
         .testTarget(name: "FluidSynthTests", dependencies: ["FluidSynth", "MIDICore", "AudioTestSupport", "AllocationCounter", logging]),
-        .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles", "OutputFiles"]),
+        .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles", "OutputFiles", "TestSupport"]),
         .testTarget(name: "OutputFilesTests", dependencies: ["OutputFiles"]),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
         .testTarget(name: "AudioGraphFilesTests", dependencies: ["AudioGraphFiles", "AudioGraph", "AudioFiles"]),
@@ -180,19 +181,19 @@ let package = Package(
         // Renders in-process and runs the built seqplay binary.
         .testTarget(name: "RenderTests", dependencies: [
             "seqplay", "Rendering", "Player", "AudioFiles", "MIDIFile", "MIDICore", "RenderTestSupport", "AudioTestSupport",
-            "Effects", "AudioGraph", "AudioOutput", "AllocationCounter", atomics,
+            "Effects", "AudioGraph", "AudioOutput", "AllocationCounter", "TestSupport", atomics,
         ]),
-        .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSAAudio", "ALSA", "AudioGraph", "AudioFiles", "AllocationCounter"]),
+        .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSAAudio", "ALSA", "AudioGraph", "AudioFiles", "AllocationCounter", "TestSupport"]),
         .testTarget(name: "LiveInputTests", dependencies: ["LiveInput", "MIDICore", "RealtimeSupport", "TestSupport", "AllocationCounter"]),
         .testTarget(name: "LiveSamplerTests", dependencies: ["LiveSampler", "ALSA", "MIDICore", "RealtimeSupport", "NetworkMIDI", "NetworkBridge", "AudioFiles"]),
         .testTarget(name: "SequencerRecordingTests", dependencies: ["SequencerRecording", "MIDICore", "MIDIFile"]),
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.
         .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "Player", "RealtimeSupport", "AllocationCounter"]),
         .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore", "RealtimeSupport", "TestSupport"]),
-        .testTarget(name: "BatchRenderingTests", dependencies: ["seqplay", "BatchRendering", "RenderTestSupport", "Rendering", "AudioFiles", "MIDIFile", "MIDICore"]),
+        .testTarget(name: "BatchRenderingTests", dependencies: ["seqplay", "BatchRendering", "RenderTestSupport", "Rendering", "AudioFiles", "MIDIFile", "MIDICore", "TestSupport"]),
         .testTarget(name: "SoundFontFileTests", dependencies: ["SoundFontFile", "FluidSynth"]),
-        .testTarget(name: "MediaLibraryTests", dependencies: ["MediaLibrary", "MIDIFile", "MIDICore", "SoundFontFile"]),
-        .testTarget(name: "PicturesTests", dependencies: ["Pictures", "Drawing", "MIDIFile", "MIDICore", "AudioFiles"]),
+        .testTarget(name: "MediaLibraryTests", dependencies: ["MediaLibrary", "MIDIFile", "MIDICore", "SoundFontFile", "TestSupport"]),
+        .testTarget(name: "PicturesTests", dependencies: ["Pictures", "Drawing", "MIDIFile", "MIDICore", "AudioFiles", "TestSupport"]),
         // JACK tests start their own jackd (Scripts/test-jack runs them) and skip where it is not installed.
         .testTarget(name: "JACKTests", dependencies: [
             "JACK", "JACKOutput", "JACKTestSupport", "AudioOutput", "AudioGraph", "AllocationCounter", atomics,
@@ -204,10 +205,10 @@ let package = Package(
         // JACK MIDI in and out against real servers (Scripts/test-jack).
         .testTarget(name: "JACKMIDITests", dependencies: [
             "JACKMIDI", "JACK", "JACKOutput", "JACKTestSupport", "LiveSampler", "Sampler", "FluidSynth", "RenderTestSupport", "AllocationCounter",
-            "seqplay", "LiveInput", "MIDICore", "MIDIFile", "Player", "Rendering", atomics,
+            "seqplay", "LiveInput", "MIDICore", "MIDIFile", "Player", "Rendering", "TestSupport", atomics,
         ]),
         // seqplay --audio-driver jack recorded by jack_rec, compared with the offline render (Scripts/test-jack).
-        .testTarget(name: "JACKCLITests", dependencies: ["seqplay", "AudioFiles", "AudioTestSupport", "JACKTestSupport", "JACK", "MIDIFile"]),
+        .testTarget(name: "JACKCLITests", dependencies: ["seqplay", "AudioFiles", "AudioTestSupport", "JACKTestSupport", "JACK", "MIDIFile", "TestSupport"]),
         // The umbrella module as a user imports it.
         .testTarget(name: "SeqplayKitTests", dependencies: ["SeqplayKit"]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles", "TestSupport"]),

@@ -13,11 +13,23 @@ build="$root/.build-fuzz/$target"
 flags=(-parse-as-library -sanitize=fuzzer,address -O -g)
 mkdir -p "$build/lib" "$build/work-corpus" "$build/artifacts" "$build/seeds"
 
+# What is compiled is kept with a stamp of what it was made from (the compiler, the flags, the sources and
+# the modules compiled before it): an unchanged module or fuzzer is not compiled again.
+compiler=$(swiftc --version 2>&1)
+chain=""
+# fresh PRODUCT INPUTS...: true when PRODUCT exists and was made from INPUTS (files) and everything before.
+fresh() {
+    local product=$1; shift
+    chain=$({ echo "$chain"; echo "$compiler"; echo "${flags[*]} $product"; cat "$@"; } | sha256sum | cut -c1-64)
+    [ -e "$product" ] && [ "$(cat "$product.stamp" 2>/dev/null)" = "$chain" ]
+}
 # module NAME FILES...: compiles the files as module NAME, instrumented, into a static library.
 module() {
     local name=$1; shift
+    fresh "$build/lib/lib$name.a" "$@" && return
     swiftc "${flags[@]}" -module-name "$name" -I "$build/lib" -emit-module -emit-module-path "$build/lib/$name.swiftmodule" \
         -enable-testing -emit-library -static -o "$build/lib/lib$name.a" "$@"
+    echo "$chain" >"$build/lib/lib$name.a.stamp"
 }
 seeds=("$build/seeds")
 case "$target" in
@@ -44,7 +56,10 @@ rtpmidi)
         > "$build/seeds/note-on" ;;
 *) echo "fuzz: unknown target $target (smf, sf2, rtpmidi)" >&2; exit 64 ;;
 esac
-swiftc "${flags[@]}" -I "$build/lib" -L "$build/lib" "${libs[@]}" -o "$build/fuzz" "$root/Fuzz/$source_file"
+if ! fresh "$build/fuzz" "$root/Fuzz/$source_file"; then
+    swiftc "${flags[@]}" -I "$build/lib" -L "$build/lib" "${libs[@]}" -o "$build/fuzz" "$root/Fuzz/$source_file"
+    echo "$chain" >"$build/fuzz.stamp"
+fi
 
 # Swift's own crash backtracer would get in AddressSanitizer's way.
 export SWIFT_BACKTRACE=enable=no

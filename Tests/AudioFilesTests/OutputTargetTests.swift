@@ -1,6 +1,7 @@
 @testable import AudioFiles
 import OutputFiles
 import Foundation
+import TestSupport
 import XCTest
 
 /// Where the writer's bytes go: devices and FIFOs written through, symbolic links followed, and
@@ -180,14 +181,7 @@ final class OutputTargetTests: XCTestCase {
         XCTAssertEqual(Array(header), Array("RF64".utf8))
         XCTAssertEqual(try AudioFileReader(path: target).frameCount, Int64(frames))
 
-        let soxi = Process()
-        soxi.executableURL = URL(fileURLWithPath: "/usr/bin/soxi")
-        soxi.arguments = ["-s", target]
-        let output = Pipe()
-        soxi.standardOutput = output
-        try soxi.run()
-        let samples = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        soxi.waitUntilExit()
+        let samples = try runCommand(URL(fileURLWithPath: "/usr/bin/soxi"), ["-s", target]).standardOutput
         XCTAssertEqual(samples.trimmingCharacters(in: .whitespacesAndNewlines), "\(frames)", "sox reads every frame")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Captures what is played to `hw:Loopback,0,0` by running `arecord` on `hw:Loopback,1,0`, the
@@ -16,11 +17,18 @@ final class LoopbackCapture {
 
     private let arecord: ChildProcess
     private let file: URL
+    /// Bytes of capture per second of audio.
+    private let bytesPerSecond: Int
+    /// How long arecord captures at most.
+    private let seconds: Int
 
     /// Starts capturing `seconds` of raw `format` (arecord's -f name) audio and returns once the
     /// capture substream is running, so nothing played afterwards is missed.
     init(format: String, sampleRate: Int, channelCount: Int, seconds: Int) throws {
         file = FileManager.default.temporaryDirectory.appendingPathComponent("loopback-\(UUID().uuidString).raw")
+        let sampleBytes = ["S16_LE": 2, "S24_3LE": 3, "S24_LE": 4, "S32_LE": 4, "FLOAT_LE": 4, "FLOAT64_LE": 8][format]
+        bytesPerSecond = (sampleBytes ?? 4) * channelCount * sampleRate
+        self.seconds = seconds
         // 2 s capture buffer: emulation is slow, the capture side must never overrun.
         arecord = try ChildProcess("/usr/bin/arecord", ["-q", "-D", "hw:Loopback,1,0", "-t", "raw", "-f", format, "-r", "\(sampleRate)",
                              "-c", "\(channelCount)", "--buffer-time=2000000", "--period-time=250000",
@@ -31,15 +39,25 @@ final class LoopbackCapture {
             Thread.sleep(forTimeInterval: 0.05)
         }
         arecord.terminate()
-        arecord.waitForExit()
+        arecord.waitUntilExit()
         throw CaptureError.didNotStart
     }
 
-    /// Waits for arecord to finish and returns the captured bytes.
-    func finish() throws -> Data {
-        let status = arecord.waitForExit()
+    /// Called once everything was played: waits until another `margin` seconds of audio have been
+    /// captured (counted in captured bytes, so however late the emulated guest runs, the end of what was
+    /// played is in the capture), then stops arecord (it stops by itself after `seconds` at the latest)
+    /// and returns the captured bytes.
+    func finish(afterAnother margin: Double = 1) throws -> Data {
         defer { try? FileManager.default.removeItem(at: file) }
-        guard status == 0 else { throw CaptureError.arecordFailed(status) }
+        func captured() -> Int { ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int) ?? 0 }
+        let wanted = captured() + Int(margin * Double(bytesPerSecond))
+        let deadline = Date().addingTimeInterval(Double(seconds) + 60)
+        while arecord.isRunning && captured() < wanted && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let stopped = arecord.isRunning
+        if stopped { arecord.interrupt() }
+        let status = arecord.waitUntilExit()
+        // Stopped by SIGINT, arecord writes out what it captured and ends (status 0, or 1 in older alsa-utils).
+        guard status == 0 || (stopped && (status == 1 || status == 128 + SIGINT)) else { throw CaptureError.arecordFailed(status) }
         return try Data(contentsOf: file)
     }
 

@@ -3,6 +3,7 @@ import ALSAAudio
 import AudioGraph
 import AudioOutput
 import Foundation
+import TestSupport
 import XCTest
 
 /// A device that disappears mid-playback (the Loopback card's driver unbound) ends playback with
@@ -33,8 +34,8 @@ final class LoopbackRemovalTests: XCTestCase {
         }
         output?.waitUntilEnded()
         output = nil
-        unbind.waitForExit()
-        try ChildProcess("/bin/sh", ["-c", "echo snd_aloop.0 > \(driver)/bind"]).waitForExit()
+        unbind.waitUntilExit()
+        try ChildProcess("/bin/sh", ["-c", "echo snd_aloop.0 > \(driver)/bind"]).waitUntilExit()
 
         print("ALSA device removal: playback ended with \(ended)")
         guard case .failed(let error) = ended, error.kind == .deviceDisappeared,

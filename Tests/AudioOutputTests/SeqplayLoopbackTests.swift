@@ -1,5 +1,6 @@
 import AudioFiles
 import Foundation
+import TestSupport
 import XCTest
 
 /// The command line's real-time path on a real ALSA device: the built `seqplay` binary plays a shipped
@@ -8,7 +9,7 @@ import XCTest
 /// guest, through Scripts/test-alsa); skipped elsewhere.
 final class SeqplayLoopbackTests: XCTestCase {
     private static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    private let seqplay = Bundle.main.bundleURL.appendingPathComponent("seqplay").path
+    private let seqplay = seqplayBinary.path
     /// 4 s of the song and a fixed 1 s tail: 5 s of audio.
     private let settings = [
         packageRoot.appendingPathComponent("Songs/bach-prelude-c.mid").path,
@@ -28,7 +29,7 @@ final class SeqplayLoopbackTests: XCTestCase {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let offlinePath = directory.appendingPathComponent("offline.wav").path
-        XCTAssertEqual(try ChildProcess(seqplay, settings + ["-o", offlinePath, "--bit-depth", "float"]).waitForExit(), 0)
+        XCTAssertEqual(try ChildProcess(seqplay, settings + ["-o", offlinePath, "--bit-depth", "float"]).waitUntilExit(), 0)
         let offline = try AudioFileReader(path: offlinePath).readAll()
         // --end 4 s lands on the tick nearest 4 s: within a millisecond.
         XCTAssertEqual(Double(offline[0].count), Double(expectedFrames), accuracy: 44.1)
@@ -38,7 +39,7 @@ final class SeqplayLoopbackTests: XCTestCase {
         let capture = try LoopbackCapture(format: "FLOAT_LE", sampleRate: 44_100, channelCount: 2, seconds: 20)
         let log = directory.appendingPathComponent("stderr.txt").path
         let status = try ChildProcess(seqplay, settings + ["--device", LoopbackCapture.playbackDevice, "--period", "4096", "--periods", "4", "-v"],
-                                      standardErrorPath: log).waitForExit()
+                                      standardError: .file(log)).waitUntilExit()
         let data = try capture.finish()
         let messages = try String(contentsOfFile: log, encoding: .utf8)
         XCTAssertEqual(status, 0, messages)

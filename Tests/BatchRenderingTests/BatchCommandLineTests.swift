@@ -2,6 +2,7 @@ import AudioFiles
 import Foundation
 import MIDIFile
 import Rendering
+import TestSupport
 import XCTest
 
 /// `seqplay render … --output-dir`: the built binary, run as a user (and a scheduler) would.
@@ -104,14 +105,10 @@ final class BatchCommandLineTests: BatchTestCase {
         let root = try temporaryDirectory(), out = try temporaryDirectory()
         let songs = try writeCorpus(in: root, count: 10, seconds: 4)
         let arguments = ["render", root, "--output-dir", out, "--jobs", "1", "--bit-depth", "float"] + font
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.seqplayPath)
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(seqplayBinary, arguments, standardError: .null)
         let deadline = Date().addingTimeInterval(120)
         while visibleOutputs(out).count < 4, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        kill(process.processIdentifier, SIGKILL)
+        process.signal(SIGKILL)
         process.waitUntilExit()
         let finished = visibleOutputs(out)
         XCTAssertGreaterThanOrEqual(finished.count, 4)
@@ -142,13 +139,9 @@ final class BatchCommandLineTests: BatchTestCase {
         }
         let root = try temporaryDirectory(), out = try temporaryDirectory()
         let songs = try writeCorpus(in: root, count: 12, seconds: 1)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/parallel")
-        process.arguments = ["--will-cite", "--halt", "never", Self.seqplayPath, "render", root, "--output-dir", out + "/shard{}",
-                             "--shard", "{}/3", "--jobs", "1"] + font + [":::", "1", "2", "3"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess("/usr/bin/parallel", ["--will-cite", "--halt", "never", Self.seqplayPath, "render", root, "--output-dir", out + "/shard{}",
+                             "--shard", "{}/3", "--jobs", "1"] + font + [":::", "1", "2", "3"],
+                                       standardOutput: .null, standardError: .null)
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0)
         var seen: [String: Int] = [:]

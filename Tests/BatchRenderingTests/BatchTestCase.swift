@@ -3,6 +3,7 @@ import Foundation
 import MIDICore
 import MIDIFile
 import Rendering
+import TestSupport
 import XCTest
 
 /// What the batch tests share: a small corpus of MIDI files on disk, renders of a song alone to
@@ -10,7 +11,7 @@ import XCTest
 class BatchTestCase: XCTestCase {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let generalMIDIFont = packageRoot.appendingPathComponent("SoundFonts/seqplay-gm.sf2").path
-    static var seqplayPath: String { Bundle.main.bundleURL.appendingPathComponent("seqplay").path }
+    static var seqplayPath: String { seqplayBinary.path }
 
     /// A new empty directory, removed after the test.
     func temporaryDirectory() throws -> String {
@@ -86,31 +87,12 @@ class BatchTestCase: XCTestCase {
         return try AudioFileReader(path: directory + "/a.wav").readAll() == AudioFileReader(path: directory + "/b.wav").readAll()
     }
 
-    /// How a run of the built `seqplay` ended.
-    struct Run {
-        var status: Int32
-        var standardOutput: String
-        var standardError: String
-    }
-
     /// Runs the built `seqplay` with `arguments` and `standardInput` (through `launcher`, a command
     /// such as `taskset -c 0` that runs the rest of its arguments), and waits for it.
-    func seqplay(_ arguments: [String], standardInput: String? = nil, launcher: [String] = []) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: launcher.isEmpty ? Self.seqplayPath : "/usr/bin/env")
-        process.arguments = launcher.isEmpty ? arguments : launcher + [Self.seqplayPath] + arguments
-        let output = Pipe(), errors = Pipe(), input = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = input
-        try process.run()
-        if let standardInput { input.fileHandleForWriting.write(Data(standardInput.utf8)) }
-        try input.fileHandleForWriting.close()
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, standardOutput: String(decoding: outData, as: UTF8.self),
-                   standardError: String(decoding: errData, as: UTF8.self))
+    func seqplay(_ arguments: [String], standardInput: String? = nil, launcher: [String] = []) throws -> CommandRun {
+        try runCommand(launcher.isEmpty ? seqplayBinary : URL(fileURLWithPath: "/usr/bin/env"),
+                       launcher.isEmpty ? arguments : launcher + [Self.seqplayPath] + arguments,
+                       standardInput: Data((standardInput ?? "").utf8))
     }
 
     /// Every regular file under `directory`, relative paths sorted.

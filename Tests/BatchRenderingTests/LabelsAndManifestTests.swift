@@ -4,6 +4,7 @@ import Foundation
 import MIDIFile
 import Rendering
 import RenderTestSupport
+import TestSupport
 import XCTest
 
 final class LabelsAndManifestTests: BatchTestCase {

@@ -1,6 +1,7 @@
 import AudioFiles
 import BatchRendering
 import Foundation
+import TestSupport
 import XCTest
 
 final class NormalizationTests: BatchTestCase {
@@ -40,15 +41,8 @@ final class NormalizationTests: BatchTestCase {
     }
 
     private func ffmpegIntegratedLoudness(_ path: String) throws -> Double {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = ["-nostats", "-hide_banner", "-i", path, "-af", "ebur128", "-f", "null", "-"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = try runCommand(URL(fileURLWithPath: "/usr/bin/ffmpeg"),
+                                  ["-nostats", "-hide_banner", "-i", path, "-af", "ebur128", "-f", "null", "-"]).standardError
         // The summary's "I:         -23.0 LUFS" line (the last "I:" in the output).
         let line = try XCTUnwrap(text.split(separator: "\n").last { $0.trimmingCharacters(in: .whitespaces).hasPrefix("I:") })
         let value = line.split(separator: " ").compactMap { Double($0) }.first

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `--threads` and `--jobs` decide who renders, not what: a song rendered to 16-bit and 24-bit WAV
@@ -37,13 +38,8 @@ final class ThreadsCommandLineTests: BatchTestCase {
         let song = Self.packageRoot.appendingPathComponent("Songs/pachelbel-canon.mid").path
         let arguments = [song, "-o", try temporaryDirectory() + "/canon.wav", "--sf2", Self.generalMIDIFont, "--dry-run"]
         // The cores this test may run on, as coreutils' nproc counts them (its CPU affinity).
-        let nproc = Process(), output = Pipe()
-        nproc.executableURL = URL(fileURLWithPath: "/usr/bin/nproc")
-        nproc.standardOutput = output
-        try nproc.run()
-        let cores = try XCTUnwrap(Int(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let cores = try XCTUnwrap(Int(try runCommand(URL(fileURLWithPath: "/usr/bin/nproc"), []).standardOutput
             .trimmingCharacters(in: .whitespacesAndNewlines)))
-        nproc.waitUntilExit()
         for (launcher, expected) in [([String](), min(cores, 2)), (["taskset", "-c", "0"], 1)] {
             let run = try seqplay(arguments, launcher: launcher)
             XCTAssertEqual(run.status, 0, run.standardError)

@@ -29,9 +29,9 @@ final class SeqplayJACKPlaybackTests: XCTestCase {
         for blockFrames in [64, 256, 1024] {
             let server = try JACKTestServer(blockFrames: blockFrames)
             let capture = directory.appendingPathComponent("capture-\(blockFrames).wav").path
-            let (recorder, _) = try JACKTools.launch(URL(fileURLWithPath: "/usr/bin/jack_rec"),
-                                                     ["-f", capture, "-d", "7", "-b", "32", "system:capture_1", "system:capture_2"],
-                                                     environment: server.environment)
+            let recorder = try JACKTools.launch(URL(fileURLWithPath: "/usr/bin/jack_rec"),
+                                                ["-f", capture, "-d", "7", "-b", "32", "system:capture_1", "system:capture_2"],
+                                                environment: server.environment)
             try waitForPort("jackrec:input2", server: server)
             let run = try seqplay([song, "--end", "4", "-a", "jack", "--jack-connect", "^jackrec:"] + font, environment: server.environment)
             XCTAssertEqual(run.status, 0, run.errors)
@@ -82,13 +82,13 @@ final class SeqplayJACKPlaybackTests: XCTestCase {
         XCTAssertEqual(try seqplay([song, "--end", "4", "-r", "48000", "--bit-depth", "float", "-o", reference] + font, environment: nil).status, 0)
         let server = try JACKTestServer()
         let recorder = try JACKTestRecorder(name: "rec", serverName: server.name, capacity: 48_000 * 40)
-        let (process, errors) = try JACKTools.launch(seqplayURL, [song, "--end", "4", "-a", "jack", "--jack-connect", "^rec:"] + font,
-                                                     environment: server.environment)
+        let process = try JACKTools.launch(seqplayURL, [song, "--end", "4", "-a", "jack", "--jack-connect", "^rec:"] + font,
+                                           environment: server.environment)
         try waitForPort("seqplay:out_R", server: server)
         try recorder.client.setFreewheel(true)
         process.waitUntilExit()
         try recorder.client.setFreewheel(false)
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let message = process.standardErrorText
         XCTAssertEqual(process.terminationStatus, 0, message)
         let captured = (0..<2).map { recorder.samples(channel: $0) }
         let (lag, correlation) = try align(try AudioFileReader(path: reference).readAll(), in: captured)
@@ -108,7 +108,7 @@ final class SeqplayJACKPlaybackTests: XCTestCase {
 
     func testKillingTheServerMidSongEndsSeqplayWithin2SecondsWithExit5() throws {
         let server = try JACKTestServer()
-        let (process, errors) = try JACKTools.launch(seqplayURL, [song, "-a", "jack"] + font, environment: server.environment)
+        let process = try JACKTools.launch(seqplayURL, [song, "-a", "jack"] + font, environment: server.environment)
         try waitForPort("seqplay:out_R", server: server)
         usleep(500_000)
         XCTAssertTrue(process.isRunning)
@@ -118,7 +118,7 @@ final class SeqplayJACKPlaybackTests: XCTestCase {
         let seconds = Date().timeIntervalSince(killed)
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let message = process.standardErrorText
         print("seqplay ended \(String(format: "%.2f", seconds)) s after jackd was killed: \(message)")
         XCTAssertLessThan(seconds, 2)
         XCTAssertEqual(process.terminationStatus, 5)
@@ -127,14 +127,14 @@ final class SeqplayJACKPlaybackTests: XCTestCase {
 
     func testServeNetworkPlaysThroughJACKWithItsPortsOnThePhysicalPlaybackPorts() throws {
         let server = try JACKTestServer()
-        let (process, errors) = try JACKTools.launch(seqplayURL, ["serve", "--network", "-a", "jack", "--jack-name", "host",
-                                                                  "--duration", "2", "--no-alsa-ports",
-                                                                  "--listen", "127.0.0.1:5914"] + font,
-                                                     environment: server.environment)
+        let process = try JACKTools.launch(seqplayURL, ["serve", "--network", "-a", "jack", "--jack-name", "host",
+                                                        "--duration", "2", "--no-alsa-ports",
+                                                        "--listen", "127.0.0.1:5914"] + font,
+                                           environment: server.environment)
         try waitForPort("host:out_R", server: server)
         let listing = try JACKTools.run("jack_lsp", ["-c", "host:"], environment: server.environment).output
         process.waitUntilExit()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let message = process.standardErrorText
         XCTAssertEqual(process.terminationStatus, 0, message)
         XCTAssertTrue(listing.contains("host:out_L\n   system:playback_1") && listing.contains("host:out_R\n   system:playback_2"), listing)
     }

@@ -1,6 +1,7 @@
 import AudioFiles
 import Foundation
 import JACKTestSupport
+import TestSupport
 import XCTest
 
 /// `seqplay SONG --audio-driver jack` under PipeWire's JACK API (`pw-jack`), as Debian 12 desktops
@@ -50,17 +51,17 @@ final class SeqplayPipeWireCaptureTests: XCTestCase {
         environment["PIPEWIRE_QUANTUM"] = "\(quantum)/48000"
         let capture = directory.appendingPathComponent("capture-\(quantum)-\(attempt).wav").path
         // jack_rec's ring buffer holds 2^18 frames: its default overran on PipeWire's quanta.
-        let (recorder, _) = try JACKTools.launch(PipeWireTestServer.pwJack,
-                                                 ["jack_rec", "-f", capture, "-d", "7", "-b", "32", "-B", "262144",
-                                                  "null:monitor_FL", "null:monitor_FR"], environment: environment)
+        let recorder = try JACKTools.launch(PipeWireTestServer.pwJack,
+                                            ["jack_rec", "-f", capture, "-d", "7", "-b", "32", "-B", "262144",
+                                             "null:monitor_FL", "null:monitor_FR"], environment: environment)
         try waitForPort("jackrec:input2", environment: environment, wrapper: "pw-jack")
         let blockSize = try JACKTools.run("pw-jack", ["jack_bufsize"], environment: environment).output
         XCTAssertEqual(blockSize.trimmingCharacters(in: .whitespacesAndNewlines), "\(quantum)", "jack_bufsize")
         // seqplay's ports go to the physical playback ports: the null sink's, as to a sound card.
-        let (player, errors) = try JACKTools.launch(PipeWireTestServer.pwJack, [seqplayURL.path, song, "--end", "4", "-a", "jack"] + font,
-                                                    environment: environment)
+        let player = try JACKTools.launch(PipeWireTestServer.pwJack, [seqplayURL.path, song, "--end", "4", "-a", "jack"] + font,
+                                          environment: environment)
         player.waitUntilExit()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let message = player.standardErrorText
         XCTAssertEqual(player.terminationStatus, 0, message)
         recorder.waitUntilExit()
         return try align(expected, in: try AudioFileReader(path: capture).readAll())
@@ -84,7 +85,7 @@ final class PipeWireTestServer {
 
     /// The environment a child needs to reach this daemon (through pw-jack for JACK clients).
     let environment: [String: String]
-    private let daemon: Process
+    private let daemon: ChildProcess
 
     init(directory: URL) throws {
         let runtime = directory.appendingPathComponent("pipewire-runtime-\(UUID().uuidString.prefix(8))")
@@ -96,12 +97,8 @@ final class PipeWireTestServer {
         environment["JACK_NO_START_SERVER"] = "1"
         environment["JACK_DEFAULT_SERVER"] = nil
         self.environment = environment
-        daemon = Process()
-        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/pipewire")
-        daemon.environment = environment
-        daemon.standardOutput = FileHandle.nullDevice
-        daemon.standardError = FileHandle.nullDevice
-        try daemon.run()
+        daemon = try ChildProcess("/usr/bin/pipewire", [], environment: environment, standardInput: .null,
+                                  standardOutput: .null, standardError: .null)
         let socket = runtime.appendingPathComponent("pipewire-0").path
         for _ in 0..<250 where !FileManager.default.fileExists(atPath: socket) { usleep(20_000) }
         guard daemon.isRunning, FileManager.default.fileExists(atPath: socket) else {
@@ -123,8 +120,7 @@ final class PipeWireTestServer {
     func stop() {
         guard daemon.isRunning else { return }
         daemon.terminate()
-        for _ in 0..<300 where daemon.isRunning { usleep(10_000) }
-        if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) }
+        if !daemon.waitUntilExit(timeout: 3) { daemon.signal(SIGKILL) }
         daemon.waitUntilExit()
     }
 }

@@ -1,6 +1,7 @@
 import AudioTestSupport
 import Foundation
 import JACKTestSupport
+import TestSupport
 import XCTest
 
 /// What the tests that run seqplay against a JACK server (jackd, or PipeWire through pw-jack)
@@ -9,15 +10,12 @@ import XCTest
 extension XCTestCase {
     var font: [String] { ["--sf2", "SoundFonts/seqplay-gm.sf2"] }
 
-    var seqplayURL: URL { Bundle.main.bundleURL.appendingPathComponent("seqplay") }
+    var seqplayURL: URL { seqplayBinary }
 
     /// Runs seqplay to its end: its exit status and standard error.
     func seqplay(_ arguments: [String], environment: [String: String]?) throws -> (status: Int32, errors: String) {
-        let (process, errors) = try JACKTools.launch(seqplayURL, arguments,
-                                                     environment: environment ?? ProcessInfo.processInfo.environment)
-        let text = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: text, as: UTF8.self))
+        let run = try runCommand(seqplayURL, arguments, environment: environment ?? [:])
+        return (run.status, run.standardError)
     }
 
     func waitForPort(_ port: String, server: JACKTestServer) throws {

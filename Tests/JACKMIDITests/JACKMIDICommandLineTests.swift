@@ -1,6 +1,7 @@
 import Foundation
 import JACKTestSupport
 import RenderTestSupport
+import TestSupport
 import XCTest
 
 /// `seqplay live -a jack` taking MIDI at midi_in from a test client, as a user runs it; and the JACK
@@ -17,9 +18,9 @@ final class JACKMIDICommandLineTests: XCTestCase {
         for frame in notes { schedule += [(frame, [0x90, 64, 110]), (frame + 2_000, [0x80, 64, 0])] }
         let sender = try JACKTestMIDISender(name: "keys", serverName: server.name, schedule: schedule)
         let recorder = try JACKTestRecorder(name: "rec", serverName: server.name, capacity: 48_000 * 8)
-        let (process, errors) = try JACKTools.launch(seqplayURL, ["live", "-a", "jack", "--jack-connect", "^rec:", "--jack-midi-connect", "^keys:",
-                                                                  "--sf2", "SoundFonts/click.sf2", "--no-reverb", "--no-chorus", "--duration", "3"],
-                                                     environment: server.environment)
+        let process = try JACKTools.launch(seqplayURL, ["live", "-a", "jack", "--jack-connect", "^rec:", "--jack-midi-connect", "^keys:",
+                                                        "--sf2", "SoundFonts/click.sf2", "--no-reverb", "--no-chorus", "--duration", "3"],
+                                           environment: server.environment)
         var connected = false
         for _ in 0..<250 where !connected {
             connected = try JACKTools.run("jack_lsp", ["-c", "keys:out"], environment: server.environment).output.contains("seqplay:midi_in")
@@ -29,7 +30,7 @@ final class JACKMIDICommandLineTests: XCTestCase {
         usleep(200_000)  // the audio ports are connected and rendering has started
         sender.arm()
         process.waitUntilExit()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let message = process.standardErrorText
         XCTAssertEqual(process.terminationStatus, 0, message)
         XCTAssertTrue(message.contains("JACK MIDI input seqplay:midi_in"), message)
         XCTAssertTrue(sender.isDone)
@@ -49,14 +50,14 @@ final class JACKMIDICommandLineTests: XCTestCase {
             ["serve", "--jack-midi-connect", "x", "--network"],
         ]
         for arguments in refused {
-            let (process, errors) = try JACKTools.launch(seqplayURL, arguments, environment: ProcessInfo.processInfo.environment)
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let process = try JACKTools.launch(seqplayURL, arguments, environment: ProcessInfo.processInfo.environment)
             process.waitUntilExit()
+            let message = process.standardErrorText
             XCTAssertEqual(process.terminationStatus, 64, "\(arguments): \(message)")
             XCTAssertTrue(message.contains("--jack-midi"), "\(arguments): \(message)")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: "/tmp/seqplay-never.wav"))
     }
 
-    private var seqplayURL: URL { Bundle.main.bundleURL.appendingPathComponent("seqplay") }
+    private var seqplayURL: URL { seqplayBinary }
 }

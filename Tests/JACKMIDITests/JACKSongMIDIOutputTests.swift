@@ -9,6 +9,7 @@ import MIDIFile
 import Player
 import RenderTestSupport
 import Rendering
+import TestSupport
 import XCTest
 
 /// `seqplay SONG -a jack --jack-midi-out` against a real server: a test client records midi_out (each
@@ -118,10 +119,7 @@ final class JACKSongMIDIOutputTests: XCTestCase {
     }
 
     private func seqplay(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, errors: String) {
-        let (process, errors) = try JACKTools.launch(Bundle.main.bundleURL.appendingPathComponent("seqplay"), arguments,
-                                                     environment: environment)
-        let text = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: text, as: UTF8.self))
+        let run = try runCommand(seqplayBinary, arguments, environment: environment)
+        return (run.status, run.standardError)
     }
 }

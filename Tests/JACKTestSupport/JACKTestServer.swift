@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A real JACK server for tests: `jackd --no-realtime -S -d dummy` (no sound card, no D-Bus) under a
 /// name of its own, so tests and test runs never share a server. Stopped when released. Synchronous
@@ -10,7 +11,7 @@ public final class JACKTestServer: @unchecked Sendable {
     public private(set) var name = ""
     public let sampleRate: Int
     public let blockFrames: Int
-    private var process = Process()
+    private var process: ChildProcess?
 
     /// Why JACK tests cannot run here, or nil when they can: they run from `Scripts/test-jack`
     /// (SEQPLAY_JACK_TESTS=1) with jackd installed, so the plain `swift test` run does not repeat them.
@@ -52,15 +53,9 @@ public final class JACKTestServer: @unchecked Sendable {
         throw lastError
     }
 
-    private static func launch(_ jackd: String, name: String, sampleRate: Int, blockFrames: Int) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: jackd)
-        process.arguments = ["--no-realtime", "-S", "-n", name, "-d", "dummy", "-r", "\(sampleRate)", "-p", "\(blockFrames)"]
-        process.environment = baseEnvironment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+    private static func launch(_ jackd: String, name: String, sampleRate: Int, blockFrames: Int) throws -> ChildProcess {
+        try ChildProcess(jackd, ["--no-realtime", "-S", "-n", name, "-d", "dummy", "-r", "\(sampleRate)", "-p", "\(blockFrames)"],
+                         environment: baseEnvironment, standardInput: .null, standardOutput: .null, standardError: .null)
     }
 
     deinit { stop() }
@@ -97,24 +92,22 @@ public final class JACKTestServer: @unchecked Sendable {
         return environment
     }
 
-    public var isRunning: Bool { process.isRunning }
-    public var processIdentifier: Int32 { process.processIdentifier }
+    public var isRunning: Bool { process?.isRunning ?? false }
+    public var processIdentifier: Int32 { process?.processIdentifier ?? 0 }
 
     /// Ends the server: SIGTERM, then SIGKILL after 3 s. Waits for it to exit.
     public func stop() {
-        guard process.isRunning else { return }
+        guard let process, process.isRunning else { return }
         process.terminate()
-        let deadline = Date().addingTimeInterval(3)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        if !process.waitUntilExit(timeout: 3) { process.signal(SIGKILL) }
         process.waitUntilExit()
         removeSemaphores()
     }
 
     /// Kills the server outright (SIGKILL), as a crash would, and waits for it to be gone.
     public func kill() {
-        guard process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
+        guard let process, process.isRunning else { return }
+        process.signal(SIGKILL)
         process.waitUntilExit()
         removeSemaphores()
     }
@@ -135,7 +128,7 @@ public final class JACKTestServer: @unchecked Sendable {
         // The server's socket appears in /dev/shm when it takes clients: jack_lsp succeeds then.
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            guard process.isRunning else { throw ServerError("jackd exited at start (status \(process.terminationStatus))") }
+            guard let process, process.isRunning else { throw ServerError("jackd exited at start (status \(process?.terminationStatus ?? -1))") }
             if (try? JACKTools.run("jack_lsp", [], environment: environment))?.status == 0 {
                 // A jackd that found its name taken exits at once: still running now means the server is ours.
                 usleep(100_000)
@@ -160,39 +153,18 @@ public enum JACKTools {
     @discardableResult
     public static func run(_ tool: String, _ arguments: [String], environment: [String: String],
                            input: String? = nil) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/\(tool)")
-        process.arguments = arguments
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        let inputPipe = Pipe()
-        process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
-        try process.run()
-        if let input {
-            inputPipe.fileHandleForWriting.write(Data(input.utf8))
-            try? inputPipe.fileHandleForWriting.close()
-        }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let process = try ChildProcess("/usr/bin/\(tool)", arguments, environment: environment,
+                                       standardInput: input.map { .data(Data($0.utf8)) } ?? .null,
+                                       standardOutput: .capture, standardError: .null)
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return (process.terminationStatus, process.standardOutputText)
     }
 }
 
 extension JACKTools {
-    /// Starts `executable` with `arguments` in the background; its standard error is collected in
-    /// the returned pipe.
-    public static func launch(_ executable: URL, _ arguments: [String], environment: [String: String]) throws -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = environment
-        let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return (process, errors)
+    /// Starts `executable` with `arguments` in the background; its standard error is captured
+    /// (`standardErrorText`).
+    public static func launch(_ executable: URL, _ arguments: [String], environment: [String: String]) throws -> ChildProcess {
+        try ChildProcess(executable, arguments, environment: environment, standardInput: .null, standardOutput: .null, standardError: .capture)
     }
 }

@@ -88,7 +88,7 @@ final class JACKClientTests: XCTestCase {
         try JACKTools.run("jack_transport", [], environment: server.environment, input: "stop\n")
         try waitFor { client.transportQuery().state == .stopped }
 
-        try client.becomeTimebaseMaster(BarBeatMaster())
+        try client.becomeTimebaseMaster(BarBeatMaster(sampleRate: server.sampleRate))
         try client.transportLocate(frame: 96_000)
         try waitFor { client.transportQuery().position.frame == 96_000 && client.transportQuery().position.bar == 2 }
         let position = client.transportQuery().position
@@ -100,7 +100,8 @@ final class JACKClientTests: XCTestCase {
         try waitFor { client.transportQuery().state == .rolling }
         client.transportStop()
         try waitFor { client.transportQuery().state == .stopped }
-        XCTAssertThrowsError(try JACKClient(name: "other", serverName: server.name).becomeTimebaseMaster(BarBeatMaster(), conditional: true)) {
+        XCTAssertThrowsError(try JACKClient(name: "other", serverName: server.name)
+            .becomeTimebaseMaster(BarBeatMaster(sampleRate: server.sampleRate), conditional: true)) {
             XCTAssertEqual($0 as? JACKError, .timebaseMasterTaken)
         }
     }
@@ -195,8 +196,21 @@ private final class Sink: JACKProcessHandler, @unchecked Sendable {
 
 /// A timebase master at 120 bpm in 4/4 with 1920 ticks per beat.
 private final class BarBeatMaster: JACKTimebaseHandler, @unchecked Sendable {
+    /// The server's rate, for a position that comes without one.
+    private let sampleRate: Int
+
+    init(sampleRate: Int) { self.sampleRate = sampleRate }
+
     func updatePosition(_ position: inout JACKPosition, state: JACKTransportState, frameCount: Int, isNewPosition: Bool) {
-        let beats = Double(position.frame) / Double(position.frameRate) * 2
+        // The server may hand over a position with frame rate 0: dividing by it made the beat count
+        // infinite, and Int(_:) of it trapped the whole test process. The server's own rate stands in; a
+        // count that is still not a finite number of beats claims no bar:beat:tick rather than trap.
+        let rate = position.frameRate > 0 ? position.frameRate : sampleRate
+        let beats = Double(position.frame) / Double(rate) * 2
+        guard rate > 0, beats.isFinite, beats >= 0, beats < Double(Int32.max) else {
+            position.hasBarBeatTick = false
+            return
+        }
         position.hasBarBeatTick = true
         position.beatsPerMinute = 120
         position.beatsPerBar = 4

@@ -1,5 +1,6 @@
 import Foundation
 import MIDIFile
+import TestSupport
 import Testing
 
 /// Our reader against libsmf 1.3 (Tests/Tools/smf-dump.c, run in a child process) over the
@@ -17,7 +18,7 @@ import Testing
         for file in files {
             let name = Corpus.relativePath(file, in: "wellformed")
             let ours = try MIDIFileReader.read(contentsOf: file.path)
-            let outcome = try ChildProcess.run(dump, [file.path])
+            let outcome = try runCommand(URL(fileURLWithPath: dump), [file.path], timeLimit: 10)
             if outcome.killedBySignal || outcome.timedOut {
                 crashed.append(name)
                 continue
@@ -26,9 +27,9 @@ import Testing
                 refused.append("\(name) (\(refusalCause(ours.sequence)))")
                 continue
             }
-            if outcome.output == libSMFNotation(ours.sequence) {
+            if outcome.standardOutput == libSMFNotation(ours.sequence) {
                 agreements += 1
-            } else if let cause = knownLibSMFBug(ours, libSMFOutput: outcome.output) {
+            } else if let cause = knownLibSMFBug(ours, libSMFOutput: outcome.standardOutput) {
                 knownWrong.append("\(name): \(cause)")
             } else {
                 unexplained.append(name)
@@ -46,7 +47,7 @@ import Testing
 
     /// Compiles smf-dump into a temporary folder; `nil` (with a message) if libsmf is not installed.
     private func buildSMFDump() throws -> String? {
-        guard try ChildProcess.shell("pkg-config --exists smf").status == 0 else {
+        guard try runShell("pkg-config --exists smf", timeLimit: 120).status == 0 else {
             print("libsmf (libsmf-dev) not installed: libsmf differential test skipped")
             return nil
         }
@@ -54,7 +55,7 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let source = Corpus.packageRoot.appendingPathComponent("Tests/Tools/smf-dump.c").path
         let executable = folder.appendingPathComponent("smf-dump").path
-        let build = try ChildProcess.shell("cc -O1 -o '\(executable)' '\(source)' $(pkg-config --cflags --libs smf)")
+        let build = try runShell("cc -O1 -o '\(executable)' '\(source)' $(pkg-config --cflags --libs smf)", timeLimit: 120)
         #expect(build.status == 0, "building smf-dump failed")
         return build.status == 0 ? executable : nil
     }

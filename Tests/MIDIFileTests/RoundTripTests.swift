@@ -1,5 +1,6 @@
 import Foundation
 import MIDIFile
+import TestSupport
 import Testing
 
 /// read → write → read over the well-formed corpus, with and without running status; and the written
@@ -36,9 +37,9 @@ import Testing
             names[path] = Corpus.relativePath(file, in: "wellformed")
         }
         let script = Corpus.packageRoot.appendingPathComponent("Tests/Tools/mido-dump.py").path
-        let outcome = try ChildProcess.run(python, [script] + expected.keys.sorted(), timeLimit: 600)
+        let outcome = try runCommand(URL(fileURLWithPath: python), [script] + expected.keys.sorted(), timeLimit: 600)
         #expect(outcome.status == 0)
-        let decoded = try JSONSerialization.jsonObject(with: Data(outcome.output.utf8)) as! [String: [String: Any]]
+        let decoded = try JSONSerialization.jsonObject(with: Data(outcome.standardOutput.utf8)) as! [String: [String: Any]]
 
         var identical = 0, midoCannotRead: [String] = [], different: [String] = []
         for (path, sequence) in expected {
@@ -71,7 +72,7 @@ import Testing
         let candidates = [ProcessInfo.processInfo.environment["SEQPLAY_MIDO_PYTHON"],
                           Corpus.packageRoot.appendingPathComponent(".build-bench/venv/bin/python").path,
                           "/usr/bin/env python3"].compactMap { $0 }
-        for candidate in candidates where try ChildProcess.shell("\(candidate) -c 'import mido' 2>/dev/null").status == 0 {
+        for candidate in candidates where try runShell("\(candidate) -c 'import mido' 2>/dev/null", timeLimit: 120).status == 0 {
             return candidate.hasPrefix("/usr/bin/env") ? "/usr/bin/python3" : candidate
         }
         print("no Python with mido found (run Benchmarks/smf-load.sh to make one): mido round-trip test skipped")

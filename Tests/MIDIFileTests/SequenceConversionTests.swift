@@ -1,6 +1,7 @@
 import Foundation
 import MIDICore
 import MIDIFile
+import TestSupport
 import Testing
 
 /// The edits `seqplay convert` is made of: excerpt (with chased state), transpose, note removal,
@@ -141,9 +142,9 @@ import Testing
             }
         }
         let script = Corpus.packageRoot.appendingPathComponent("Tests/Tools/mido-dump.py").path
-        let outcome = try ChildProcess.run(python, [script] + expected.keys.sorted(), timeLimit: 600)
+        let outcome = try runCommand(URL(fileURLWithPath: python), [script] + expected.keys.sorted(), timeLimit: 600)
         #expect(outcome.status == 0)
-        let decoded = try JSONSerialization.jsonObject(with: Data(outcome.output.utf8)) as! [String: [String: Any]]
+        let decoded = try JSONSerialization.jsonObject(with: Data(outcome.standardOutput.utf8)) as! [String: [String: Any]]
         var different: [String] = []
         for (path, sequence) in expected {
             let tracks = (decoded[path]?["tracks"] as? [[[Any]]])?.map { $0.map { $0.map { "\($0)" } } }

@@ -1,6 +1,7 @@
 import Foundation
 import MediaLibrary
 import MIDIFile
+import TestSupport
 import XCTest
 
 /// The corpus in ../shared/corpus indexed: well-formed files agree with the reference decodings,
@@ -121,11 +122,9 @@ final class CorpusIndexTests: XCTestCase {
         // Another program's SQLite database: made with a seqplay library's own code path, then its marker removed.
         let foreign = folder + "/foreign.sqlite"
         _ = try MediaLibrary(path: foreign)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA application_id=0'); c.commit()", foreign]
-        try process.run()
-        process.waitUntilExit()
+        let marked = try runCommand(URL(fileURLWithPath: "/usr/bin/env"),
+                                    ["python3", "-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('PRAGMA application_id=0'); c.commit()", foreign])
+        XCTAssertEqual(marked.status, 0, marked.standardError)
         let before = try Data(contentsOf: URL(fileURLWithPath: foreign))
         XCTAssertThrowsError(try MediaLibrary(path: foreign)) { error in
             XCTAssertEqual(error as? MediaLibraryError, .foreignDatabase(path: foreign))

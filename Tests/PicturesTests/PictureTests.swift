@@ -4,6 +4,7 @@ import Foundation
 import MIDICore
 import MIDIFile
 import Pictures
+import TestSupport
 import XCTest
 
 /// Pictures checked pixel by pixel where a mistake would show, and opened by real viewers.
@@ -155,16 +156,9 @@ final class PictureTests: XCTestCase {
         XCTAssertEqual(colour(16 + 100, middle - 40), rgb(WaveformPicture.background), "the silent first second")
     }
 
+    /// Runs `tool` (found on PATH) to its end: its exit status, and its standard output then its standard error.
     private func run(_ tool: String, _ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [tool] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        let run = try runCommand(URL(fileURLWithPath: "/usr/bin/env"), [tool] + arguments)
+        return (run.status, run.standardOutput + run.standardError)
     }
 }

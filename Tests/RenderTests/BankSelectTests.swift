@@ -2,6 +2,7 @@ import AudioFiles
 import Foundation
 import MIDICore
 import MIDIFile
+import TestSupport
 import XCTest
 
 /// `--bank-select gm|gs|xg` with GS and XG drum kits, on a generated font whose every preset sounds
@@ -13,12 +14,9 @@ final class BankSelectTests: RenderTestCase {
 
     private func kitsFont() throws -> String {
         let path = try temporaryDirectory().appendingPathComponent("kits.sf2").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [Self.packageRoot.appendingPathComponent("Scripts/make-soundfonts.py").path, "--kits", path]
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "make-soundfonts.py --kits")
+        let run = try runCommand(URL(fileURLWithPath: "/usr/bin/python3"),
+                                 [Self.packageRoot.appendingPathComponent("Scripts/make-soundfonts.py").path, "--kits", path])
+        XCTAssertEqual(run.status, 0, "make-soundfonts.py --kits: \(run.standardError)")
         return path
     }
 

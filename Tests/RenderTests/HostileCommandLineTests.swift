@@ -1,6 +1,7 @@
 import AudioFiles
 import Foundation
 import MIDIFile
+import TestSupport
 import XCTest
 
 /// Hostile and careless command lines, one table: every numeric flag at 0, negative, huge, NaN and
@@ -377,11 +378,7 @@ final class HostileCommandLineTests: RenderTestCase {
 
     /// Standard error that cannot be written does not trap: the command still exits with its status.
     func testAFullStandardErrorDoesNotTrap() throws {
-        let process = Process()
-        process.executableURL = Bundle.main.bundleURL.appendingPathComponent("seqplay")
-        process.arguments = ["info", "/nonexistent/song.mid"]
-        process.standardError = FileHandle(forWritingAtPath: "/dev/full")
-        try process.run()
+        let process = try ChildProcess(seqplayBinary, ["info", "/nonexistent/song.mid"], standardError: .file("/dev/full"))
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 5)
     }
@@ -451,15 +448,9 @@ final class HostileCommandLineTests: RenderTestCase {
     func testAFullStandardOutputIsAWriteError() throws {
         let (_, song, font) = try makeWorkspace()
         for arguments in [[song, "--sf2", font, "-o", "-"], ["info", song], ["--version"], ["convert", song, "-o", "-"]] {
-            let process = Process()
-            process.executableURL = Bundle.main.bundleURL.appendingPathComponent("seqplay")
-            process.arguments = arguments
-            process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
-            let errors = Pipe()
-            process.standardError = errors
-            try process.run()
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let process = try ChildProcess(seqplayBinary, arguments, standardOutput: .file("/dev/full"), standardError: .capture)
             process.waitUntilExit()
+            let message = process.standardErrorText
             XCTAssertEqual(process.terminationStatus, 5, "\(arguments): \(message)")
             XCTAssertEqual(message.split(separator: "\n").count, 1, message)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `-o` to MP3, Opus and Ogg Vorbis (decoded by ffmpeg, tags read by ffprobe and soxi), `--quality`,
@@ -9,16 +10,9 @@ final class OutputFormatTests: RenderTestCase {
     }
 
     private func shell(_ command: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, command)
-        return String(decoding: data, as: UTF8.self)
+        let run = try runShell(command)
+        XCTAssertEqual(run.status, 0, command + run.standardError)
+        return run.standardOutput
     }
 
     /// The frame count `--dry-run` announces for rendering to `path`.

@@ -7,6 +7,7 @@ import Effects
 import Foundation
 import MIDIFile
 import Rendering
+import TestSupport
 import XCTest
 
 /// Real-time playback through `SongPlayback` on a `NullOutput` (the clock-paced output of machines
@@ -159,12 +160,7 @@ final class PlaybackTests: RenderTestCase {
 
     /// Runs seqplay, sends it SIGINT after `seconds`, and returns its exit status.
     private func interrupt(_ arguments: [String], after seconds: Double) throws -> Int32 {
-        let process = Process()
-        process.executableURL = Bundle.main.bundleURL.appendingPathComponent("seqplay")
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess(seqplayBinary, arguments, standardOutput: .null, standardError: .null)
         Thread.sleep(forTimeInterval: seconds)
         XCTAssertTrue(process.isRunning, "still running when interrupted")
         process.interrupt()

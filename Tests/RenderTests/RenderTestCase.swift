@@ -3,6 +3,7 @@ import Foundation
 import MIDICore
 import MIDIFile
 import Rendering
+import TestSupport
 import XCTest
 
 /// What the render tests share: the package's files, temporary directories, small songs, and an
@@ -24,18 +25,11 @@ class RenderTestCase: XCTestCase {
 
     /// Runs the built `seqplay` with `arguments` (not on a terminal) and waits for it.
     func seqplay(_ arguments: [String], environment: [String: String] = [:]) throws -> SeqplayRun {
-        let process = Process()
-        process.executableURL = Bundle.main.bundleURL.appendingPathComponent("seqplay")
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let outData = output.fileHandleForReading.readDataToEndOfFile()  // stderr stays far below a pipe's buffer
-        let errData = errors.fileHandleForReading.readDataToEndOfFile()
+        let process = try ChildProcess(seqplayBinary, arguments,
+                                       environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                                       standardOutput: .capture, standardError: .capture)
         process.waitUntilExit()
-        return SeqplayRun(status: process.terminationStatus, standardOutput: outData, standardError: String(decoding: errData, as: UTF8.self))
+        return SeqplayRun(status: process.terminationStatus, standardOutput: process.standardOutputData, standardError: process.standardErrorText)
     }
 
     /// A new empty directory, removed after the test.

@@ -7,7 +7,7 @@ import TestSupport
 /// Runs the built `seqplay info` on files written here and checks what it prints and how it exits.
 final class InfoCommandTests: XCTestCase {
     private func seqplay(_ arguments: [String]) throws -> CommandRun {
-        try runCommand(builtSeqplay, arguments)
+        try runCommand(seqplayBinary, arguments)
     }
 
     private func temporaryFile(_ bytes: [UInt8], name: String = "song.mid") throws -> String {

@@ -14,7 +14,7 @@ final class InfoTempoAndEventsTests: XCTestCase {
     }
 
     private func seqplay(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        try run(Bundle.main.bundleURL.appendingPathComponent("seqplay").path, arguments)
+        try run(seqplayBinary.path, arguments)
     }
 
     func testTheReportListsEveryTempoWithItsPlace() throws {

@@ -11,7 +11,7 @@ final class LibraryCommandTests: XCTestCase {
         .deletingLastPathComponent().path
 
     private func seqplay(_ arguments: [String]) throws -> CommandRun {
-        try runCommand(builtSeqplay, arguments)
+        try runCommand(seqplayBinary, arguments)
     }
 
     private func temporaryFolder() throws -> String {

@@ -4,6 +4,7 @@ import MIDICore
 import MIDIFile
 import Player
 import Rendering
+import TestSupport
 import XCTest
 
 /// Two seqplay processes talking network MIDI on 127.0.0.1, as a user would debug without hardware:
@@ -18,8 +19,7 @@ final class NetworkCLITests: XCTestCase {
     /// The all-notes-off (CC 123 on 16 channels) the player sends after the song.
     static let releaseMessageCount = 16
 
-    /// The test bundle sits next to the seqplay binary.
-    private var seqplayPath: String { Bundle.main.bundleURL.appendingPathComponent("seqplay").path }
+    private var seqplayPath: String { seqplayBinary.path }
 
     /// A control port unlikely to clash with other tests or developers (its data port is the next).
     private func freePort() -> Int { Int.random(in: 20_000..<30_000) * 2 }
@@ -32,17 +32,10 @@ final class NetworkCLITests: XCTestCase {
     }
 
     /// Starts seqplay with `arguments`, its standard output and error going to files in `directory`.
-    private func launch(_ arguments: [String], in directory: URL, name: String) throws -> (Process, stdout: URL, stderr: URL) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: seqplayPath)
-        process.arguments = arguments
+    private func launch(_ arguments: [String], in directory: URL, name: String) throws -> (ChildProcess, stdout: URL, stderr: URL) {
         let out = directory.appendingPathComponent("\(name).out"), err = directory.appendingPathComponent("\(name).err")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
-        addTeardownBlock { if process.isRunning { process.terminate() } }
+        let process = try ChildProcess(seqplayPath, arguments, standardOutput: .file(out.path), standardError: .file(err.path))
+        addTeardownBlock { if process.isRunning { process.terminate(); process.waitUntilExit() } }
         return (process, out, err)
     }
 

@@ -10,7 +10,7 @@ final class SongDestinationCLITests: XCTestCase {
     static let song = packageRoot.appendingPathComponent("Songs/bach-prelude-c.mid").path
 
     private func run(_ arguments: [String]) throws -> (status: Int32, errors: String) {
-        let run = try runCommand(builtSeqplay, arguments)
+        let run = try runCommand(seqplayBinary, arguments)
         return (run.status, run.standardError)
     }
 
