@@ -6,6 +6,8 @@ extension SamplerSettings.Chorus.Waveform: ExpressibleByArgument {
     public init?(argument: String) {
         switch argument { case "sine": self = .sine; case "triangle": self = .triangle; default: return nil }
     }
+
+    public static var allValueStrings: [String] { ["sine", "triangle"] }
 }
 
 extension SamplerSettings.BankSelectMode: ExpressibleByArgument {}
