@@ -56,6 +56,7 @@ public struct SamplerSettings: Hashable, Sendable {
 
     /// The chorus: on or off, and its parameters (FluidSynth's ranges; nil keeps the default).
     public struct Chorus: Hashable, Sendable {
+        /// The shape of the chorus's modulation.
         public enum Waveform: Int, Hashable, Sendable, CaseIterable { case sine = 0, triangle = 1 }
         /// Whether the chorus is on.
         public var isEnabled: Bool
@@ -78,7 +79,9 @@ public struct SamplerSettings: Hashable, Sendable {
 
     /// A program a channel plays whatever the song's program changes and bank selects say.
     public struct ForcedProgram: Hashable, Sendable {
+        /// 0...127.
         public var program: UInt8
+        /// 0...16383 (128: the drum kits).
         public var bank: Int
         public init(program: UInt8, bank: Int = 0) { self.program = program; self.bank = bank }
     }
@@ -91,7 +94,9 @@ public struct SamplerSettings: Hashable, Sendable {
     public var bankSelect: BankSelectMode
     /// Master gain applied to the output (FluidSynth's default is 0.2).
     public var gain: Float
+    /// The reverb, on by default.
     public var reverb: Reverb
+    /// The chorus, on by default.
     public var chorus: Chorus
     /// The drum channels (0-based); nil: channel 10 (index 9) only, as General MIDI has it.
     public var drumChannels: Set<UInt8>?
