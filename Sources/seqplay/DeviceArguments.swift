@@ -25,10 +25,10 @@ struct SoundCardArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Sound device to play to (ALSA name: default, hw:1,0, plughw:1,0, ...; null, playing a song: a clock, no sound).", valueName: "name"))
     var device = "default"
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Frames per period of the sound device (latency: period x periods; default 256 playing a song, 128 for live and serve).", valueName: "frames"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Frames per period of the sound device (latency: period x periods). Default 128 for live and serve, 256 playing a song.", valueName: "frames"))
     var period: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Periods in the sound device's buffer (default 3 playing a song, 2 for live and serve).", valueName: "count"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Periods in the sound device's buffer. Default 2 for live and serve, 3 playing a song.", valueName: "count"))
     var periods: Int?
 
     func validate() throws {
@@ -44,7 +44,7 @@ struct SoundCardArguments: ParsableArguments {
 
 /// The sample rate (`-r`): of the file rendered, the song played or the live session.
 struct SampleRateArgument: ParsableArguments {
-    @Option(name: [.customShort("r"), .long], parsing: .unconditional, help: ArgumentHelp("Sample rate in Hz: 8000 to 96000 for songs and files, to 192000 for live and serve (default 44100 for songs and files, 48000 for live and serve).", valueName: "Hz"))
+    @Option(name: [.customShort("r"), .long], parsing: .unconditional, help: ArgumentHelp("Sample rate in Hz, 8000 to 96000 (live and serve: to 192000). Default 48000 for live and serve, 44100 for songs and files.", valueName: "Hz"))
     var sampleRate: Int?
 
     /// The rate for `use`: the one given, else the default.
