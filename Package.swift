@@ -126,7 +126,7 @@ let package = Package(
         // Loudness as EBU R128 measures it (the thin libebur128 wrapper).
         .target(name: "Loudness", dependencies: ["CEBUR128"]),
         // Many songs at once: input discovery, shards, a pool of workers sharing the fonts, atomic outputs, resume.
-        .target(name: "BatchRendering", dependencies: ["Loudness", "Rendering", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "MIDIFile", "OutputFiles", "RealtimeSupport", atomics]),
+        .target(name: "BatchRendering", dependencies: ["Loudness", "Player", "Rendering", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "MIDIFile", "OutputFiles", "RealtimeSupport", atomics]),
         // Song sessions: a song played to the sampler, ALSA ports and network sessions together, in step.
         .target(name: "SongSessions", dependencies: [
             "ALSA", "AudioOutput", "LiveSampler", "MIDICore", "MIDIFile", "NetworkMIDI", "Player", "Rendering", "RealtimeSupport",

@@ -44,7 +44,8 @@ public final class JACKSongMIDIOutput: JACKCycleHandler, @unchecked Sendable {
     /// Call before the playback starts (on a renderer that has not rendered yet).
     public init(sequence: MusicSequence, playback: SongPlayback, driver: JACKAudioDriver, portName: String = "midi_out",
                 connecting pattern: String? = nil) throws {
-        player = try SongRenderer.makePlayer(for: sequence, options: playback.renderer.options)
+        player = try MusicPlayer(sequence: sequence, sampleRate: playback.renderer.player.sampleRate,
+                                 options: playback.renderer.player.options)
         port = try driver.client.registerMIDIPort(named: portName, direction: .output)
         connectPattern = pattern
         renderer = playback.renderer
