@@ -14,8 +14,7 @@ import MIDIFile
 ///
 /// A renderer working in 64-frame blocks calls `deliverEvents(before: blockStart + 32, to:)` before
 /// each block, so every event is sent at the block boundary nearest its exact time (within 32 samples).
-/// Destinations that stamp events call `deliverEvents(before:_:)` and get each `SongEvent` with its
-/// time, track and SMF port. All channel messages and SysEx (as complete F0…F7 messages) pass through;
+/// Every destination (`SongDestination`) gets each `SongEvent` with its time, track and SMF port. All channel messages and SysEx (as complete F0…F7 messages) pass through;
 /// meta events are not sent. The player tracks the notes it has started (per track, channel and note,
 /// counting repeated Note Ons), so a mute, a seek or the end of a pass ends exactly those.
 ///
@@ -232,6 +231,14 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         return min(clockTime, next ?? .max)
     }
 
+    /// Hands `destination`, in order, every pending event before `sampleTime` with its time, track
+    /// and port (see `SongDestination`), then ends the delivery (the threading contract is the type's).
+    public func deliverEvents(before sampleTime: Int64, to destination: any SongDestination) {
+        deliverEvents(before: sampleTime) { destination.receive($0) }
+        destination.endOfDelivery(before: sampleTime)
+    }
+
+    /// The messages alone, as a sampler's event source (`ScheduledMIDISource`) hands them out.
     public func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
         deliverEvents(before: sampleTime) { receiver.receive($0.message) }
     }

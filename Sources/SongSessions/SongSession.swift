@@ -8,7 +8,6 @@ import NetworkMIDI
 import Player
 import Rendering
 import RealtimeSupport
-import SequencerPlayback
 
 /// A song playing to any mix of destinations, in step: the sampler (through a sound card, or a clock),
 /// ALSA sequencer ports, a network MIDI session. What `seqplay song.mid [--port …] [--network-connect …]`
@@ -237,14 +236,29 @@ public enum SongSessionError: Error, CustomStringConvertible {
     }
 }
 
-/// A network session as the destination of a `RealtimeSequencer`: each group of messages is sent to
-/// every peer stamped with its time, so the peers' playout reproduces the song's timing.
-final class NetworkSongDestination: TimedMIDIDestination {
+/// A network session as a song's destination, driven by a `RealtimeSequencer` (events stamped with
+/// monotonic time): each group of simultaneous messages goes to every peer in one packet stamped
+/// with its time, so the peers' playout reproduces the song's timing.
+final class NetworkSongDestination: SongDestination {
     let session: NetworkMIDISession
+    private var messages: [MIDIMessage] = []
+    private var time: Int64 = 0
 
     init(session: NetworkMIDISession) { self.session = session }
 
-    func send(_ messages: [MIDIMessage], at time: UInt64) {
-        session.send(messages, at: time)
+    func receive(_ event: SongEvent) {
+        if event.sampleTime != time { send() }
+        time = event.sampleTime
+        messages.append(event.message)
+    }
+
+    func endOfDelivery(before sampleTime: Int64) {
+        send()
+    }
+
+    private func send() {
+        guard !messages.isEmpty else { return }
+        session.send(messages, at: UInt64(max(0, time)))
+        messages.removeAll(keepingCapacity: true)
     }
 }

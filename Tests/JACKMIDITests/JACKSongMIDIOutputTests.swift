@@ -2,6 +2,7 @@ import Atomics
 import Foundation
 import JACK
 import JACKMIDI
+import SongSessions
 import JACKOutput
 import JACKTestSupport
 import MIDICore

@@ -162,9 +162,12 @@ final class SongDestinationTests: XCTestCase {
         sequencer.start()
         sequencer.waitUntilFinished()
         let expected = events(of: try nanosecondPlayer(sequence, settings))
-        let sent = destination.sent.flatMap { group in group.messages.map { (message: $0, time: group.time, sentAt: group.sentAt) } }
-        XCTAssertEqual(sent.map(\.message), expected.map(\.message))
+        let sent = destination.received
+        XCTAssertEqual(sent.map(\.event.message), expected.map(\.message))
+        XCTAssertEqual(sent.map(\.event.track), expected.map(\.track))
         XCTAssertEqual(sent.map(\.time), expected.map { sequencer.startTime + UInt64($0.sampleTime) })
+        // One delivery per group of simultaneous events.
+        XCTAssertEqual(destination.deliveries, Set(expected.map(\.sampleTime)).count)
         let early = sent.map { Int64(bitPattern: $0.time &- $0.sentAt) }.sorted()
         print("network dispatcher: \(sent.count) events, sent ahead of their time by median \(early[early.count / 2] / 1000) µs, least \(early[0] / 1000) µs")
     }
@@ -176,11 +179,16 @@ final class SongDestinationTests: XCTestCase {
     }
 }
 
-/// Records what a `RealtimeSequencer` sends, and when.
-private final class RecordingDestination: TimedMIDIDestination, @unchecked Sendable {
-    var sent: [(messages: [MIDIMessage], time: UInt64, sentAt: UInt64)] = []
+/// Records what a `RealtimeSequencer` sends (events stamped with monotonic time), and when.
+private final class RecordingDestination: SongDestination, @unchecked Sendable {
+    var received: [(event: SongEvent, time: UInt64, sentAt: UInt64)] = []
+    var deliveries = 0
 
-    func send(_ messages: [MIDIMessage], at time: UInt64) {
-        sent.append((messages, time, MonotonicClock.now()))
+    func receive(_ event: SongEvent) {
+        received.append((event, UInt64(event.sampleTime), MonotonicClock.now()))
+    }
+
+    func endOfDelivery(before sampleTime: Int64) {
+        deliveries += 1
     }
 }

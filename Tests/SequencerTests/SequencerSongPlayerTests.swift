@@ -3,7 +3,7 @@ import MIDICore
 import MIDIFile
 import Player
 import RealtimeSupport
-import SequencerPlayback
+import SongSessions
 import XCTest
 
 /// A song played to ports arrives complete, in order, at exactly the times seqplay scheduled on the
