@@ -238,7 +238,10 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         destination.endOfDelivery(before: sampleTime)
     }
 
-    /// The messages alone, as a sampler's event source (`ScheduledMIDISource`) hands them out.
+    /// The messages alone, as a sampler's event source (`ScheduledMIDISource`) hands them out. (A
+    /// type that is both a `MIDIReceiver` and a `SongDestination`, such as `SamplerNode`, is played
+    /// to as a `SongDestination`.)
+    @_disfavoredOverload
     public func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
         deliverEvents(before: sampleTime) { receiver.receive($0.message) }
     }

@@ -63,4 +63,21 @@ final class NewDestinationKindTests: XCTestCase {
         XCTAssertEqual(player.durationInSamples, 96_000)
         XCTAssertTrue(player.isFinished)
     }
+
+    /// An endpoint that is both a `MIDIReceiver` (MIDI now) and a `SongDestination`, as `SamplerNode`
+    /// is, is played to as a destination: it gets the events with their stamps.
+    func testAnEndpointThatIsAlsoADestinationGetsTheStampedEvents() throws {
+        final class Both: MIDIReceiver, SongDestination {
+            var messages: [MIDIMessage] = []
+            var stamps: [Int64] = []
+            func receive(_ message: MIDIMessage) { messages.append(message) }
+            func receive(_ event: SongEvent) { stamps.append(event.sampleTime) }
+        }
+        let player = try MusicPlayer(sequence: song(), sampleRate: 48_000)
+        let both = Both()
+        player.deliverEvents(before: .max, to: both)
+        XCTAssertEqual(both.messages, [])
+        XCTAssertEqual(both.stamps.count, 11)
+        XCTAssertEqual(both.stamps, both.stamps.sorted())
+    }
 }
