@@ -55,11 +55,7 @@ extension MusicSequence {
     /// Other events stay where they are; at one tick, Note Offs come before Note Ons. Sequences timed in
     /// SMPTE frames count a quarter note as one second.
     public func quantizingNotes(to noteValue: Int) throws(SequenceEditError) -> MusicSequence {
-        let wholeNote: Int64
-        switch division {
-        case .ticksPerQuarter(let ppq): wholeNote = 4 * Int64(max(1, ppq))
-        case .smpte(let fps, let ticksPerFrame): wholeNote = 4 * Int64(fps == 29 ? 30 : max(1, fps)) * Int64(max(1, ticksPerFrame))
-        }
+        let wholeNote = 4 * division.ticksPerQuarterNote
         guard (1...Int(wholeNote)).contains(noteValue) else { throw .quantizeGridTooFine(noteValue: noteValue, wholeNoteTicks: wholeNote) }
         let steps = Int64(noteValue)
         func nearestGridTick(_ tick: Int64) -> Int64 {
