@@ -7,7 +7,6 @@ import AudioGraphFiles
 import AudioOutput
 import Foundation
 import LiveInput
-import NetworkBridge
 import NetworkMIDI
 import RealtimeSupport
 import Sampler

@@ -17,15 +17,13 @@
 @_exported import Effects
 @_exported import FluidSynth
 @_exported import JACK
-@_exported import JACKMIDI
-@_exported import JACKOutput
+@_exported import JACKDriver
 @_exported import LiveInput
 @_exported import LiveSampler
 @_exported import Loudness
 @_exported import MIDICore
 @_exported import MIDIFile
 @_exported import MediaLibrary
-@_exported import NetworkBridge
 @_exported import NetworkMIDI
 @_exported import OutputFiles
 @_exported import Pictures

@@ -1,7 +1,6 @@
 import Atomics
 import JACK
-import JACKMIDI
-import JACKOutput
+import JACKDriver
 import MIDICore
 import MIDIFile
 import Player

@@ -1,7 +1,7 @@
 import ArgumentParser
 import AudioOutput
 import JACK
-import JACKOutput
+import JACKDriver
 import MIDICore
 
 /// Which audio driver plays to the sound card.

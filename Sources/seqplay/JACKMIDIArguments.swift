@@ -1,6 +1,5 @@
 import ArgumentParser
-import JACKMIDI
-import JACKOutput
+import JACKDriver
 import LiveSampler
 
 /// The JACK MIDI flags: `--jack-midi-out` (songs: the song's MIDI from seqplay:midi_out) and

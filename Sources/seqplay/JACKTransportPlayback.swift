@@ -1,6 +1,6 @@
 import ArgumentParser
 import FluidSynth
-import JACKOutput
+import JACKDriver
 import SongSessions
 import MIDIFile
 import Rendering

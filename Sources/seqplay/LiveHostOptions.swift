@@ -5,7 +5,6 @@ import AudioOutput
 import FluidSynth
 import Foundation
 import LiveSampler
-import NetworkBridge
 
 /// The options of every command that hosts the sampler for live MIDI (`live`, `serve`): the sampler
 /// (`SamplerArguments`, as songs take it), the sound card, its latency and the rate (`SoundCardArguments`,

@@ -1,7 +1,7 @@
 import AudioOutput
 import FluidSynth
 import SongSessions
-import JACKOutput
+import JACKDriver
 import ArgumentParser
 import Foundation
 import MIDIFile

@@ -3,8 +3,7 @@ import Atomics
 import FluidSynth
 import Foundation
 import JACK
-import JACKMIDI
-import JACKOutput
+import JACKDriver
 import JACKTestSupport
 import LiveSampler
 import RenderTestSupport

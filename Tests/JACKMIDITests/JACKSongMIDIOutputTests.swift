@@ -1,9 +1,8 @@
 import Atomics
 import Foundation
 import JACK
-import JACKMIDI
+import JACKDriver
 import SongSessions
-import JACKOutput
 import JACKTestSupport
 import MIDICore
 import MIDIFile

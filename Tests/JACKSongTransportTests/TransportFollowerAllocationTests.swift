@@ -3,7 +3,7 @@ import AudioGraph
 import AudioOutput
 import Foundation
 import JACK
-import JACKOutput
+import JACKDriver
 @testable import SongSessions
 import JACKTestSupport
 import MIDIFile
