@@ -1,5 +1,6 @@
 import Foundation
 import MIDICore
+import MIDIFile
 import NetworkMIDI
 import RealtimeSupport
 
@@ -39,7 +40,7 @@ extension MonitorCommand {
                 peerNames[event.ssrc] = peer.name  // kept, so events queued after their peer left keep its name
             }
             let time = Double(Int64(bitPattern: event.time &- startTime)) / 1e9
-            let description = EventDescription(event.message, time: time,
+            let description = MonitoredEvent(event.message, time: time,
                                                source: peerNames[event.ssrc] ?? String(format: "%08X", event.ssrc))
             do {
                 SequencerCommandSupport.printLine(json ? try SequencerCommandSupport.json(description, pretty: false) : description.line)
