@@ -42,7 +42,7 @@ struct MonitorCommand: ParsableCommand {
     }
 
     func run() throws {
-        if network { return monitorNetwork() }
+        if network { return try monitorNetwork() }
         let client = try SequencerCommandSupport.openClient(name: "seqplay monitor")
         let input = try SequencerCommandSupport.run { () throws(SequencerError) in
             let clock = try SequencerQueue(client: client, name: "seqplay monitor clock")
@@ -55,7 +55,7 @@ struct MonitorCommand: ParsableCommand {
         }
         CommandLineOutput.writeStandardError(Data("Waiting for data at \(input.1.address). Press Ctrl+C to end.\n".utf8))
         if !json {
-            SequencerCommandSupport.printLine(MonitoredEvent.header)
+            try SequencerCommandSupport.printLine(MonitoredEvent.header)
         }
         let deadline = duration.map { Date().addingTimeInterval($0) }
         var received = 0
@@ -70,7 +70,7 @@ struct MonitorCommand: ParsableCommand {
             var time: Double?
             if case .realTime(let nanoseconds) = event.timestamp { time = Double(nanoseconds) / 1e9 }
             let description = MonitoredEvent(event.message, time: time, source: "\(event.source)")
-            SequencerCommandSupport.printLine(json ? try SequencerCommandSupport.json(description, pretty: false)
+            try SequencerCommandSupport.printLine(json ? try SequencerCommandSupport.json(description, pretty: false)
                                                    : description.line)
         }
         withExtendedLifetime(input.0) {}

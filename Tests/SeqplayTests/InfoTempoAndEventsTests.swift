@@ -51,11 +51,7 @@ final class InfoTempoAndEventsTests: XCTestCase {
         XCTAssertTrue(track.dropFirst().allSatisfy { $0.hasPrefix("5\t") })
 
         // mido: the same events, types and numbers (mido numbers channels from 0).
-        let python = ProcessInfo.processInfo.environment["SEQPLAY_MIDO_PYTHON"] ?? Self.packageRoot.appendingPathComponent(".build-bench/venv/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            print("no Python with mido (run Benchmarks/smf-load.sh to make one): mido comparison skipped")
-            return
-        }
+        guard let python = Self.midoPython() else { return }
         let script = """
         import json, sys, mido
         out = []
@@ -102,11 +98,7 @@ final class InfoTempoAndEventsTests: XCTestCase {
         XCTAssertEqual(json?["type"] as? String, "note_on")
         XCTAssertEqual(json?["values"] as? [String: Int], ["note": 60, "velocity": 100])
 
-        let python = ProcessInfo.processInfo.environment["SEQPLAY_MIDO_PYTHON"] ?? Self.packageRoot.appendingPathComponent(".build-bench/venv/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            print("no Python with mido (Scripts/test makes one): mido comparison skipped")
-            return
-        }
+        guard let python = Self.midoPython() else { return }
         let script = """
         import json, sys, mido
         out = []
@@ -129,5 +121,16 @@ final class InfoTempoAndEventsTests: XCTestCase {
             let values = message.namedValues.merging(monitored.channel.map { ["channel": $0] } ?? [:]) { $1 }
             XCTAssertEqual(values, reference[1] as? [String: Int], "\(message)")
         }
+    }
+
+    /// The Python that has mido ($SEQPLAY_MIDO_PYTHON, else the venv Scripts/test makes), or nil (the
+    /// comparison is skipped, and says so).
+    private static func midoPython() -> String? {
+        let python = ProcessInfo.processInfo.environment["SEQPLAY_MIDO_PYTHON"] ?? packageRoot.appendingPathComponent(".build-bench/venv/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            print("no Python with mido (Scripts/test makes one): mido comparison skipped")
+            return nil
+        }
+        return python
     }
 }
