@@ -4,18 +4,21 @@ import MIDICore
 /// notes, markers, lyrics and the reader's repairs — in the shape `seqplay info --json` prints and the
 /// media library indexes, so both show the same facts computed once.
 public struct SequenceReport: Codable, Equatable, Sendable {
+    /// How the file counts time: ticks per quarter, or SMPTE frames per second and ticks per frame.
     public struct Division: Codable, Equatable, Sendable {
         public var ticksPerQuarter: Int?
         public var framesPerSecond: Int?
         public var ticksPerFrame: Int?
     }
 
+    /// How long the song plays, in ticks, seconds (tempo map applied) and bars.
     public struct Duration: Codable, Equatable, Sendable {
         public var ticks: Int64
         public var seconds: Double
         public var bars: Double
     }
 
+    /// The tempos the song plays at, in quarter notes per minute.
     public struct TempoRange: Codable, Equatable, Sendable {
         /// The tempo at tick 0.
         public var initialBPM: Double
@@ -25,6 +28,7 @@ public struct SequenceReport: Codable, Equatable, Sendable {
         public var changes: Int
     }
 
+    /// One track: its names, the channels it plays on and how many notes and events it holds.
     public struct Track: Codable, Equatable, Sendable {
         public var index: Int
         public var name: String?
@@ -36,6 +40,7 @@ public struct SequenceReport: Codable, Equatable, Sendable {
         public var events: Int
     }
 
+    /// A program (instrument) a channel selects, with its General MIDI name and family.
     public struct Program: Codable, Equatable, Sendable {
         /// 1-based channel.
         public var channel: Int

@@ -5,6 +5,7 @@ import MIDIFile
 /// bar starts, tempo and time-signature changes, all timed by the exact tempo map. Format 2
 /// patterns are put one after another, as the player plays them.
 public struct SongTimeline: Sendable {
+    /// A note of the song: when it starts and ends (seconds), its key, velocity, channel and track.
     public struct Note: Sendable, Equatable {
         public var start: Double
         public var end: Double

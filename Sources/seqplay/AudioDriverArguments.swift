@@ -56,15 +56,15 @@ struct AudioDriverArguments: ParsableArguments {
 
     /// Opens the JACK output with one port per name; without a server, says how to start one and
     /// exits 5.
-    func openJACKOutput(portNames: [String] = ["out_L", "out_R"]) -> JACKOutput {
+    func openJACKOutput(portNames: [String] = ["out_L", "out_R"]) throws(CommandFailure) -> JACKOutput {
         do {
             return try JACKOutput(settings: JACKOutputSettings(clientName: jackName, portNames: portNames,
                                                                     connection: jackConnection))
         } catch .noServer {
-            CommandLineOutput.fail("no JACK server is running: start one (jackd -d alsa, or qjackctl; under PipeWire "
+            throw CommandFailure("no JACK server is running: start one (jackd -d alsa, or qjackctl; under PipeWire "
                                    + "run seqplay with pw-jack) or play through ALSA with --audio-driver alsa", .inputOutput)
         } catch {
-            CommandLineOutput.fail("cannot use the JACK server: \(error)", .inputOutput)
+            throw CommandFailure("cannot use the JACK server: \(error)", .inputOutput)
         }
     }
 }

@@ -67,29 +67,29 @@ struct ConvertCommand: ParsableCommand {
     }
 
     func run() throws {
-        let sequence = read(input)
+        let sequence = try read(input)
         var conversion = SequenceConversion()
         conversion.song = song.songOptions
-        conversion.merging = merge.map(read)
+        conversion.merging = try merge.map(read)
         conversion.quantizeNoteValue = try quantizeNoteValue()
         conversion.format = format
         let converted: MusicSequence
         do {
             converted = try conversion.apply(to: sequence)
         } catch {
-            CommandLineOutput.fail("\(input): \(error)", .validationFailure)
+            throw CommandFailure("\(input): \(error)", .validationFailure)
         }
         do {
             try MIDIFileWriter.write(converted, to: output, protecting: [input] + merge)
         } catch {
-            if case .output = error { CommandLineOutput.fail("\(error)", .inputOutput) }
-            CommandLineOutput.fail("\(input): cannot be written as a MIDI file: \(error)", .generic)
+            if case .output = error { throw CommandFailure("\(error)", .inputOutput) }
+            throw CommandFailure("\(input): cannot be written as a MIDI file: \(error)", .generic)
         }
     }
 
     /// Reads a MIDI file, noting (once per file) what the reader repaired.
-    private func read(_ path: String) -> MusicSequence {
-        let result = CommandLineOutput.readMIDIFile(path, strict: strict)
+    private func read(_ path: String) throws(CommandFailure) -> MusicSequence {
+        let result = try CommandLineOutput.readMIDIFile(path, strict: strict)
         if !result.warnings.isEmpty {
             let count = result.warnings.count
             CommandLineOutput.note("\(path): repaired \(count) problem\(count == 1 ? "" : "s") (see `seqplay info \(path)`; --strict refuses such files)")

@@ -99,16 +99,16 @@ struct DeviceArguments: ParsableArguments {
         return try ALSAOutput(deviceName: device, settings: settings)
     }
 
-    /// `openOutput` for the commands that need the sound card: exits (5) when it cannot be opened,
+    /// `openOutput` for the commands that need the sound card: throws (5) when it cannot be opened,
     /// suggesting a file when the machine has none.
-    func openOutputOrExit(options: RenderOptions) -> RealtimeOutput {
+    func openSoundCard(options: RenderOptions) throws(CommandFailure) -> RealtimeOutput {
         do {
             return try openOutput(options: options)
         } catch {
             if let reason = Self.noSoundCardReason(error) {
-                CommandLineOutput.fail("no sound card to play to (\(reason)); render to a file instead: -o song.wav", .inputOutput)
+                throw CommandFailure("no sound card to play to (\(reason)); render to a file instead: -o song.wav", .inputOutput)
             }
-            CommandLineOutput.fail("cannot play to \(device): \(error)", .inputOutput)
+            throw CommandFailure("cannot play to \(device): \(error)", .inputOutput)
         }
     }
 

@@ -47,9 +47,9 @@ struct LiveHostOptions: ParsableArguments {
         do {
             fontPaths = try sampler.fontPaths()
         } catch {
-            CommandLineOutput.fail(error)
+            throw CommandFailure(mapping: error)
         }
-        let jack = output == nil && audio.usesJACK ? audio.openJACKOutput() : nil
+        let jack = output == nil && audio.usesJACK ? try audio.openJACKOutput() : nil
         let sampleRate = rate.sampleRate(for: .live)
         let device = PCMPlaybackSettings(sampleRate: sampleRate, periodFrames: soundCard.periodFrames(for: .live),
                                          periodCount: soundCard.periodCount(for: .live))
@@ -58,7 +58,7 @@ struct LiveHostOptions: ParsableArguments {
             output: output.map { .recording(path: $0, sampleRate: sampleRate) }
                 ?? jack.map { .opened($0) }
                 ?? .soundCard(device: soundCard.device, settings: device))
-        if let jack { configuration.inputs.append(jackMIDI.midiInput(on: jack)) }
+        if let jack { configuration.inputs.append(try jackMIDI.midiInput(on: jack)) }
         configuration.sampler = try sampler.settings()
         configuration.clientName = clientName
         configuration.portNames = portNames
@@ -106,7 +106,7 @@ enum LiveSessionRunner {
             CommandLineOutput.note("wrote \(recording.framesWritten) frames to \(path)"
                 + (recording.droppedFrames > 0 ? " (\(recording.droppedFrames) dropped: the disk fell behind)" : ""))
         }
-        SequencerCommandSupport.printLine("late events: \(summary.lateEvents), underruns: \(summary.underruns)"
+        try SequencerCommandSupport.printLine("late events: \(summary.lateEvents), underruns: \(summary.underruns)"
             + (summary.outputClockPPM.map { String(format: ", output clock %+.1f ppm against the system clock", $0) } ?? ""))
         if summary.droppedMessages > 0 {
             CommandLineOutput.note("\(summary.droppedMessages) MIDI events were dropped (the input queue was full)")

@@ -33,9 +33,9 @@ struct SongArguments: ParsableArguments {
         }
     }
 
-    /// Reads the song, saying once on stderr when it needed repair; exits (3 or 5) when it cannot be read.
-    func read() -> MusicSequence {
-        let result = CommandLineOutput.readMIDIFile(song, strict: strict)
+    /// Reads the song, saying once on stderr when it needed repair; throws (3 or 5) when it cannot be read.
+    func read() throws(CommandFailure) -> MusicSequence {
+        let result = try CommandLineOutput.readMIDIFile(song, strict: strict)
         if !result.warnings.isEmpty {
             let count = result.warnings.count
             CommandLineOutput.note("\(song): repaired \(count) problem\(count == 1 ? "" : "s") (see `seqplay info \(song)`; --strict refuses such files)")

@@ -16,7 +16,7 @@ extension RenderCommand {
             return print(encoding.dryRunReport(path: path, format: fileFormat(of: path), sampleFormat: file.bitDepth?.sampleFormat, renderer: renderer))
         }
         let inputs = [song.song] + fontPaths
-        waveform.refuseUnwritable(protecting: inputs + [path])
+        try waveform.refuseUnwritable(protecting: inputs + [path])
         let writer: AudioFileWriter
         do {
             writer = try AudioFileWriter(path: path, format: file.format, sampleFormat: file.bitDepth?.sampleFormat,
@@ -28,10 +28,10 @@ extension RenderCommand {
         }
         let progress = ProgressBar(expectedFrames: renderer.maximumFrames, sampleRate: renderer.options.sampleRate)
         guard let frames = try renderer.render(to: writer, isCancelled: { interruption.isRequested }, progress: { progress.update(frames: $0) }) else {
-            CommandLineOutput.fail("interrupted; \(path) was not written", .interrupted)
+            throw CommandFailure("interrupted; \(path) was not written", .interrupted)
         }
         progress.finish(frames: frames)
-        waveform.draw(audio: path, sequence: sequence, protecting: inputs + [path])
+        try waveform.draw(audio: path, sequence: sequence, protecting: inputs + [path])
     }
 
     /// The format `-o path` is written in: `--format`, else the extension's (WAV for a stream).

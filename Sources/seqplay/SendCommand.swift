@@ -23,7 +23,7 @@ struct SendCommand: ParsableCommand {
     var clock = false
 
     func run() throws {
-        let sequence = CommandLineOutput.readMIDIFile(file).sequence
+        let sequence = try CommandLineOutput.readMIDIFile(file).sequence
         let interruption = Interruption()
         do {
             let client = try SequencerCommandSupport.openClient()
@@ -36,7 +36,7 @@ struct SendCommand: ParsableCommand {
             interruption.finish()
             if !finished { throw ExitCode.interrupted }
         } catch {
-            CommandLineOutput.fail(error, file: file)
+            throw CommandFailure(mapping: error, file: file)
         }
     }
 }
