@@ -21,14 +21,16 @@ extension Seqplay {
         do {
             var command = try parseAsRoot(arguments)
             try command.run()
-        } catch let error where error is CleanExit {
-            // --help, --version: their text goes to standard output, which is checked like any other.
-            print(fullMessage(for: error))
-        } catch let error where isParserError(error) {  // usage errors, ValidationError, a thrown ExitCode
+        } catch let error where isParserError(error) {  // usage errors, ValidationError, a thrown ExitCode, --help
             let status = exitCode(for: error)
-            // One line, as every other error: what is wrong, not the whole usage.
-            let message = Self.message(for: error)
-            if status != .success && !message.isEmpty { CommandLineOutput.note(message) }
+            if status == .success {
+                // --help, --version: their text goes to standard output, which is checked like any other.
+                print(fullMessage(for: error))
+            } else {
+                // One line, as every other error: what is wrong, not the whole usage.
+                let message = Self.message(for: error)
+                if !message.isEmpty { CommandLineOutput.note(message) }
+            }
             finish(status)
         } catch {
             // A command's failure or a library error: the one table (ExitCodes.swift) gives its line and status.
@@ -48,8 +50,8 @@ extension Seqplay {
         Foundation.exit(status.rawValue)
     }
 
-    /// Whether `error` is ArgumentParser's: a parse error (unknown flag, missing value, …), a
-    /// `ValidationError` or an `ExitCode`.
+    /// Whether `error` is ArgumentParser's: a parse error (unknown flag, missing value, …), a request
+    /// for help or the version, a `ValidationError` or an `ExitCode`.
     private static func isParserError(_ error: any Error) -> Bool {
         String(reflecting: type(of: error)).hasPrefix("ArgumentParser.")
     }
