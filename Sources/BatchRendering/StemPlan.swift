@@ -106,31 +106,24 @@ private final class DiscardingReceiver: MIDIReceiver {
 /// block beside the mix, with the mix's gain; silent ones removed at the end.
 final class StemFiles {
     private var stems: [StemPlan]
-    private var writers: [AudioFileWriter] = []
+    private var files: [BlockFileWriter] = []
     private var paths: [String] = []
-    private var peaks: [Float]
 
-    init(_ stems: [StemPlan], mixPath: String, settings: BatchRenderSettings, sampleRate: Int, frames: Int64) throws {
+    init(_ stems: [StemPlan], mixPath: String, settings: BatchRenderSettings, sampleRate: Int, frames: Int64, gain: Float) throws {
         self.stems = stems
-        peaks = stems.map { _ in 0 }
         for stem in stems {
             let path = (mixPath as NSString).deletingPathExtension + "." + stem.name + "." + settings.format.rawValue
-            writers.append(try AudioFileWriter(path: path, format: settings.format, sampleFormat: settings.sampleFormat,
-                                               sampleRate: sampleRate, channelCount: 2, expectedFrameCount: frames))
+            files.append(BlockFileWriter(file: try AudioFileWriter(path: path, format: settings.format, sampleFormat: settings.sampleFormat,
+                                                                   sampleRate: sampleRate, channelCount: 2, expectedFrameCount: frames),
+                                         gain: gain))
             paths.append(path)
         }
     }
 
-    /// Appends the last block of each group of `groups`: its first `count` frames, times `gain`.
-    func write(_ groups: ChannelGroupSampler, count: Int, gain: Float) throws {
+    /// Appends the last block of each group of `groups`: its first `count` frames, times the gain.
+    func write(_ groups: ChannelGroupSampler, count: Int) throws(AudioFileError) {
         for index in stems.indices {
-            let block = groups.lastOutput(ofGroup: index)
-            for channel in 0..<2 {
-                let samples = block[channel]
-                if gain != 1 { for i in 0..<count { samples[i] *= gain } }
-                for i in 0..<count { peaks[index] = max(peaks[index], abs(samples[i])) }
-            }
-            try writers[index].write(left: block[0].baseAddress!, right: block[1].baseAddress!, frameCount: count)
+            try files[index].append(groups.lastOutput(ofGroup: index), frameCount: count)
         }
     }
 
@@ -139,12 +132,12 @@ final class StemFiles {
         var outputs: [StemOutput] = []
         for index in stems.indices {
             var output = stems[index].output
-            output.peak = peaks[index]
-            if peaks[index] >= RenderOptions.silenceThreshold {
-                try writers[index].finish()
+            output.peak = files[index].peak
+            if files[index].peak >= RenderOptions.silenceThreshold {
+                try files[index].finish()
                 output.path = paths[index]
             } else {
-                writers[index].cancel()
+                files[index].cancel()
                 unlink(paths[index])
             }
             outputs.append(output)
@@ -154,6 +147,6 @@ final class StemFiles {
 
     /// Leaves no stem file behind.
     func cancel() {
-        for writer in writers { writer.cancel() }
+        for file in files { file.cancel() }
     }
 }
