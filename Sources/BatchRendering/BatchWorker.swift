@@ -184,21 +184,10 @@ extension BatchWorker {
             stem.restrict(&stemOptions)
             stemOptions.tail = .fixed(seconds: Double(max(0, frames - songFrames)) / Double(options.sampleRate))
             let renderer = try makeRenderer(sequence, options: stemOptions)
-            let path = (mixPath as NSString).deletingPathExtension + "." + stem.name + "." + settings.format.rawValue
-            let writer = try AudioFileWriter(path: path, format: settings.format, sampleFormat: settings.sampleFormat,
-                                             sampleRate: options.sampleRate, channelCount: options.outputChannelCount,
-                                             expectedFrameCount: frames)
-            let file = BlockFileWriter(file: writer, gain: gain)
-            guard try renderer.render(into: file, frames: frames, isCancelled: isCancelled) else { return nil }
-            var output = stem.output
-            output.peak = file.peak
-            if file.peak >= RenderOptions.silenceThreshold {
-                try file.finish()
-                output.path = path
-            } else {
-                file.cancel()
-                unlink(path)
-            }
+            let file = try StemFile(stem, besideMix: mixPath, settings: settings, sampleRate: options.sampleRate,
+                                    channelCount: options.outputChannelCount, frames: frames, gain: gain)
+            guard try renderer.render(into: file.output, frames: frames, isCancelled: isCancelled) else { return nil }
+            let output = try file.finish()
             outputs.append(output)
         }
         return outputs
