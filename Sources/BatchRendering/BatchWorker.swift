@@ -1,6 +1,7 @@
 import AudioFiles
 import FluidSynth
 import AudioGraph
+import AudioGraphFiles
 import Foundation
 import Loudness
 import MIDIFile

@@ -1,5 +1,6 @@
 import AudioFiles
 import AudioGraph
+import AudioGraphFiles
 import Foundation
 import Rendering
 

@@ -1,5 +1,6 @@
 import AudioFiles
 import AudioGraph
+import AudioGraphFiles
 import CheckedConversion
 import Effects
 import FluidSynth
