@@ -14,8 +14,8 @@ import PackageDescription
 let atomics = Target.Dependency.product(name: "Atomics", package: "swift-atomics")
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 
-/// The modules a package that depends on seqplay can import, each its own product (and all of them
-/// through SeqplayKit). A new library module goes here and into Sources/SeqplayKit/SeqplayKit.swift.
+/// The library modules, all of them re-exported by SeqplayKit. A new library module goes here and into
+/// Sources/SeqplayKit/SeqplayKit.swift.
 let libraryModules = [
     "RealtimeSupport", "MIDICore", "MIDIFile", "Player", "SoundFontFile", "FluidSynth", "Sampler", "AudioGraph",
     "Effects", "AudioFiles", "AudioGraphFiles", "AudioOutput", "ALSA", "ALSAAudio", "Rendering", "SequencerPlayback",
@@ -24,6 +24,12 @@ let libraryModules = [
     "JACK", "JACKOutput", "JACKMIDI", "JACKSongTransport", "OutputFiles",
 ]
 
+/// The modules a user may pick alone, as products of their own beside SeqplayKit: MIDI types, the
+/// SMF codec with its sequence and tempo map, the player, the SoundFont file reader, the audio graph
+/// and audio files. Every other module is reached through SeqplayKit; its API is checked for breaks
+/// there (Scripts/check-api).
+let standaloneModules = ["MIDICore", "MIDIFile", "Player", "SoundFontFile", "AudioGraph", "AudioFiles"]
+
 let package = Package(
     name: "seqplay",
     platforms: [.macOS(.v13)],
@@ -31,7 +37,7 @@ let package = Package(
         .executable(name: "seqplay", targets: ["seqplay"]),
         // SeqplayKit re-exports every library module: `import SeqplayKit`.
         .library(name: "SeqplayKit", targets: ["SeqplayKit"]),
-    ] + libraryModules.map { .library(name: $0, targets: [$0]) },
+    ] + standaloneModules.map { .library(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),

@@ -34,7 +34,7 @@ struct StemPlan {
         switch mode {
         case .channel:
             return parts.map { part in
-                let name = stemName(channel: part.channel)
+                let name = MIDIChannel.name(part.channel)
                 return StemPlan(name: name, output: StemOutput(name: name, channels: [part.channel], program: part.program, isDrums: part.isDrums)) {
                     $0.soloedChannels = [Int(part.channel)]
                 }
@@ -63,7 +63,6 @@ struct StemPlan {
         }
     }
 
-    static func stemName(channel: UInt8) -> String { "ch" + (channel < 9 ? "0" : "") + "\(channel + 1)" }
 
     static func stemName(program: UInt8, drums: Bool) -> String {
         drums ? "drums" : "program" + String(repeating: "0", count: 3 - "\(program)".count) + "\(program)"
@@ -72,7 +71,7 @@ struct StemPlan {
     /// The stem a note belongs to, for the labels (a track stem cannot be told from the note: "mix").
     static func stemName(of note: SoundingNote, mode: StemMode) -> String {
         switch mode {
-        case .channel: return stemName(channel: note.channel)
+        case .channel: return MIDIChannel.name(note.channel)
         case .program: return stemName(program: note.program, drums: note.channel == 9)
         case .track: return "mix"
         }

@@ -113,7 +113,7 @@ struct PlaybackSchedule {
             let end = PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.to)
             for event in source[first..<end] {
                 guard let message = event.message.transposed(by: settings.transpose) else { continue }
-                NoteKey.track(message, from: event.track, port: event.port, in: &sounding)
+                NoteKey.count(message, track: event.track, port: event.port, in: &sounding)
                 events.append(SongEvent(sampleTime: sampleTime(elapsed + map.time(atTick: event.tick) - startTime),
                                         track: event.track, port: event.port, message: message))
             }
@@ -202,30 +202,5 @@ struct PlaybackSchedule {
             if events[middle].tick < tick { low = middle + 1 } else { high = middle }
         }
         return low
-    }
-}
-
-/// A note sounding on a channel (and port) from a track, for ending what is still held when a pass ends.
-private struct NoteKey: Hashable, Comparable {
-    var track: Int
-    var port: UInt8
-    var channel: UInt8
-    var note: UInt8
-
-    static func < (a: NoteKey, b: NoteKey) -> Bool {
-        (a.track, a.port, a.channel, a.note) < (b.track, b.port, b.channel, b.note)
-    }
-
-    /// Counts a note-on in, a note-off out.
-    static func track(_ message: MIDIMessage, from track: Int, port: UInt8, in sounding: inout [NoteKey: Int]) {
-        switch message {
-        case .noteOn(let channel, let note, let velocity) where velocity > 0:
-            sounding[NoteKey(track: track, port: port, channel: channel, note: note), default: 0] += 1
-        case .noteOn(let channel, let note, _), .noteOff(let channel, let note, _):
-            let key = NoteKey(track: track, port: port, channel: channel, note: note)
-            if let count = sounding[key] { sounding[key] = count > 1 ? count - 1 : nil }
-        default:
-            break
-        }
     }
 }

@@ -5,7 +5,7 @@ import FluidSynth
 import MIDIFile
 import Player
 
-/// Everything that shapes a render of a song, offline or in real time: the synthesizer's settings, how
+/// Everything that shapes a render of a song, offline or in real time: the samplers' settings, how
 /// the player plays the sequence, which tracks and channels sound, the effects after the sampler,
 /// where the mix goes, and how long the audio runs on after the end.
 public struct RenderOptions: Sendable {
@@ -23,14 +23,11 @@ public struct RenderOptions: Sendable {
     /// Output peaks below this count as silence (`AudioBuffer.silenceThreshold`: half a 16-bit step).
     public static let silenceThreshold = AudioBuffer.silenceThreshold
 
-    /// Output sample rate in Hz.
+    /// Output sample rate in Hz: the render's, which its samplers and player follow.
     public var sampleRate: Int = 44_100
-    /// FluidSynth's master gain (0.2 is FluidSynth's default).
-    public var gain: Float = 0.2
-    public var reverbEnabled = true
-    public var chorusEnabled = true
-    /// Polyphony, interpolation, reverb/chorus parameters, drum channels, bank select and forced programs.
-    public var sound = SoundSettings()
+    /// How every sampler of the render sounds: polyphony, interpolation, bank select, gain, reverb
+    /// and chorus, per-channel programs, fonts and drums.
+    public var sampler = SamplerSettings()
     /// Transpose, rate, start/end and loop, as the MusicPlayer takes them.
     public var playback = PlaybackSettings()
     public var tail: Tail = RenderOptions.defaultTail

@@ -64,7 +64,7 @@ public final class SongRenderer {
     public convenience init(sequence: MusicSequence, soundFontPaths: [String], options: RenderOptions) throws(RenderError) {
         let fonts: SharedSoundFonts
         do throws(SoundFontError) {
-            fonts = try SharedSoundFonts(paths: options.sound.fontLoadOrder(soundFontPaths))
+            fonts = try SharedSoundFonts(paths: options.sampler.fontLoadOrder(soundFontPaths))
         } catch {
             throw .soundFont(error)
         }
@@ -165,12 +165,9 @@ public final class SongRenderer {
     /// shared with other samplers) before the sound settings are applied.
     public static func makeSampler(options: RenderOptions,
                                    loadFonts: (SamplerNode) throws(SoundFontError) -> Void) throws(RenderError) -> SamplerNode {
-        let settings = SynthesizerSettings(sampleRate: Double(options.sampleRate), gain: options.gain,
-                                           reverbEnabled: options.reverbEnabled, chorusEnabled: options.chorusEnabled,
-                                           bankSelectMode: options.sound.bankSelect ?? .gs)
         let sampler: SamplerNode
         do throws(SynthesizerError) {
-            sampler = try SamplerNode(settings: settings)
+            sampler = try SamplerNode(settings: options.sampler, sampleRate: Double(options.sampleRate))
         } catch {
             throw .synthesizer("\(error)")
         }
@@ -180,7 +177,7 @@ public final class SongRenderer {
             throw .soundFont(error)
         }
         do throws(SynthesizerError) {
-            try sampler.apply(options.sound)
+            try sampler.apply(options.sampler)
         } catch {
             throw .synthesizer("\(error)")
         }

@@ -32,10 +32,11 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     private let discardLeft: UnsafeMutablePointer<Float>
     private let discardRight: UnsafeMutablePointer<Float>
 
-    /// A sampler with no fonts loaded. `settings.sampleRate` is replaced by the engine's rate at
-    /// prepare.
-    public init(name: String? = nil, settings: SynthesizerSettings = SynthesizerSettings()) throws(SynthesizerError) {
-        synthesizer = try Synthesizer(settings: settings)
+    /// A sampler with no fonts loaded, made as `settings` say (`Synthesizer.init(settings:sampleRate:)`);
+    /// load fonts, then `apply(settings)` for the rest. `sampleRate` is replaced by the engine's rate
+    /// at prepare (making it at that rate saves rebuilding the effects then).
+    public init(name: String? = nil, settings: SamplerSettings = SamplerSettings(), sampleRate: Double = 44_100) throws(SynthesizerError) {
+        synthesizer = try Synthesizer(settings: settings, sampleRate: sampleRate)
         discardLeft = .allocate(capacity: Self.blockFrames)
         discardRight = .allocate(capacity: Self.blockFrames)
         super.init(name: name ?? "sampler")
@@ -80,9 +81,12 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     /// The preset `channel` plays now.
     public func program(onChannel channel: UInt8) -> ChannelProgram? { synthesizer.program(onChannel: channel) }
 
-    /// Applies polyphony, interpolation, reverb/chorus parameters, drum channels and forced programs
-    /// (see `Synthesizer.apply(_:)`).
-    public func apply(_ sound: SoundSettings) throws(SynthesizerError) { try synthesizer.apply(sound) }
+    /// Applies polyphony, gain, interpolation, reverb/chorus, drum channels, channel fonts and forced
+    /// programs (see `Synthesizer.apply(_:)`).
+    public func apply(_ settings: SamplerSettings) throws(SynthesizerError) { try synthesizer.apply(settings) }
+
+    /// The settings the sampler was made with or last given, as later changes left them.
+    public var settings: SamplerSettings { synthesizer.settings }
 
     // MARK: Parameters
 

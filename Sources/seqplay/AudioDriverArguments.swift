@@ -2,6 +2,7 @@ import ArgumentParser
 import AudioOutput
 import JACK
 import JACKOutput
+import MIDICore
 
 /// Which audio driver plays to the sound card.
 enum AudioDriverName: String, ExpressibleByArgument, CaseIterable {
@@ -49,7 +50,7 @@ struct AudioDriverArguments: ParsableArguments {
 
     /// The output ports: the mix, then with --jack-multi a pair per MIDI channel.
     var jackPortNames: [String] {
-        let channels = jackMulti ? (1...16).flatMap { [String(format: "ch%02d_L", $0), String(format: "ch%02d_R", $0)] } : []
+        let channels = jackMulti ? (0..<16).flatMap { [MIDIChannel.name($0) + "_L", MIDIChannel.name($0) + "_R"] } : []
         return ["out_L", "out_R"] + channels
     }
 

@@ -4,6 +4,7 @@ import AudioOutput
 import NetworkMIDI
 import Rendering
 import SongSessions
+import SoundFontFile
 
 /// The exit statuses of every `seqplay` command, in one table so scripts can rely on them.
 ///
@@ -59,6 +60,8 @@ extension CommandLineOutput {
             }
         case let error as NetworkMIDIError:
             fail("\(error)", .networkUnavailable)
+        case let error as SoundFontLocator.NotFound:
+            fail("\(error); use --sf2 FILE", .badSoundFont)
         default:
             fail("\(error)", .generic)
         }

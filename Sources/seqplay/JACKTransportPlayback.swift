@@ -12,7 +12,7 @@ extension RenderCommand {
     func playWithJACKTransport(_ sequence: MusicSequence, mode: JACKTransportMode) throws {
         var options = try renderOptions(for: sequence)
         guard let output = openPlaybackOutput(&options) as? JACKOutput else { return }
-        let playback = try SongPlayback(sequence: sequence, soundFontPaths: sound.fontPaths, options: options, output: output)
+        let playback = try SongPlayback(sequence: sequence, soundFontPaths: sampler.fontPaths(), options: options, output: output)
         let transport: JACKSongTransport
         do {
             transport = try JACKSongTransport(playback: playback, client: output.jack.client, mode: mode)

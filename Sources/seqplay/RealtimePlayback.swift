@@ -13,7 +13,7 @@ extension RenderCommand {
     func playToDevice(_ sequence: MusicSequence) throws {
         var options = try device.mapped(renderOptions(for: sequence))
         let output = openPlaybackOutput(&options)
-        let playback = try SongPlayback(sequence: sequence, soundFontPaths: sound.fontPaths, options: options, output: output)
+        let playback = try SongPlayback(sequence: sequence, soundFontPaths: sampler.fontPaths(), options: options, output: output)
         let midiOut = jackMIDIOutput(sequence, playback: playback)
         let interruption = Interruption()
         do {

@@ -26,8 +26,13 @@ extension RenderCommand {
         let (inputs, problems) = BatchInputDiscovery.discover(batchPaths())
         for problem in problems { CommandLineOutput.note("\(problem)") }
         let selected = batch.parsedShard.map { shard in inputs.filter(shard.contains) } ?? inputs
-        // The --font-for fonts load first, as a single render loads them (SoundSettings.fontLoadOrder).
-        let fontPaths = (try? soundControls.soundSettings())?.fontLoadOrder(sound.fontPaths) ?? sound.fontPaths
+        // The --font-for fonts load first, as a single render loads them (SamplerSettings.fontLoadOrder).
+        let fontPaths: [String]
+        do {
+            fontPaths = try sampler.settings().fontLoadOrder(sampler.fontPaths())
+        } catch {
+            CommandLineOutput.fail(error)
+        }
         var settings = BatchRenderSettings(outputDirectory: batch.outputDir!, soundFontPaths: fontPaths)
         settings.format = file.format ?? .wav
         settings.sampleFormat = file.bitDepth?.sampleFormat

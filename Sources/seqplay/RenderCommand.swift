@@ -16,8 +16,8 @@ struct RenderCommand: ParsableCommand {
 
     @OptionGroup var song: SongArguments
     @OptionGroup(title: "Many songs (render to a directory)") var batch: BatchArguments
+    @OptionGroup(title: "Sound") var sampler: SamplerArguments
     @OptionGroup(title: "Sound") var sound: SoundArguments
-    @OptionGroup(title: "Sound controls") var soundControls: SoundControlArguments
     @OptionGroup(title: "Encoding (with -o)") var encoding: EncodingArguments
     @OptionGroup(title: "Rendering to a file") var file: FileArguments
     @OptionGroup(title: "Playing to a sound card") var device: DeviceArguments
@@ -88,8 +88,6 @@ struct RenderCommand: ParsableCommand {
 
     /// The render options of the flags, for `sequence`.
     func renderOptions(for sequence: MusicSequence) throws -> RenderOptions {
-        var options = try sound.renderOptions(song: song, sequence: sequence)
-        options.sound = try soundControls.soundSettings()
-        return options
+        try sound.renderOptions(song: song, sequence: sequence, sampler: sampler.settings())
     }
 }

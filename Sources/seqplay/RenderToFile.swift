@@ -10,11 +10,12 @@ extension RenderCommand {
         let interruption = Interruption()
         var options = threading.fileOptions(try renderOptions(for: sequence), defaultThreads: AvailableCores.count)
         options.sampleRate = encoding.sampleRate(sound.sampleRate, for: fileFormat(of: path))
-        let renderer = try SongRenderer(sequence: sequence, soundFontPaths: sound.fontPaths, options: options)
+        let fontPaths = try sampler.fontPaths()
+        let renderer = try SongRenderer(sequence: sequence, soundFontPaths: fontPaths, options: options)
         if encoding.dryRun {
             return print(encoding.dryRunReport(path: path, format: fileFormat(of: path), sampleFormat: file.bitDepth?.sampleFormat, renderer: renderer))
         }
-        let inputs = [song.song] + sound.fontPaths
+        let inputs = [song.song] + fontPaths
         waveform.refuseUnwritable(protecting: inputs + [path])
         let writer: AudioFileWriter
         do {

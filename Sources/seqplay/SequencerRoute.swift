@@ -15,7 +15,7 @@ extension RenderCommand {
         let output = device.openOutputOrExit(options: options)
         let listeners = try SequencerCommandSupport.resolve(destinations.ports, on: songClient)
         let song = try SequencerRoutedSong(sequence: sequence, options: options,
-                                           sampler: .init(soundFontPaths: sound.fontPaths, output: output),
+                                           sampler: .init(soundFontPaths: sampler.fontPaths(), output: output),
                                            songClient: songClient, samplerClient: samplerClient, listeners: listeners,
                                            midiClock: destinations.clock)
         if device.verbose, let ports = song.session.ports {

@@ -19,8 +19,9 @@ extension RenderCommand {
         let options = try device.mapped(renderOptions(for: sequence))
         var sampler: SongSession.Sampler?
         if !destinations.noAudio {
+            let fontPaths = try self.sampler.fontPaths()
             do {
-                sampler = SongSession.Sampler(soundFontPaths: sound.fontPaths, output: try device.openOutput(options: options))
+                sampler = SongSession.Sampler(soundFontPaths: fontPaths, output: try device.openOutput(options: options))
             } catch {
                 CommandLineOutput.note("audio off (\(Self.reason(error))): playing to \(only) only")
             }

@@ -101,7 +101,7 @@ final class JACKSongMIDIOutputTests: XCTestCase {
         let counter = CycleAllocationCounter()
         output.jack.addCycleHandler(counter)
         var options = RenderOptions()
-        options.reverbEnabled = false
+        options.sampler.reverb.isEnabled = false
         let playback = try SongPlayback(sequence: Self.song(), soundFontPaths: ["SoundFonts/click.sf2"], options: options, output: output)
         let recorder = try JACKTestMIDIRecorder(name: "midirec", serverName: server.name)
         _ = try JACKSongMIDIOutput(sequence: Self.song(), playback: playback, driver: output.jack, connecting: "^midirec:")
