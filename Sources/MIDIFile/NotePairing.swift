@@ -77,6 +77,15 @@ public struct PairedNote: Hashable, Sendable {
     public var velocity: UInt8
     /// The index of the track in the sequence.
     public var track: Int
+
+    public init(start: Int64, end: Int64, channel: UInt8, key: UInt8, velocity: UInt8, track: Int) {
+        self.start = start
+        self.end = end
+        self.channel = channel
+        self.key = key
+        self.velocity = velocity
+        self.track = track
+    }
 }
 
 extension MusicSequence {
