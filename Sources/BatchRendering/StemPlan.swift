@@ -2,6 +2,7 @@ import AudioFiles
 import Foundation
 import MIDICore
 import MIDIFile
+import Player
 import Rendering
 
 /// How `--stems` splits a song: one stem per MIDI channel, per track, or per General MIDI
@@ -36,7 +37,7 @@ struct StemPlan {
             return parts.map { part in
                 let name = MIDIChannel.name(part.channel)
                 return StemPlan(name: name, output: StemOutput(name: name, channels: [part.channel], program: part.program, isDrums: part.isDrums)) {
-                    $0.soloedChannels = [Int(part.channel)]
+                    $0.song.soloedChannels = [Int(part.channel)]
                 }
             }
         case .program:
@@ -46,18 +47,18 @@ struct StemPlan {
                 let members = groups[name]!
                 return StemPlan(name: name, output: StemOutput(name: name, channels: members.map(\.channel),
                                                                program: members[0].program, isDrums: members[0].isDrums)) {
-                    $0.soloedChannels = Set(members.map { Int($0.channel) })
+                    $0.song.soloedChannels = Set(members.map { Int($0.channel) })
                 }
             }
         case .track:
             let playing = sequence.tracks.indices.filter { index in
                 sequence.tracks[index].events.contains { if case .midi(.noteOn) = $0.event { return true } else { return false } }
-                    && (options.soloedTracks.isEmpty || options.soloedTracks.contains(index)) && !options.mutedTracks.contains(index)
+                    && options.song.isTrackAudible(index)
             }
             return playing.map { track in
                 let name = "track\(track)"
                 return StemPlan(name: name, output: StemOutput(name: name, channels: [], track: track, isDrums: false)) {
-                    $0.soloedTracks = [track]
+                    $0.song.soloedTracks = [track]
                 }
             }
         }
@@ -82,7 +83,8 @@ extension StemPlan {
     /// The parts of `sequence` as a render with `options` will sound them (channel, program of its
     /// first note, note count), worked out from the scheduler's events before rendering.
     static func parts(of sequence: MusicSequence, options: RenderOptions) throws -> [RenderedPart] {
-        let recorder = NoteRecorder(source: try SongRenderer.makePlayer(for: sequence, options: options), frameScale: 1)
+        let recorder = NoteRecorder(source: try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, options: options.song),
+                                    frameScale: 1)
         recorder.deliverEvents(before: .max, to: DiscardingReceiver())
         return recorder.parts()
     }

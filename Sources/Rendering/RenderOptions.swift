@@ -6,7 +6,7 @@ import MIDIFile
 import Player
 
 /// Everything that shapes a render of a song, offline or in real time: the samplers' settings, how
-/// the player plays the sequence, which tracks and channels sound, the effects after the sampler,
+/// the player plays the sequence (`SongOptions`, mutes and solos included), the effects after the sampler,
 /// where the mix goes, and how long the audio runs on after the end.
 public struct RenderOptions: Sendable {
     /// How long rendering goes on after the last event of the song.
@@ -28,17 +28,10 @@ public struct RenderOptions: Sendable {
     /// How every sampler of the render sounds: polyphony, interpolation, bank select, gain, reverb
     /// and chorus, per-channel programs, fonts and drums.
     public var sampler = SamplerSettings()
-    /// Transpose, rate, start/end and loop, as the MusicPlayer takes them.
-    public var playback = PlaybackSettings()
+    /// How the song plays (start/end, loop, transpose, rate, mutes and solos): what the renderer's
+    /// `MusicPlayer` takes, as every other destination's does.
+    public var song = SongOptions()
     public var tail: Tail = RenderOptions.defaultTail
-    /// Track indexes (0-based, as `seqplay info` lists them) to silence.
-    public var mutedTracks: Set<Int> = []
-    /// Track indexes to play alone (with any other soloed tracks).
-    public var soloedTracks: Set<Int> = []
-    /// Channel indexes (0-based: channel 10 is 9) to silence.
-    public var mutedChannels: Set<Int> = []
-    /// Channel indexes to play alone.
-    public var soloedChannels: Set<Int> = []
     /// Frames rendered per engine cycle (the most, in real time: the output's period).
     public var blockFrames = 512
     /// Effects after the sampler, in order (`--fx`); a trailing varispeed plays the whole output

@@ -59,8 +59,8 @@ public final class SongRenderer {
     private let speed: Double
 
     /// Builds and starts the graph: loads `soundFontPaths` in order (later fonts take priority), once
-    /// however many synthesizers play them (`SharedSoundFonts`), schedules `sequence` with
-    /// `options.playback`, applies mutes and solos, inserts the effects.
+    /// however many synthesizers play them (`SharedSoundFonts`), plays `sequence` as `options.song`
+    /// asks (a `MusicPlayer` applies it, mutes and solos included), inserts the effects.
     public convenience init(sequence: MusicSequence, soundFontPaths: [String], options: RenderOptions) throws(RenderError) {
         let fonts: SharedSoundFonts
         do throws(SoundFontError) {
@@ -75,7 +75,7 @@ public final class SongRenderer {
 
     /// Builds and starts the graph around the samplers `makeSampler` makes (one, or with
     /// `options.channelOutputs` one per channel used; each with its fonts, attached to no running
-    /// engine): schedules `sequence` with `options.playback`, applies mutes and solos, inserts the effects.
+    /// engine): plays `sequence` as `options.song` asks, inserts the effects.
     public init(sequence: MusicSequence, options: RenderOptions,
                 makeSampler: () throws(RenderError) -> SamplerNode) throws(RenderError) {
         guard Self.supportedSampleRates.contains(options.sampleRate) else { throw .unsupportedSampleRate(options.sampleRate) }
@@ -83,10 +83,14 @@ public final class SongRenderer {
         switch options.tail {
         case .untilSilent(let seconds), .fixed(let seconds): tailSeconds = seconds
         }
-        guard tailSeconds.within(0...PlaybackSettings.maximumDuration) != nil else { throw .invalidTail(tailSeconds) }
+        guard tailSeconds.within(0...SongOptions.maximumDuration) != nil else { throw .invalidTail(tailSeconds) }
 
         let isEmpty = TempoMap(sequence: sequence.concatenatingPatterns()).endTick == 0
-        player = try Self.makePlayer(for: sequence, options: options)
+        do throws(SongOptionsError) {
+            player = try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, options: options.song)
+        } catch {
+            throw .song(error)
+        }
 
         eventSource = SeekableEventSource(player: player)
 
@@ -184,24 +188,6 @@ public final class SongRenderer {
         return sampler
     }
 
-    /// The player for `sequence` as `options` ask (playback settings, mutes, solos): what a renderer
-    /// plays, and what a real-time sequencer plays to other destinations.
-    public static func makePlayer(for sequence: MusicSequence, options: RenderOptions) throws(RenderError) -> MusicPlayer {
-        // A song of length zero (only set-up events at tick 0) has no region for the player to
-        // play: give it one tick, so its tick-0 events are sent, and render only the tail.
-        let isEmpty = TempoMap(sequence: sequence.concatenatingPatterns()).endTick == 0
-        var playback = options.playback
-        if isEmpty && playback.start == nil && playback.end == nil && playback.loop == nil { playback.end = .tick(1) }
-        let player: MusicPlayer
-        do throws(PlaybackSettingsError) {
-            player = try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, settings: playback)
-        } catch {
-            throw .playback(error)
-        }
-        try applyMutesAndSolos(options, to: player)
-        return player
-    }
-
     /// Frames in each range the channel groups render ahead when several threads render them.
     static let threadedRangeFrames = 4096
 
@@ -227,19 +213,6 @@ public final class SongRenderer {
         }
         engine.connect([source] + effects + [mix])
         return (mix, effects)
-    }
-
-    private static func applyMutesAndSolos(_ options: RenderOptions, to player: MusicPlayer) throws(RenderError) {
-        for track in options.mutedTracks.union(options.soloedTracks) where !(0..<player.trackCount).contains(track) {
-            throw .noSuchTrack(track, trackCount: player.trackCount)
-        }
-        for channel in options.mutedChannels.union(options.soloedChannels) where !(0..<16).contains(channel) {
-            throw .noSuchChannel(channel)
-        }
-        for track in options.mutedTracks { player.setTrack(track, muted: true) }
-        for track in options.soloedTracks { player.setTrack(track, soloed: true) }
-        for channel in options.mutedChannels { player.setChannel(channel, muted: true) }
-        for channel in options.soloedChannels { player.setChannel(channel, soloed: true) }
     }
 
     // MARK: Position

@@ -1,6 +1,7 @@
 import AudioGraph
 import FluidSynth
 import MIDICore
+import Player
 
 /// A SoundFont sampler in the audio graph, like AVAudioUnitSampler: a stereo source node that
 /// plays through FluidSynth, and a MIDI endpoint.
@@ -194,5 +195,13 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
         // The event at `next` is due at the first boundary B after `blockStart` with next < B + 32.
         let blocks = min((next - blockStart - halfBlock) / Int64(Self.blockFrames) + 1, Int64(Int32.max))
         return Int(blocks) * Self.blockFrames
+    }
+}
+
+/// The sampler as a song's destination: each event plays at once, as `receive(_:)` plays a message
+/// (the player is pulled block by block, so "at once" is on the 64-frame grid nearest its time).
+extension SamplerNode: SongDestination {
+    public func receive(_ event: SongEvent) {
+        receive(event.message)
     }
 }

@@ -19,7 +19,6 @@
 @_exported import JACK
 @_exported import JACKMIDI
 @_exported import JACKOutput
-@_exported import JACKSongTransport
 @_exported import LiveInput
 @_exported import LiveSampler
 @_exported import Loudness
@@ -35,7 +34,6 @@
 @_exported import Rendering
 @_exported import Sampler
 @_exported import SeqplayVersion
-@_exported import SequencerPlayback
 @_exported import SequencerRecording
 @_exported import SongSessions
 @_exported import SoundFontFile

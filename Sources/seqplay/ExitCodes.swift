@@ -44,6 +44,7 @@ extension CommandLineOutput {
             fail(error, file: about)
         case let error as SongSessionError:
             switch error {
+            case .song(let error): fail(RenderError.song(error), file: about)
             case .render(let error): fail(error, file: about)
             case .sequencer(let error): Seqplay.exit(withError: SequencerCommandSupport.exit(for: error))
             case .audio, .deviceFailed: fail(error.description, .inputOutput)
@@ -72,8 +73,8 @@ extension CommandLineOutput {
         case .soundFont(let fontError):
             if case .unreadable = fontError.problem { fail(error.description, .inputOutput) }
             fail(error.description, .badSoundFont)
-        case .playback(.tooLong): fail("\(about)\(error)", .badMIDIFile)
-        case .playback, .noSuchTrack, .noSuchChannel, .unsupportedSampleRate, .invalidTail, .channelMap:
+        case .song(.tooLong): fail("\(about)\(error)", .badMIDIFile)
+        case .song, .unsupportedSampleRate, .invalidTail, .channelMap:
             fail(error.description, .validationFailure)
         case .audioFile(let fileError):
             switch fileError.problem {

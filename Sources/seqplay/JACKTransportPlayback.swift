@@ -1,7 +1,7 @@
 import ArgumentParser
 import FluidSynth
 import JACKOutput
-import JACKSongTransport
+import SongSessions
 import MIDIFile
 import Rendering
 

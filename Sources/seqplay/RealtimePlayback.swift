@@ -1,6 +1,6 @@
 import AudioOutput
 import FluidSynth
-import JACKMIDI
+import SongSessions
 import JACKOutput
 import ArgumentParser
 import Foundation

@@ -14,8 +14,8 @@ extension RenderCommand {
         let options = try device.mapped(renderOptions(for: sequence))
         let output = device.openOutputOrExit(options: options)
         let listeners = try SequencerCommandSupport.resolve(destinations.ports, on: songClient)
-        let song = try SequencerRoutedSong(sequence: sequence, options: options,
-                                           sampler: .init(soundFontPaths: sampler.fontPaths(), output: output),
+        let song = try SequencerRoutedSong(sequence: sequence, song: options.song,
+                                           sampler: .init(soundFontPaths: sampler.fontPaths(), output: output, options: options),
                                            songClient: songClient, samplerClient: samplerClient, listeners: listeners,
                                            midiClock: destinations.clock)
         if device.verbose, let ports = song.session.ports {

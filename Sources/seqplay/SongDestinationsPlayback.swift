@@ -21,12 +21,12 @@ extension RenderCommand {
         if !destinations.noAudio {
             let fontPaths = try self.sampler.fontPaths()
             do {
-                sampler = SongSession.Sampler(soundFontPaths: fontPaths, output: try device.openOutput(options: options))
+                sampler = SongSession.Sampler(soundFontPaths: fontPaths, output: try device.openOutput(options: options), options: options)
             } catch {
                 CommandLineOutput.note("audio off (\(Self.reason(error))): playing to \(only) only")
             }
         }
-        let session = try SongSession(sequence: sequence, options: options, sampler: sampler, ports: ports, network: network) {
+        let session = try SongSession(sequence: sequence, song: options.song, sampler: sampler, ports: ports, network: network) {
             CommandLineOutput.note($0)
         }
         Thread.detachNewThread {

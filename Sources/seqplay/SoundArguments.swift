@@ -41,12 +41,8 @@ struct SoundArguments: ParsableArguments {
         options.effects = try effectChain()
         options.sampleRate = sampleRate
         options.sampler = sampler
-        options.playback = song.playbackSettings(for: sequence)
+        options.song = song.songOptions(for: sequence)
         if let tail { options.tail = .fixed(seconds: tail) }
-        options.mutedTracks = Set(song.mute)
-        options.soloedTracks = Set(song.solo)
-        options.mutedChannels = Set(song.muteChannel.map { $0 - 1 })
-        options.soloedChannels = Set(song.soloChannel.map { $0 - 1 })
         return options
     }
 }

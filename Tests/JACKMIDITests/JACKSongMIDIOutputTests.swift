@@ -2,6 +2,7 @@ import Atomics
 import Foundation
 import JACK
 import JACKMIDI
+import SongSessions
 import JACKOutput
 import JACKTestSupport
 import MIDICore
@@ -66,12 +67,9 @@ final class JACKSongMIDIOutputTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.errors)
 
         // What the scheduler gives the sampler for the same settings.
-        var options = RenderOptions()
-        options.sampleRate = 48_000
-        options.playback = PlaybackSettings(transpose: 2, rate: 1.25, start: .seconds(1), end: .seconds(9),
-                                            loop: LoopRegion(from: .seconds(2), to: .seconds(3.5), count: 2))
-        options.mutedChannels = [1]
-        let player = try SongRenderer.makePlayer(for: Self.song(), options: options)
+        let song = SongOptions(transpose: 2, rate: 1.25, start: .seconds(1), end: .seconds(9),
+                               loop: LoopRegion(from: .seconds(2), to: .seconds(3.5), count: 2), mutedChannels: [1])
+        let player = try MusicPlayer(sequence: Self.song(), sampleRate: 48_000, options: song)
         var expected: [SongEvent] = []
         player.deliverEvents(before: .max) { expected.append($0) }
 

@@ -1,7 +1,7 @@
 import CJACK
 import Foundation
 @testable import JACK
-@testable import JACKSongTransport
+@testable import SongSessions
 import MIDIFile
 import Player
 import XCTest

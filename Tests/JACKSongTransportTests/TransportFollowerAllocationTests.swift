@@ -4,7 +4,7 @@ import AudioOutput
 import Foundation
 import JACK
 import JACKOutput
-@testable import JACKSongTransport
+@testable import SongSessions
 import JACKTestSupport
 import MIDIFile
 import Rendering

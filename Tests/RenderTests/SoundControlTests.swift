@@ -14,7 +14,7 @@ final class SoundControlTests: RenderTestCase {
         options.sampler = sound
         options.sampler.reverb.isEnabled = reverb
         options.sampler.chorus.isEnabled = reverb
-        options.mutedChannels = muted
+        options.song.mutedChannels = muted
         return try render(sequence, fonts: [Self.generalMIDIFont], options: options)
     }
 
@@ -53,7 +53,7 @@ final class SoundControlTests: RenderTestCase {
         clickOn2.channelFonts[1] = Self.clickFont
         // Channel 2 sounds as the click font alone plays it; channel 1 as the General MIDI font plays it.
         var clickAlone = dryOptions(tail: 0.5)
-        clickAlone.mutedChannels = [0]
+        clickAlone.song.mutedChannels = [0]
         XCTAssertEqual(largestDifference(try render(song, clickOn2, muted: [0]), try render(song, fonts: [Self.clickFont], options: clickAlone)), 0)
         XCTAssertEqual(largestDifference(try render(song, clickOn2, muted: [1]), try render(song, SamplerSettings(), muted: [1])), 0)
         XCTAssertGreaterThan(largestDifference(try render(song, clickOn2, muted: [0]), try render(song, SamplerSettings(), muted: [0])), 0.01)
