@@ -119,14 +119,14 @@ let package = Package(
 
         // A song to audio: sequence → player → sampler → effects → mixer → audio file or sound card.
         .target(name: "Rendering", dependencies: [
-            "MIDICore", "MIDIFile", "Player", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "Effects", "AudioOutput", "RealtimeSupport", atomics,
+            "MIDICore", "MIDIFile", "Player", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "AudioGraphFiles", "Effects", "AudioOutput", "RealtimeSupport", atomics,
             "CheckedConversion",
         ]),
 
         // Loudness as EBU R128 measures it (the thin libebur128 wrapper).
         .target(name: "Loudness", dependencies: ["CEBUR128"]),
         // Many songs at once: input discovery, shards, a pool of workers sharing the fonts, atomic outputs, resume.
-        .target(name: "BatchRendering", dependencies: ["Loudness", "Player", "Rendering", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "MIDIFile", "OutputFiles", "RealtimeSupport", atomics]),
+        .target(name: "BatchRendering", dependencies: ["Loudness", "Player", "Rendering", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "AudioGraphFiles", "MIDIFile", "OutputFiles", "RealtimeSupport", atomics]),
         // Song sessions: a song played to its destinations (`SongDestination`: the sampler, ALSA ports on a
         // kernel queue, network sessions, a JACK MIDI port) together, in step; a song driven by the JACK transport.
         .target(name: "SongSessions", dependencies: [

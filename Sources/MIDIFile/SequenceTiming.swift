@@ -68,21 +68,14 @@ extension MusicSequence {
         for track in result.tracks.indices {
             var events = result.tracks[track].events
             let end = result.tracks[track].durationInTicks
-            var pending: [NoteKey: [Int64]] = [:] // shifts of the notes started and not yet ended
+            var pending = NotePairing<Int64>() // shifts of the notes started and not yet ended
             for index in events.indices {
-                guard case .midi(let message) = events[index].event, let channel = message.channel else { continue }
-                switch message {
-                case .noteOn(_, let note, let velocity) where velocity > 0:
-                    let shift = nearestGridTick(events[index].tick) - events[index].tick
+                guard case .midi(let message) = events[index].event else { continue }
+                let shift = nearestGridTick(events[index].tick) - events[index].tick
+                if let ended = pending.pair(message, start: { _, _, _ in shift }) {
+                    events[index].tick = max(0, events[index].tick + ended.start)
+                } else if message.isNoteOn {
                     events[index].tick += shift
-                    pending[NoteKey(channel: channel, note: note), default: []].append(shift)
-                case .noteOn(_, let note, _), .noteOff(_, let note, _):
-                    let key = NoteKey(channel: channel, note: note)
-                    guard let shift = pending[key]?.first else { continue }
-                    pending[key]?.removeFirst()
-                    events[index].tick = max(0, events[index].tick + shift)
-                default:
-                    continue
                 }
             }
             let ordered = events.enumerated().sorted {

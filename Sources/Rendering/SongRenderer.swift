@@ -1,5 +1,6 @@
 import AudioFiles
 import AudioGraph
+import AudioGraphFiles
 import CheckedConversion
 import Effects
 import FluidSynth
@@ -294,22 +295,16 @@ public final class SongRenderer {
 
     /// Renders the whole song and tail into `writer` and finishes the file; on any failure, or when
     /// `isCancelled` turns true between blocks, the writer is cancelled, so no partial file is left
-    /// under its name. `progress` is called after every block with the frames rendered so far.
-    /// Returns the frames written, or nil when cancelled.
+    /// under its name. `progress` is called every 16384 frames or so with the frames rendered so far.
+    /// Returns the frames written, or nil when cancelled. (The loop is `render(into:)`'s.)
     @discardableResult
     public func render(to writer: AudioFileWriter, isCancelled: () -> Bool = { false },
                        progress: ((Int64) -> Void)? = nil) throws(RenderError) -> Int64? {
+        let output = BlockFileWriter(file: writer)
         do throws(AudioFileError) {
-            while let block = renderNextBlock() {
-                if isCancelled() {
-                    writer.cancel()
-                    return nil
-                }
-                try writer.write(left: block[0].baseAddress!, right: block[1].baseAddress!, frameCount: block.frameLength)
-                progress?(renderedFrames)
-                FluidSynthLog.forwardPendingMessages()
-            }
-            try writer.finish()
+            guard try render(into: output, isCancelled: isCancelled, progress: { progress?($0) },
+                             afterBlock: { _, _ in FluidSynthLog.forwardPendingMessages() }) else { return nil }
+            try output.finish()
         } catch {
             writer.cancel()
             throw .audioFile(error)
