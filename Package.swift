@@ -14,15 +14,21 @@ import PackageDescription
 let atomics = Target.Dependency.product(name: "Atomics", package: "swift-atomics")
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 
-/// The modules a package that depends on seqplay can import, each its own product (and all of them
-/// through SeqplayKit). A new library module goes here and into Sources/SeqplayKit/SeqplayKit.swift.
+/// The library modules, all of them re-exported by SeqplayKit. A new library module goes here and into
+/// Sources/SeqplayKit/SeqplayKit.swift.
 let libraryModules = [
     "RealtimeSupport", "MIDICore", "MIDIFile", "Player", "SoundFontFile", "FluidSynth", "Sampler", "AudioGraph",
-    "Effects", "AudioFiles", "AudioGraphFiles", "AudioOutput", "ALSA", "ALSAAudio", "Rendering", "SequencerPlayback",
+    "Effects", "AudioFiles", "AudioGraphFiles", "AudioOutput", "ALSA", "ALSAAudio", "Rendering",
     "SequencerRecording", "LiveInput", "LiveSampler", "NetworkMIDI", "NetworkBridge", "MediaLibrary", "Drawing", "Pictures",
     "SeqplayVersion", "CheckedConversion", "SongSessions", "Loudness", "BatchRendering",
-    "JACK", "JACKOutput", "JACKMIDI", "JACKSongTransport", "OutputFiles",
+    "JACK", "JACKOutput", "JACKMIDI", "OutputFiles",
 ]
+
+/// The modules a user may pick alone, as products of their own beside SeqplayKit: MIDI types, the
+/// SMF codec with its sequence and tempo map, the player, the SoundFont file reader, the audio graph
+/// and audio files. Every other module is reached through SeqplayKit; its API is checked for breaks
+/// there (Scripts/check-api).
+let standaloneModules = ["MIDICore", "MIDIFile", "Player", "SoundFontFile", "AudioGraph", "AudioFiles"]
 
 let package = Package(
     name: "seqplay",
@@ -31,7 +37,7 @@ let package = Package(
         .executable(name: "seqplay", targets: ["seqplay"]),
         // SeqplayKit re-exports every library module: `import SeqplayKit`.
         .library(name: "SeqplayKit", targets: ["SeqplayKit"]),
-    ] + libraryModules.map { .library(name: $0, targets: [$0]) },
+    ] + standaloneModules.map { .library(name: $0, targets: [$0]) },
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -78,7 +84,7 @@ let package = Package(
         // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output.
         .target(name: "AudioGraph", dependencies: [atomics]),
         // FluidSynth as a node of the audio graph and a MIDI endpoint.
-        .target(name: "Sampler", dependencies: ["FluidSynth", "MIDICore", "AudioGraph"]),
+        .target(name: "Sampler", dependencies: ["FluidSynth", "MIDICore", "Player", "AudioGraph"]),
         // Effects: DSP kernels (EQ, reverb, delay, distortion, dynamics, limiter, varispeed) and their nodes.
         .target(name: "Effects", dependencies: ["AudioGraph", "CSampleRate", atomics]),
         // The graph's file ends: RecorderTap (a tap writing to a file) and AudioPlayerNode.scheduleFile.
@@ -91,15 +97,8 @@ let package = Package(
 
         // The JACK audio driver: the engine renders in JACK's process callback, into output ports.
         .target(name: "JACKOutput", dependencies: ["JACK", "AudioOutput", "AudioGraph", atomics]),
-        // A song driven by the JACK transport (follow, or lead as timebase master).
-        .target(name: "JACKSongTransport", dependencies: ["JACK", "AudioOutput", "AudioGraph", "Rendering", "Player", "MIDIFile", atomics]),
-        // JACK MIDI: midi_in as a live-input producer, a song's midi_out as one more destination of the scheduler.
-        .target(name: "JACKMIDI", dependencies: [
-            "JACK", "JACKOutput", "AudioOutput", "LiveInput", "LiveSampler", "MIDICore", "MIDIFile", "Player", "Rendering", atomics,
-        ]),
-
-        // ALSA sequencer ports as a song destination: a MusicPlayer's events stamped onto a kernel queue.
-        .target(name: "SequencerPlayback", dependencies: ["ALSA", "MIDICore", "MIDIFile", "Player", atomics]),
+        // JACK MIDI: midi_in as a live-input producer.
+        .target(name: "JACKMIDI", dependencies: ["JACK", "JACKOutput", "AudioOutput", "LiveInput", "LiveSampler", "MIDICore", atomics]),
 
         // Records what arrives at a sequencer port into a MIDI file (kernel timestamps, pauses cut out).
         .target(name: "SequencerRecording", dependencies: ["ALSA", "MIDICore", "MIDIFile", "OutputFiles"]),
@@ -126,11 +125,12 @@ let package = Package(
         // Loudness as EBU R128 measures it (the thin libebur128 wrapper).
         .target(name: "Loudness", dependencies: ["CEBUR128"]),
         // Many songs at once: input discovery, shards, a pool of workers sharing the fonts, atomic outputs, resume.
-        .target(name: "BatchRendering", dependencies: ["Loudness", "Rendering", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "MIDIFile", "OutputFiles", "RealtimeSupport", atomics]),
-        // Song sessions: a song played to the sampler, ALSA ports and network sessions together, in step.
+        .target(name: "BatchRendering", dependencies: ["Loudness", "Player", "Rendering", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "MIDIFile", "OutputFiles", "RealtimeSupport", atomics]),
+        // Song sessions: a song played to its destinations (`SongDestination`: the sampler, ALSA ports on a
+        // kernel queue, network sessions, a JACK MIDI port) together, in step; a song driven by the JACK transport.
         .target(name: "SongSessions", dependencies: [
-            "ALSA", "AudioOutput", "LiveSampler", "MIDICore", "MIDIFile", "NetworkMIDI", "Player", "Rendering", "RealtimeSupport",
-            "SequencerPlayback", atomics,
+            "ALSA", "AudioGraph", "AudioOutput", "JACK", "JACKMIDI", "JACKOutput", "LiveSampler", "MIDICore", "MIDIFile", "NetworkMIDI", "Player",
+            "Rendering", "RealtimeSupport", atomics,
         ]),
         // The library index: songs and SoundFonts in SQLite (GRDB), scanned on every core, and its query language.
         .target(name: "MediaLibrary", dependencies: ["MIDIFile", "SoundFontFile", "OutputFiles", "RealtimeSupport", .product(name: "GRDB", package: "GRDB.swift")]),
@@ -143,13 +143,12 @@ let package = Package(
 
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
-            "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA", "SequencerPlayback",
+            "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA",
             "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "ALSAAudio", "Effects", "SequencerRecording", "LiveSampler",
             "NetworkBridge", "RealtimeSupport", "BatchRendering", "SongSessions", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
             "SoundFontFile", "MediaLibrary", "Drawing", "Pictures",
             "CheckedConversion", "SeqplayVersion", "OutputFiles",
             "JACK", "JACKOutput",
-            "JACKSongTransport",
             "JACKMIDI",
         ]),
 
@@ -188,7 +187,7 @@ let package = Package(
         .testTarget(name: "LiveSamplerTests", dependencies: ["LiveSampler", "ALSA", "MIDICore", "RealtimeSupport", "NetworkMIDI", "NetworkBridge", "AudioFiles"]),
         .testTarget(name: "SequencerRecordingTests", dependencies: ["SequencerRecording", "MIDICore", "MIDIFile"]),
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.
-        .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SequencerPlayback", "MIDICore", "MIDIFile", "Player", "RealtimeSupport", "AllocationCounter"]),
+        .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SongSessions", "MIDICore", "MIDIFile", "Player", "RealtimeSupport", "AllocationCounter"]),
         .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore", "RealtimeSupport", "TestSupport"]),
         .testTarget(name: "BatchRenderingTests", dependencies: ["seqplay", "BatchRendering", "RenderTestSupport", "Rendering", "AudioFiles", "MIDIFile", "MIDICore", "TestSupport"]),
         .testTarget(name: "SoundFontFileTests", dependencies: ["SoundFontFile", "FluidSynth"]),
@@ -200,12 +199,12 @@ let package = Package(
         ]),
         // Following the JACK transport allocates nothing on the process thread (Scripts/test-jack).
         .testTarget(name: "JACKSongTransportTests", dependencies: [
-            "JACK", "JACKOutput", "JACKSongTransport", "JACKTestSupport", "AudioOutput", "AudioGraph", "Rendering", "MIDIFile", "AllocationCounter",
+            "JACK", "JACKOutput", "SongSessions", "JACKTestSupport", "AudioOutput", "AudioGraph", "Rendering", "MIDIFile", "AllocationCounter",
         ]),
         // JACK MIDI in and out against real servers (Scripts/test-jack).
         .testTarget(name: "JACKMIDITests", dependencies: [
-            "JACKMIDI", "JACK", "JACKOutput", "JACKTestSupport", "LiveSampler", "Sampler", "FluidSynth", "RenderTestSupport", "AllocationCounter",
-            "seqplay", "LiveInput", "MIDICore", "MIDIFile", "Player", "Rendering", "TestSupport", atomics,
+            "JACKMIDI", "SongSessions", "JACK", "JACKOutput", "JACKTestSupport", "LiveSampler", "Sampler", "FluidSynth", "RenderTestSupport",
+            "AllocationCounter", "seqplay", "LiveInput", "MIDICore", "MIDIFile", "Player", "Rendering", "TestSupport", atomics,
         ]),
         // seqplay --audio-driver jack recorded by jack_rec, compared with the offline render (Scripts/test-jack).
         .testTarget(name: "JACKCLITests", dependencies: ["seqplay", "AudioFiles", "AudioTestSupport", "JACKTestSupport", "JACK", "MIDIFile", "TestSupport"]),

@@ -63,17 +63,13 @@ final class EventList: ScheduledMIDISource {
 
 let song = makeSong()
 let totalFrames = songSeconds * chunkFrames
-let settings: SynthesizerSettings = {
-    var settings = SynthesizerSettings()
-    settings.sampleRate = sampleRate
-    return settings
-}()
+let settings = SamplerSettings()
 
 func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
 /// Bare FluidSynth: 64-frame blocks straight into the output buffer.
 func renderBare() throws -> (seconds: Double, output: [Float]) {
-    let synthesizer = try Synthesizer(settings: settings)
+    let synthesizer = try Synthesizer(settings: settings, sampleRate: sampleRate)
     try synthesizer.loadSoundFont(at: fontPath)
     let events = EventList(song)
     let buffer = AudioBuffer(format: .standard, frameCapacity: chunkFrames)
@@ -98,7 +94,7 @@ func renderBare() throws -> (seconds: Double, output: [Float]) {
 /// The graph: SamplerNode → main mixer → output, `renderOffline` about a second at a time.
 func renderGraph() throws -> (seconds: Double, output: [Float]) {
     let engine = AudioEngine()
-    let sampler = try SamplerNode(settings: settings)
+    let sampler = try SamplerNode(settings: settings, sampleRate: sampleRate)
     try sampler.loadSoundFont(at: fontPath)
     sampler.eventSource = EventList(song)
     engine.attach(sampler)

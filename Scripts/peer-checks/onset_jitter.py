@@ -15,7 +15,7 @@ capture, monitor, rate, label = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.
 underruns = int(sys.argv[5]) if len(sys.argv) > 5 else 0
 samples = array.array("h"); samples.frombytes(open(capture, "rb").read())
 left = samples[0::2]
-stamps = [e["time"] for e in map(json.loads, open(monitor)) if e["event"] == "noteOn" and e["velocity"] > 0]
+stamps = [e["time"] for e in map(json.loads, open(monitor)) if e["type"] == "note_on" and e["values"]["velocity"] > 0]
 threshold, quiet_needed = 200, rate // 20  # onset: above threshold after 50 ms below it
 onsets, quiet = [], quiet_needed
 for index, value in enumerate(left):

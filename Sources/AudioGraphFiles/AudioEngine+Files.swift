@@ -45,6 +45,7 @@ extension AudioEngine {
                 buffer: AudioFormat(sampleRate: Double(file.sampleRate), channelCount: file.channelCount), expected: outputFormat)
         }
         let limit = frameCount + Int64((maximumTail * outputFormat.sampleRate).rounded())
+        let output = BlockFileWriter(file: file)
         var written: Int64 = 0
         do {
             while written < limit {
@@ -52,11 +53,11 @@ extension AudioEngine {
                 guard let block = renderBlock(frameCount: count) else {
                     throw isInManualRenderingMode ? AudioEngineError.engineNotRunning : AudioEngineError.notInManualRenderingMode
                 }
-                try file.write(block)
+                try output.append(block, frameCount: block.frameLength)
                 written += Int64(count)
                 if written > frameCount && block.peak < AudioBuffer.silenceThreshold { break }
             }
-            try file.finish()
+            try output.finish()
         } catch {
             file.cancel()
             throw error

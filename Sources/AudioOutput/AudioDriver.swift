@@ -80,6 +80,7 @@ public struct AudioDriverFailure: Error, Sendable, Equatable {
 /// Why a sound device could not start or stopped playing: the kind, the driver's own explanation, and
 /// the driver's own error (e.g. an `ALSAError`) for callers that know that driver.
 public struct AudioDriverError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, whatever the driver.
     public enum Kind: Sendable, Equatable {
         /// The machine has no device of this driver at all (no sound card, no server).
         case noDevice

@@ -1,4 +1,5 @@
 import Foundation
+import MIDIFile
 
 /// One MIDI file of a batch: where it is, and the path its outputs keep under the output directory.
 public struct BatchInput: Hashable, Sendable {
@@ -30,9 +31,9 @@ public struct BatchInput: Hashable, Sendable {
 }
 
 /// Finds the MIDI files of a batch: files named directly (whatever their extension), and every file
-/// with a MIDI extension (`.mid`, `.midi`, `.smf`, `.kar`, any case) under directories, recursively. The result is sorted by relative path, duplicates removed.
+/// with a MIDI extension (`MIDIFileReader.fileExtensions`, any case) under directories, recursively.
+/// The result is sorted by relative path, duplicates removed.
 public enum BatchInputDiscovery {
-    public static let midiExtensions: Set<String> = ["mid", "midi", "smf", "kar"]
 
     /// Why a path given cannot be used.
     public struct Problem: Error, CustomStringConvertible, Sendable {
@@ -86,7 +87,7 @@ public enum BatchInputDiscovery {
         }
         var found: [BatchInput] = []
         let rootPath = root.path.hasSuffix("/") ? root.path : root.path + "/"
-        for case let url as URL in enumerator where midiExtensions.contains(url.pathExtension.lowercased()) {
+        for case let url as URL in enumerator where MIDIFileReader.fileExtensions.contains(url.pathExtension.lowercased()) {
             guard (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else { continue }
             let full = url.standardizedFileURL.path
             let relative = full.hasPrefix(rootPath) ? String(full.dropFirst(rootPath.count)) : url.lastPathComponent

@@ -1,6 +1,7 @@
 import AudioFiles
 import FluidSynth
 import AudioGraph
+import AudioGraphFiles
 import Foundation
 import Loudness
 import MIDIFile
@@ -91,17 +92,24 @@ final class BatchWorker {
                                          expectedFrameCount: renderer.maximumFrames, protecting: inputs)
         if let encoding = settings.encoding { try writer.apply(encoding(sequence)) }
         let stemFiles = try groupStems.map { try StemFiles($0, mixPath: outputPath, settings: self.settings, sampleRate: options.sampleRate,
-                                                          frames: renderer.maximumFrames) }
-        let peak = try BlockWriter.write(renderer, to: writer, channelCount: options.outputChannelCount, gain: gain.factor,
-                                         meter: meter, isCancelled: isCancelled, progress: { self.observer(.progress(frames: $0)) },
-                                         afterBlock: { count in
-                                             guard let stemFiles, let groups = renderer.channelGroups else { return }
-                                             try stemFiles.write(groups, count: count, gain: gain.factor)
-                                         })
-        guard let peak else {
+                                                          frames: renderer.maximumFrames, gain: gain.factor) }
+        let mix = BlockFileWriter(file: writer, gain: gain.factor)
+        var reported: Int64 = 0
+        let rendered = try renderer.render(into: mix, isCancelled: isCancelled,
+                                           progress: { written in
+                                               self.observer(.progress(frames: written - reported))
+                                               reported = written
+                                           },
+                                           afterBlock: { (block, count) throws(AudioFileError) in
+                                               meter?.add(block, frameCount: count)
+                                               guard let stemFiles, let groups = renderer.channelGroups else { return }
+                                               try stemFiles.write(groups, count: count)
+                                           })
+        guard rendered else {
             stemFiles?.cancel()
             return nil
         }
+        let peak = mix.peak
         let parts = recorder.parts()
         var stems = try stemFiles?.finish() ?? []
         if let mode = settings.stems, groupStems == nil {
@@ -177,22 +185,10 @@ extension BatchWorker {
             stem.restrict(&stemOptions)
             stemOptions.tail = .fixed(seconds: Double(max(0, frames - songFrames)) / Double(options.sampleRate))
             let renderer = try makeRenderer(sequence, options: stemOptions)
-            let path = (mixPath as NSString).deletingPathExtension + "." + stem.name + "." + settings.format.rawValue
-            let writer = try AudioFileWriter(path: path, format: settings.format, sampleFormat: settings.sampleFormat,
-                                             sampleRate: options.sampleRate, channelCount: options.outputChannelCount,
-                                             expectedFrameCount: frames)
-            guard let peak = try BlockWriter.write(renderer, to: writer, channelCount: options.outputChannelCount, frames: frames,
-                                                   gain: gain, isCancelled: isCancelled, progress: { _ in })
-            else { return nil }
-            var output = stem.output
-            output.peak = peak
-            if peak >= RenderOptions.silenceThreshold {
-                try writer.finish()
-                output.path = path
-            } else {
-                writer.cancel()
-                unlink(path)
-            }
+            let file = try StemFile(stem, besideMix: mixPath, settings: settings, sampleRate: options.sampleRate,
+                                    channelCount: options.outputChannelCount, frames: frames, gain: gain)
+            guard try renderer.render(into: file.output, frames: frames, isCancelled: isCancelled) else { return nil }
+            let output = try file.finish()
             outputs.append(output)
         }
         return outputs
@@ -205,8 +201,10 @@ extension BatchWorker {
     func measure(_ sequence: MusicSequence, options: RenderOptions) throws -> (loudness: Double?, peak: Float)? {
         let renderer = try makeRenderer(sequence, options: options)
         let meter = LoudnessMeter(sampleRate: options.sampleRate)
-        guard let peak = try BlockWriter.write(renderer, to: nil, channelCount: options.outputChannelCount, meter: meter,
-                                               isCancelled: isCancelled, progress: { _ in }) else { return nil }
+        let measured = BlockFileWriter(file: nil)
+        guard try renderer.render(into: measured, isCancelled: isCancelled,
+                                  afterBlock: { block, count in meter?.add(block, frameCount: count) }) else { return nil }
+        let peak = measured.peak
         return (meter?.integratedLoudness, peak)
     }
 
@@ -215,5 +213,13 @@ extension BatchWorker {
         try SongRenderer(sequence: sequence, options: options) { () throws(RenderError) in
             try SongRenderer.makeSampler(options: options) { $0.addSoundFonts(fonts) }
         }
+    }
+}
+
+private extension LoudnessMeter {
+    /// Measures the first `count` frames of a stereo block (a mono one is not measured).
+    func add(_ block: AudioBuffer, frameCount count: Int) {
+        guard block.channelCount == 2 else { return }
+        add(left: block[0].baseAddress!, right: block[1].baseAddress!, frameCount: count)
     }
 }

@@ -37,7 +37,7 @@ final class NoteRecorder: ScheduledMIDISource, MIDIReceiver, @unchecked Sendable
     private var receiver: (any MIDIReceiver)?
     private var now: Int64 = 0
     private var programs = [UInt8](repeating: 0, count: 16)
-    private var open: [Int: [Int]] = [:]   // channel << 7 | pitch → indexes in notes, oldest first
+    private var open = NotePairing<Int>()   // indexes in notes
     private(set) var notes: [SoundingNote] = []
 
     init(source: any ScheduledMIDISource, frameScale: Double) {
@@ -62,23 +62,17 @@ final class NoteRecorder: ScheduledMIDISource, MIDIReceiver, @unchecked Sendable
         receiver?.receive(message)
         switch message {
         case .programChange(let channel, let program): programs[Int(channel)] = program
-        case .noteOn(let channel, let pitch, let velocity) where velocity > 0:
-            open[Int(channel) << 7 | Int(pitch), default: []].append(notes.count)
-            notes.append(SoundingNote(onsetSample: frames(now), offsetSample: -1, pitch: pitch, velocity: velocity,
-                                      channel: channel, program: programs[Int(channel)]))
-        case .noteOn(let channel, let pitch, _), .noteOff(let channel, let pitch, _):
-            end(channel: channel, pitch: pitch)
+        case .noteOn, .noteOff:
+            let ended = open.pair(message) { channel, pitch, velocity in
+                notes.append(SoundingNote(onsetSample: frames(now), offsetSample: -1, pitch: pitch, velocity: velocity,
+                                          channel: channel, program: programs[Int(channel)]))
+                return notes.count - 1
+            }
+            if let ended { notes[ended.start].offsetSample = frames(now) }
         case .controlChange(let channel, let controller, _) where controller == 120 || controller == 123:
-            for pitch in 0..<UInt8(128) { while open[Int(channel) << 7 | Int(pitch)]?.isEmpty == false { end(channel: channel, pitch: pitch) } }
+            for ended in open.endAll(channel: channel) { notes[ended.start].offsetSample = frames(now) }
         default: break
         }
-    }
-
-    private func end(channel: UInt8, pitch: UInt8) {
-        let key = Int(channel) << 7 | Int(pitch)
-        guard var started = open[key], !started.isEmpty else { return }
-        notes[started.removeFirst()].offsetSample = frames(now)
-        open[key] = started
     }
 
     private func frames(_ sampleTime: Int64) -> Int64 { Int64((Double(sampleTime) * frameScale).rounded()) }

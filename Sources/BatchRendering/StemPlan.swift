@@ -2,6 +2,7 @@ import AudioFiles
 import Foundation
 import MIDICore
 import MIDIFile
+import Player
 import Rendering
 
 /// How `--stems` splits a song: one stem per MIDI channel, per track, or per General MIDI
@@ -34,9 +35,9 @@ struct StemPlan {
         switch mode {
         case .channel:
             return parts.map { part in
-                let name = stemName(channel: part.channel)
+                let name = MIDIChannel.name(part.channel)
                 return StemPlan(name: name, output: StemOutput(name: name, channels: [part.channel], program: part.program, isDrums: part.isDrums)) {
-                    $0.soloedChannels = [Int(part.channel)]
+                    $0.song.soloedChannels = [Int(part.channel)]
                 }
             }
         case .program:
@@ -46,24 +47,23 @@ struct StemPlan {
                 let members = groups[name]!
                 return StemPlan(name: name, output: StemOutput(name: name, channels: members.map(\.channel),
                                                                program: members[0].program, isDrums: members[0].isDrums)) {
-                    $0.soloedChannels = Set(members.map { Int($0.channel) })
+                    $0.song.soloedChannels = Set(members.map { Int($0.channel) })
                 }
             }
         case .track:
             let playing = sequence.tracks.indices.filter { index in
                 sequence.tracks[index].events.contains { if case .midi(.noteOn) = $0.event { return true } else { return false } }
-                    && (options.soloedTracks.isEmpty || options.soloedTracks.contains(index)) && !options.mutedTracks.contains(index)
+                    && options.song.isTrackAudible(index)
             }
             return playing.map { track in
                 let name = "track\(track)"
                 return StemPlan(name: name, output: StemOutput(name: name, channels: [], track: track, isDrums: false)) {
-                    $0.soloedTracks = [track]
+                    $0.song.soloedTracks = [track]
                 }
             }
         }
     }
 
-    static func stemName(channel: UInt8) -> String { "ch" + (channel < 9 ? "0" : "") + "\(channel + 1)" }
 
     static func stemName(program: UInt8, drums: Bool) -> String {
         drums ? "drums" : "program" + String(repeating: "0", count: 3 - "\(program)".count) + "\(program)"
@@ -72,7 +72,7 @@ struct StemPlan {
     /// The stem a note belongs to, for the labels (a track stem cannot be told from the note: "mix").
     static func stemName(of note: SoundingNote, mode: StemMode) -> String {
         switch mode {
-        case .channel: return stemName(channel: note.channel)
+        case .channel: return MIDIChannel.name(note.channel)
         case .program: return stemName(program: note.program, drums: note.channel == 9)
         case .track: return "mix"
         }
@@ -83,7 +83,8 @@ extension StemPlan {
     /// The parts of `sequence` as a render with `options` will sound them (channel, program of its
     /// first note, note count), worked out from the scheduler's events before rendering.
     static func parts(of sequence: MusicSequence, options: RenderOptions) throws -> [RenderedPart] {
-        let recorder = NoteRecorder(source: try SongRenderer.makePlayer(for: sequence, options: options), frameScale: 1)
+        let recorder = NoteRecorder(source: try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, options: options.song),
+                                    frameScale: 1)
         recorder.deliverEvents(before: .max, to: DiscardingReceiver())
         return recorder.parts()
     }
@@ -100,60 +101,4 @@ extension StemPlan {
 
 private final class DiscardingReceiver: MIDIReceiver {
     func receive(_ message: MIDIMessage) {}
-}
-
-/// The stem files of a one-pass render: each written from its channel group's output, block by
-/// block beside the mix, with the mix's gain; silent ones removed at the end.
-final class StemFiles {
-    private var stems: [StemPlan]
-    private var writers: [AudioFileWriter] = []
-    private var paths: [String] = []
-    private var peaks: [Float]
-
-    init(_ stems: [StemPlan], mixPath: String, settings: BatchRenderSettings, sampleRate: Int, frames: Int64) throws {
-        self.stems = stems
-        peaks = stems.map { _ in 0 }
-        for stem in stems {
-            let path = (mixPath as NSString).deletingPathExtension + "." + stem.name + "." + settings.format.rawValue
-            writers.append(try AudioFileWriter(path: path, format: settings.format, sampleFormat: settings.sampleFormat,
-                                               sampleRate: sampleRate, channelCount: 2, expectedFrameCount: frames))
-            paths.append(path)
-        }
-    }
-
-    /// Appends the last block of each group of `groups`: its first `count` frames, times `gain`.
-    func write(_ groups: ChannelGroupSampler, count: Int, gain: Float) throws {
-        for index in stems.indices {
-            let block = groups.lastOutput(ofGroup: index)
-            for channel in 0..<2 {
-                let samples = block[channel]
-                if gain != 1 { for i in 0..<count { samples[i] *= gain } }
-                for i in 0..<count { peaks[index] = max(peaks[index], abs(samples[i])) }
-            }
-            try writers[index].write(left: block[0].baseAddress!, right: block[1].baseAddress!, frameCount: count)
-        }
-    }
-
-    /// Finishes the stems that sounded, removes the silent ones; their outputs.
-    func finish() throws -> [StemOutput] {
-        var outputs: [StemOutput] = []
-        for index in stems.indices {
-            var output = stems[index].output
-            output.peak = peaks[index]
-            if peaks[index] >= RenderOptions.silenceThreshold {
-                try writers[index].finish()
-                output.path = paths[index]
-            } else {
-                writers[index].cancel()
-                unlink(paths[index])
-            }
-            outputs.append(output)
-        }
-        return outputs
-    }
-
-    /// Leaves no stem file behind.
-    func cancel() {
-        for writer in writers { writer.cancel() }
-    }
 }

@@ -19,7 +19,7 @@ public final class SharedSoundFonts: @unchecked Sendable {
     public init(paths: [String]) throws(SoundFontError) {
         let holder: Synthesizer
         do throws(SynthesizerError) {
-            holder = try Synthesizer(settings: SynthesizerSettings(reverbEnabled: false, chorusEnabled: false))
+            holder = try Synthesizer(settings: SamplerSettings(reverb: .init(isEnabled: false), chorus: .init(isEnabled: false)))
         } catch {
             throw SoundFontError(path: paths.first ?? "", problem: .rejectedByFluidSynth(reason: "\(error)"))
         }

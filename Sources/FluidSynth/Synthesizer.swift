@@ -23,9 +23,11 @@ import Glibc
 /// synth, the cycle is skipped and its caller plays silence. Control calls come from one thread at a
 /// time (or are serialised by the caller).
 public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
-    /// The settings the synthesizer was created with (gain, reverb, chorus and polyphony follow
-    /// later changes made through this object).
-    public private(set) var settings: SynthesizerSettings
+    /// The settings the synthesizer was created with or last given (`apply(_:)`); gain, reverb and
+    /// chorus on/off and polyphony follow later changes made through this object.
+    public internal(set) var settings: SamplerSettings
+    /// Output sample rate in Hz (see `sampleRate`).
+    private var currentSampleRate: Double
     /// The fonts loaded, oldest first.
     public internal(set) var soundFonts: [SoundFontID] = []
     /// Fonts of a `SharedSoundFonts` added to this synthesizer, taken out again before it is deleted.
@@ -38,7 +40,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
 
     private let fluidSettings: OpaquePointer
     let synth: OpaquePointer
-    /// Channels whose program is forced (`SoundSettings.programs`): their program changes and bank selects are ignored.
+    /// Channels whose program is forced (`SamplerSettings.programs`): their program changes and bank selects are ignored.
     let forcedPrograms = ForcedProgramTable()
     /// Control changes waiting for the render thread; producers serialise among themselves only.
     private let commands = SingleProducerQueue<Command>(capacity: 256, filler: .allNotesOff)
@@ -48,8 +50,11 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     private let voices = ManagedAtomic<Int>(0)
     private let voiceStartGains: VoiceStartGains
 
-    /// Creates a synthesizer with no fonts loaded.
-    public init(settings: SynthesizerSettings = SynthesizerSettings()) throws(SynthesizerError) {
+    /// Creates a synthesizer with no fonts loaded, its polyphony, bank-select mode, gain and effects
+    /// on/off as `settings` say, at `sampleRate` Hz (FluidSynth accepts 8000...96000). The settings'
+    /// other parts (interpolation, effect parameters, channel programs, fonts and drums) take effect
+    /// with `apply(_:)`, once the fonts are loaded.
+    public init(settings: SamplerSettings = SamplerSettings(), sampleRate: Double = 44_100) throws(SynthesizerError) {
         FluidSynthLog.install()
         defer { FluidSynthLog.forwardPendingMessages() }
         _ = seqplay_openmp_route_fluidsynth_regions()
@@ -60,12 +65,12 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
         func set(_ name: String, _ value: Double) -> Bool { fluid_settings_setnum(fluidSettings, name, value) == FLUID_OK }
         func set(_ name: String, _ value: String) -> Bool { fluid_settings_setstr(fluidSettings, name, value) == FLUID_OK }
         let accepted = [
-            ("synth.sample-rate", set("synth.sample-rate", settings.sampleRate)),
+            ("synth.sample-rate", set("synth.sample-rate", sampleRate)),
             ("synth.polyphony", set("synth.polyphony", settings.polyphony)),
             ("synth.gain", set("synth.gain", Double(settings.gain))),
-            ("synth.reverb.active", set("synth.reverb.active", settings.reverbEnabled ? 1 : 0)),
-            ("synth.chorus.active", set("synth.chorus.active", settings.chorusEnabled ? 1 : 0)),
-            ("synth.midi-bank-select", set("synth.midi-bank-select", settings.bankSelectMode.rawValue)),
+            ("synth.reverb.active", set("synth.reverb.active", settings.reverb.isEnabled ? 1 : 0)),
+            ("synth.chorus.active", set("synth.chorus.active", settings.chorus.isEnabled ? 1 : 0)),
+            ("synth.midi-bank-select", set("synth.midi-bank-select", settings.bankSelect.rawValue)),
             // No mutex around every call: one thread renders, the others queue (see the type's notes).
             ("synth.threadsafe-api", set("synth.threadsafe-api", 0)),
             // One stereo pair out; effects are mixed into it.
@@ -84,6 +89,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
             throw .creationFailed("new_fluid_synth")
         }
         self.settings = settings
+        currentSampleRate = sampleRate
         self.fluidSettings = fluidSettings
         self.synth = synth
         voiceStartGains = VoiceStartGains(polyphony: Int(fluid_synth_get_polyphony(synth)))
@@ -212,14 +218,14 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
 
     /// Whether the reverb effect is on.
     public var reverbEnabled: Bool {
-        get { settings.reverbEnabled }
-        set { perform(.reverb(newValue)); settings.reverbEnabled = newValue }
+        get { settings.reverb.isEnabled }
+        set { perform(.reverb(newValue)); settings.reverb.isEnabled = newValue }
     }
 
     /// Whether the chorus effect is on.
     public var chorusEnabled: Bool {
-        get { settings.chorusEnabled }
-        set { perform(.chorus(newValue)); settings.chorusEnabled = newValue }
+        get { settings.chorus.isEnabled }
+        set { perform(.chorus(newValue)); settings.chorus.isEnabled = newValue }
     }
 
     /// The most voices that sound at once (more voices are allocated, so it waits for a cycle's end).
@@ -237,11 +243,11 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// Output sample rate in Hz. Changing it silences every voice and rebuilds the effects (it waits
     /// for the render cycle in progress).
     public var sampleRate: Double {
-        get { settings.sampleRate }
+        get { currentSampleRate }
         set {
-            guard newValue != settings.sampleRate else { return }
+            guard newValue != currentSampleRate else { return }
             withSynthBetweenCycles { seqplay_fluid_synth_set_sample_rate(synth, Float(newValue)) }
-            settings.sampleRate = newValue
+            currentSampleRate = newValue
         }
     }
 
@@ -463,7 +469,7 @@ public enum SynthesizerError: Error, Equatable {
     case settingRejected(String)
     /// No loaded font has that bank and program.
     case noSuchPreset(bank: Int, program: Int, channel: Int)
-    /// A channel font (`SoundSettings.channelFonts`) that was not loaded.
+    /// A channel font (`SamplerSettings.channelFonts`) that was not loaded.
     case fontNotLoaded(String)
 }
 

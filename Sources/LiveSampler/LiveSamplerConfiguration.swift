@@ -22,11 +22,8 @@ public struct LiveSamplerConfiguration: Sendable {
 
     /// SoundFonts each sampler loads, in order (later ones win).
     public var soundFonts: [String]
-    /// The samplers' settings; the sample rate is the output's.
-    public var synthesizer = SynthesizerSettings()
-    /// Forced programs, channel fonts, drum channels, polyphony, interpolation, reverb and chorus
-    /// parameters (its `bankSelect` overrides `synthesizer.bankSelectMode` when set).
-    public var sound = SoundSettings()
+    /// How every sampler of the session sounds; the sample rate is the output's.
+    public var sampler = SamplerSettings()
     public var output: Output
     /// The sequencer client of the input ports (as `aconnect -l` lists it).
     public var clientName = "seqplay live"

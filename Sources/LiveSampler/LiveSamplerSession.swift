@@ -7,7 +7,6 @@ import AudioGraphFiles
 import AudioOutput
 import Foundation
 import LiveInput
-import NetworkBridge
 import NetworkMIDI
 import RealtimeSupport
 import Sampler
@@ -90,17 +89,15 @@ public final class LiveSamplerSession: @unchecked Sendable {
             recorder = nil
         }
         var samplers: [SamplerNode] = []
-        var settings = configuration.synthesizer
-        settings.sampleRate = Double(output.sampleRate)
-        if let bankSelect = configuration.sound.bankSelect { settings.bankSelectMode = bankSelect }
+        let settings = configuration.sampler
         for _ in 0..<samplerCount {
             let sampler: SamplerNode
             do {
-                sampler = try SamplerNode(settings: settings)
+                sampler = try SamplerNode(settings: settings, sampleRate: Double(output.sampleRate))
             } catch {
                 throw .synthesizer(error)
             }
-            for font in configuration.sound.fontLoadOrder(configuration.soundFonts) {
+            for font in settings.fontLoadOrder(configuration.soundFonts) {
                 do {
                     try sampler.loadSoundFont(at: font)
                 } catch {
@@ -108,7 +105,7 @@ public final class LiveSamplerSession: @unchecked Sendable {
                 }
             }
             do {
-                try sampler.apply(configuration.sound)
+                try sampler.apply(settings)
             } catch {
                 throw .synthesizer(error)
             }

@@ -1,7 +1,6 @@
 import ALSA
 import LiveInput
 import MIDICore
-import NetworkBridge
 import NetworkMIDI
 
 /// A network MIDI session as a producer of a `LiveMIDIInput`: every peer's messages go to one

@@ -1,4 +1,6 @@
 /// Anything that MIDI can be sent to now: a sampler, an ALSA sequencer port, a network session.
+/// (A song's scheduler plays to `SongDestination`s, in module Player: the same endpoints, given each
+/// event's time, track and port.)
 ///
 /// `receive` may be called on a real-time thread (the audio render thread): implementations must not
 /// block, allocate or do I/O there.

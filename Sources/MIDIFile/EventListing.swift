@@ -10,8 +10,8 @@ public struct ListedEvent: Hashable, Sendable, Codable, CustomStringConvertible 
     /// bar:beat:tick, 1-based bar and beat.
     public var position: String
     public var seconds: Double
-    /// mido's name for the event: note_on, note_off, control_change, program_change, pitchwheel,
-    /// aftertouch, polytouch, sysex, escape, or the meta's (set_tempo, track_name, end_of_track, …).
+    /// mido's name for the event: a message's (`MIDIMessage.typeName`: note_on, control_change,
+    /// pitchwheel, …), sysex, escape, or the meta's (set_tempo, track_name, end_of_track, …).
     public var type: String
     /// 1-based channel of a channel message.
     public var channel: Int?
@@ -26,15 +26,21 @@ public struct ListedEvent: Hashable, Sendable, Codable, CustomStringConvertible 
     public var description: String {
         var parts = [type]
         if let channel { parts.append("channel=\(channel)") }
-        parts += values.sorted { Self.order($0.key) < Self.order($1.key) }.map { "\($0.key)=\($0.value)" }
+        parts += Self.fields(values)
         if let text { parts.append("text=\(String(reflecting: text))") }
         if let data { parts.append("data=\(data)") }
         return "\(track)\t\(tick)\t\(position)\t\(String(format: "%.6f", seconds))\t" + parts.joined(separator: " ")
     }
 
-    private static let fieldOrder = ["note", "velocity", "control", "value", "program", "pitch", "tempo", "bpm",
-                                     "numerator", "denominator", "clocks_per_click", "notated_32nd_notes_per_beat", "sharps", "minor"]
-    private static func order(_ key: String) -> Int { fieldOrder.firstIndex(of: key) ?? fieldOrder.count }
+    private static let fieldOrder = MIDIMessage.fieldNames + ["tempo", "bpm", "numerator", "denominator", "clocks_per_click",
+                                                              "notated_32nd_notes_per_beat", "sharps", "minor", "frame_rate", "hours", "minutes",
+                                                              "seconds", "frames", "sub_frames"]
+    /// `values` as a line shows them, `name=value` in mido's order (then other names alphabetically,
+    /// never in hash order): `note=60 velocity=100`.
+    public static func fields(_ values: [String: Int]) -> [String] {
+        func order(_ key: String) -> (Int, String) { (fieldOrder.firstIndex(of: key) ?? fieldOrder.count, key) }
+        return values.sorted { order($0.key) < order($1.key) }.map { "\($0.key)=\($0.value)" }
+    }
 }
 
 extension MusicSequence {
@@ -70,16 +76,9 @@ extension ListedEvent {
 
     private mutating func describe(_ message: MIDIMessage) {
         channel = message.channel.map { Int($0) + 1 }
-        switch message {
-        case .noteOn(_, let note, let velocity): type = "note_on"; values = ["note": Int(note), "velocity": Int(velocity)]
-        case .noteOff(_, let note, let velocity): type = "note_off"; values = ["note": Int(note), "velocity": Int(velocity)]
-        case .polyPressure(_, let note, let pressure): type = "polytouch"; values = ["note": Int(note), "value": Int(pressure)]
-        case .controlChange(_, let control, let value): type = "control_change"; values = ["control": Int(control), "value": Int(value)]
-        case .programChange(_, let program): type = "program_change"; values = ["program": Int(program)]
-        case .channelPressure(_, let pressure): type = "aftertouch"; values = ["value": Int(pressure)]
-        case .pitchBend(_, let value): type = "pitchwheel"; values = ["pitch": Int(value) - 8192]
-        default: type = "system"; data = message.bytes.map { String(format: "%02x", $0) }.joined()
-        }
+        type = message.typeName
+        values = message.namedValues
+        if case .systemExclusive(let bytes) = message { data = bytes.map { String(format: "%02x", $0) }.joined() }
     }
 
     private mutating func describe(_ meta: MetaEvent, hex: ([UInt8]) -> String) {

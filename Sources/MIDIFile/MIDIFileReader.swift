@@ -12,6 +12,10 @@ import Darwin
 /// start or after a meta event) and returns each repair as a warning; strict mode throws it instead.
 /// Memory use is bounded by the file's size and time is linear in it, whatever the file declares.
 public enum MIDIFileReader {
+    /// The extensions (lowercase, no dot) that name a MIDI file this reader reads: `.mid`, `.midi`,
+    /// `.smf`, `.kar` (karaoke) and `.rmi` (RIFF RMID). Batch renders and the media library find songs by them.
+    public static let fileExtensions: Set<String> = ["mid", "midi", "smf", "kar", "rmi"]
+
     /// Whether repairable problems are warnings (`lenient`) or errors (`strict`).
     public enum Mode: Sendable {
         case lenient

@@ -6,6 +6,16 @@ public enum Division: Hashable, Sendable {
     case ticksPerQuarter(UInt16)
     /// Time-code based: frames per second (24, 25, 29 for 29.97 drop-frame, 30) and ticks per frame.
     case smpte(framesPerSecond: UInt8, ticksPerFrame: UInt8)
+
+    /// The ticks that count as a quarter note: the PPQN, or for SMPTE timing one second's worth of
+    /// frames (30 for 29.97 drop-frame, whose 30 frames last 1.001 s) times the ticks per frame.
+    /// Bars, beats, quantizing and the JACK timebase all measure with this one number.
+    public var ticksPerQuarterNote: Int64 {
+        switch self {
+        case .ticksPerQuarter(let ppq): Int64(max(1, ppq))
+        case .smpte(let fps, let ticksPerFrame): Int64(fps == 29 ? 30 : max(1, fps)) * Int64(max(1, ticksPerFrame))
+        }
+    }
 }
 
 /// One event of a track as a Standard MIDI File stores it.

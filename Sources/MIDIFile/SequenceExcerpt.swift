@@ -67,26 +67,3 @@ extension MusicSequence {
         }
     }
 }
-
-/// A note (channel and key) and how many times it is held, for ending what a cut leaves sounding.
-struct NoteKey: Hashable, Comparable {
-    var channel: UInt8
-    var note: UInt8
-
-    static func < (a: NoteKey, b: NoteKey) -> Bool {
-        (a.channel, a.note) < (b.channel, b.note)
-    }
-
-    /// Counts a note-on in, a note-off out.
-    static func count(_ message: MIDIMessage, in held: inout [NoteKey: Int]) {
-        switch message {
-        case .noteOn(let channel, let note, let velocity) where velocity > 0:
-            held[NoteKey(channel: channel, note: note), default: 0] += 1
-        case .noteOn(let channel, let note, _), .noteOff(let channel, let note, _):
-            let key = NoteKey(channel: channel, note: note)
-            if let count = held[key] { held[key] = count > 1 ? count - 1 : nil }
-        default:
-            break
-        }
-    }
-}

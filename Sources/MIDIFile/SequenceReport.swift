@@ -4,18 +4,21 @@ import MIDICore
 /// notes, markers, lyrics and the reader's repairs — in the shape `seqplay info --json` prints and the
 /// media library indexes, so both show the same facts computed once.
 public struct SequenceReport: Codable, Equatable, Sendable {
+    /// How the file counts time: ticks per quarter, or SMPTE frames per second and ticks per frame.
     public struct Division: Codable, Equatable, Sendable {
         public var ticksPerQuarter: Int?
         public var framesPerSecond: Int?
         public var ticksPerFrame: Int?
     }
 
+    /// How long the song plays, in ticks, seconds (tempo map applied) and bars.
     public struct Duration: Codable, Equatable, Sendable {
         public var ticks: Int64
         public var seconds: Double
         public var bars: Double
     }
 
+    /// The tempos the song plays at, in quarter notes per minute.
     public struct TempoRange: Codable, Equatable, Sendable {
         /// The tempo at tick 0.
         public var initialBPM: Double
@@ -25,6 +28,7 @@ public struct SequenceReport: Codable, Equatable, Sendable {
         public var changes: Int
     }
 
+    /// One track: its names, the channels it plays on and how many notes and events it holds.
     public struct Track: Codable, Equatable, Sendable {
         public var index: Int
         public var name: String?
@@ -36,6 +40,7 @@ public struct SequenceReport: Codable, Equatable, Sendable {
         public var events: Int
     }
 
+    /// A program (instrument) a channel selects, with its General MIDI name and family.
     public struct Program: Codable, Equatable, Sendable {
         /// 1-based channel.
         public var channel: Int
@@ -148,7 +153,7 @@ public struct SequenceReport: Codable, Equatable, Sendable {
     /// before note-ons start, so repeated notes do not count as overlapping.
     private static func notes(of events: [TimedEvent]) -> Notes {
         var notes = Notes(count: 0, lowest: nil, highest: nil, polyphonyPeak: 0, drums: false)
-        var held = [Int](repeating: 0, count: 16 * 128)
+        var held = NotePairing<Void>()
         var sounding = 0
         var index = 0
         while index < events.count {
@@ -157,24 +162,17 @@ public struct SequenceReport: Codable, Equatable, Sendable {
             while end < events.count && events[end].tick == tick { end += 1 }
             for pass in 0..<2 {
                 for timed in events[index..<end] {
-                    guard case .midi(let message) = timed.event else { continue }
-                    switch message {
-                    case .noteOn(let channel, let key, let velocity) where velocity > 0 && pass == 1:
-                        notes.count += 1
-                        if channel == 9 {
-                            notes.drums = true
-                        } else {
-                            notes.lowest = min(notes.lowest ?? Int(key), Int(key))
-                            notes.highest = max(notes.highest ?? Int(key), Int(key))
-                        }
-                        held[Int(channel) * 128 + Int(key)] += 1
-                        sounding += 1
-                    case .noteOn(let channel, let key, 0) where pass == 0, .noteOff(let channel, let key, _) where pass == 0:
-                        let slot = Int(channel) * 128 + Int(key)
-                        if held[slot] > 0 { held[slot] -= 1; sounding -= 1 }
-                    default:
-                        continue
+                    guard case .midi(let message) = timed.event, pass == 1 ? message.isNoteOn : message.isNoteOff else { continue }
+                    if held.pair(message, start: { _, _, _ in }) != nil { sounding -= 1 }
+                    guard case .noteOn(let channel, let key, _) = message, message.isNoteOn else { continue }
+                    notes.count += 1
+                    if channel == 9 {
+                        notes.drums = true
+                    } else {
+                        notes.lowest = min(notes.lowest ?? Int(key), Int(key))
+                        notes.highest = max(notes.highest ?? Int(key), Int(key))
                     }
+                    sounding += 1
                 }
                 notes.polyphonyPeak = max(notes.polyphonyPeak, sounding)
             }

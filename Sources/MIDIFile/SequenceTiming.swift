@@ -55,11 +55,7 @@ extension MusicSequence {
     /// Other events stay where they are; at one tick, Note Offs come before Note Ons. Sequences timed in
     /// SMPTE frames count a quarter note as one second.
     public func quantizingNotes(to noteValue: Int) throws(SequenceEditError) -> MusicSequence {
-        let wholeNote: Int64
-        switch division {
-        case .ticksPerQuarter(let ppq): wholeNote = 4 * Int64(max(1, ppq))
-        case .smpte(let fps, let ticksPerFrame): wholeNote = 4 * Int64(fps == 29 ? 30 : max(1, fps)) * Int64(max(1, ticksPerFrame))
-        }
+        let wholeNote = 4 * division.ticksPerQuarterNote
         guard (1...Int(wholeNote)).contains(noteValue) else { throw .quantizeGridTooFine(noteValue: noteValue, wholeNoteTicks: wholeNote) }
         let steps = Int64(noteValue)
         func nearestGridTick(_ tick: Int64) -> Int64 {
@@ -72,21 +68,14 @@ extension MusicSequence {
         for track in result.tracks.indices {
             var events = result.tracks[track].events
             let end = result.tracks[track].durationInTicks
-            var pending: [NoteKey: [Int64]] = [:] // shifts of the notes started and not yet ended
+            var pending = NotePairing<Int64>() // shifts of the notes started and not yet ended
             for index in events.indices {
-                guard case .midi(let message) = events[index].event, let channel = message.channel else { continue }
-                switch message {
-                case .noteOn(_, let note, let velocity) where velocity > 0:
-                    let shift = nearestGridTick(events[index].tick) - events[index].tick
+                guard case .midi(let message) = events[index].event else { continue }
+                let shift = nearestGridTick(events[index].tick) - events[index].tick
+                if let ended = pending.pair(message, start: { _, _, _ in shift }) {
+                    events[index].tick = max(0, events[index].tick + ended.start)
+                } else if message.isNoteOn {
                     events[index].tick += shift
-                    pending[NoteKey(channel: channel, note: note), default: []].append(shift)
-                case .noteOn(_, let note, _), .noteOff(_, let note, _):
-                    let key = NoteKey(channel: channel, note: note)
-                    guard let shift = pending[key]?.first else { continue }
-                    pending[key]?.removeFirst()
-                    events[index].tick = max(0, events[index].tick + shift)
-                default:
-                    continue
                 }
             }
             let ordered = events.enumerated().sorted {

@@ -46,19 +46,17 @@ public struct TempoMap: Sendable {
     public init(division: Division, tracks: [MusicTrack], endTick: Int64) {
         self.division = division
         self.endTick = max(0, endTick)
+        ticksPerQuarter = division.ticksPerQuarterNote
         let metas = TempoMap.conductorMetas(in: tracks)
 
         switch division {
         case .ticksPerQuarter(let ppq):
-            let quarter = Int64(max(1, ppq))
-            timeDenominator = quarter
-            ticksPerQuarter = quarter
+            timeDenominator = Int64(max(1, ppq))
             tempoChanges = TempoMap.effectiveTempoChanges(metas)
         case .smpte(let fps, let ticksPerFrame):
             let frameTicks = Int64(max(1, ticksPerFrame))
             // 29.97 fps: one tick is 1001 × 10⁶ / (30000 × ticksPerFrame) µs = 100100 / (3 × ticksPerFrame).
             timeDenominator = fps == 29 ? 3 * frameTicks : Int64(max(1, fps)) * frameTicks
-            ticksPerQuarter = Int64(fps == 29 ? 30 : max(1, fps)) * frameTicks
             tempoChanges = []
         }
 

@@ -11,10 +11,13 @@ struct IndexedFile: Sendable {
 
         /// The kind a file's extension says it is, or nil for files the library ignores.
         init?(path: String) {
-            switch (path as NSString).pathExtension.lowercased() {
-            case "mid", "midi", "kar", "rmi", "smf": self = .song
-            case "sf2", "sf3": self = .soundFont
-            default: return nil
+            let pathExtension = (path as NSString).pathExtension.lowercased()
+            if MIDIFileReader.fileExtensions.contains(pathExtension) {
+                self = .song
+            } else if ["sf2", "sf3"].contains(pathExtension) {
+                self = .soundFont
+            } else {
+                return nil
             }
         }
     }

@@ -17,6 +17,7 @@ public struct ScanSummary: Sendable, Equatable {
     public var repaired = 0
     public var refused: [Refusal] = []
 
+    /// A file the scan could not index, and why (one line, as `library add` prints it).
     public struct Refusal: Sendable, Equatable {
         public var path: String
         public var reason: String

@@ -36,6 +36,7 @@ public enum NetworkMIDIPeerEvent: Equatable, Sendable {
     /// The peer left the session; its sounding notes have been released.
     case ended(NetworkMIDIPeer, reason: EndReason)
 
+    /// Why a session with a peer ended.
     public enum EndReason: Equatable, Sendable {
         /// It sent BY.
         case endedByPeer

@@ -40,12 +40,14 @@ public struct RecoveryJournal: Equatable, Sendable {
         }
     }
 
+    /// A controller and the value it last had, as chapter C of the journal records it.
     public struct ControllerValue: Equatable, Sendable {
         public var controller: UInt8
         public var value: UInt8
         public init(controller: UInt8, value: UInt8) { self.controller = controller; self.value = value }
     }
 
+    /// A note sounding and its note-on velocity, as chapter N of the journal records it.
     public struct NoteVelocity: Equatable, Sendable {
         public var note: UInt8
         public var velocity: UInt8

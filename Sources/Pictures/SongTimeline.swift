@@ -5,6 +5,7 @@ import MIDIFile
 /// bar starts, tempo and time-signature changes, all timed by the exact tempo map. Format 2
 /// patterns are put one after another, as the player plays them.
 public struct SongTimeline: Sendable {
+    /// A note of the song: when it starts and ends (seconds), its key, velocity, channel and track.
     public struct Note: Sendable, Equatable {
         public var start: Double
         public var end: Double
@@ -38,31 +39,9 @@ public struct SongTimeline: Sendable {
         duration = map.durationInSeconds
         trackNames = timeline.trackSummaries.map(\.name)
 
-        var notes: [Note] = []
-        for (trackIndex, track) in timeline.tracks.enumerated() {
-            var held: [Int: [(tick: Int64, velocity: Int)]] = [:]
-            func end(_ channel: UInt8, _ key: UInt8, at tick: Int64) {
-                let slot = Int(channel) * 128 + Int(key)
-                guard var started = held[slot], !started.isEmpty else { return }
-                let first = started.removeFirst()
-                held[slot] = started
-                notes.append(Note(start: map.seconds(atTick: first.tick), end: map.seconds(atTick: tick), key: Int(key),
-                                  velocity: first.velocity, track: trackIndex, channel: Int(channel)))
-            }
-            for timed in track.events {
-                guard case .midi(let message) = timed.event else { continue }
-                switch message {
-                case .noteOn(let channel, let key, let velocity) where velocity > 0:
-                    held[Int(channel) * 128 + Int(key), default: []].append((timed.tick, Int(velocity)))
-                case .noteOn(let channel, let key, _), .noteOff(let channel, let key, _):
-                    end(channel, key, at: timed.tick)
-                default:
-                    continue
-                }
-            }
-            for (slot, started) in held {
-                for _ in started { end(UInt8(slot / 128), UInt8(slot % 128), at: map.endTick) }
-            }
+        let notes = timeline.pairedNotes(endTick: map.endTick).map { note in
+            Note(start: map.seconds(atTick: note.start), end: map.seconds(atTick: note.end), key: Int(note.key),
+                 velocity: Int(note.velocity), track: note.track, channel: Int(note.channel))
         }
         self.notes = notes.sorted { ($0.start, $0.track, $0.key) < ($1.start, $1.track, $1.key) }
 

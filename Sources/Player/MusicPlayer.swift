@@ -6,16 +6,15 @@ import MIDIFile
 /// scheduler of seqplay, pulled by whoever sends the events (a sampler's render thread, a kernel-queue
 /// writer, a network sender) instead of running its own clock.
 ///
-/// At init it works out the whole playback (tempo map, start/end, loop, transpose, rate, the tracks
-/// this destination plays, optionally MIDI clock) as a sorted list of messages at times computed
+/// At init it works out the whole playback as its `SongOptions` ask (tempo map, start/end, loop,
+/// transpose, rate, the tracks this destination plays, optionally MIDI clock) as a sorted list of messages at times computed
 /// exactly from the tempo map (no drift, whatever the tempo changes), in the player's unit: audio
 /// samples at `sampleRate`, or nanoseconds (`MusicPlayer.nanosecondRate`) for destinations that stamp
 /// events with a clock time. Times are rounded down to the unit.
 ///
 /// A renderer working in 64-frame blocks calls `deliverEvents(before: blockStart + 32, to:)` before
 /// each block, so every event is sent at the block boundary nearest its exact time (within 32 samples).
-/// Destinations that stamp events call `deliverEvents(before:_:)` and get each `SongEvent` with its
-/// time, track and SMF port. All channel messages and SysEx (as complete F0…F7 messages) pass through;
+/// Every destination (`SongDestination`) gets each `SongEvent` with its time, track and SMF port. All channel messages and SysEx (as complete F0…F7 messages) pass through;
 /// meta events are not sent. The player tracks the notes it has started (per track, channel and note,
 /// counting repeated Note Ons), so a mute, a seek or the end of a pass ends exactly those.
 ///
@@ -39,6 +38,8 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
     public let durationInSamples: Int64
     /// Number of tracks that can be muted or soloed.
     public let trackCount: Int
+    /// The options it was made with (its mutes and solos as they were then; the setters change them).
+    public let options: SongOptions
 
     private let schedule: [SongEvent]
     private let stretches: [PlaybackSchedule.PlayedStretch]
@@ -75,24 +76,31 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
     private var pendingAllNotesOff = false
 
     /// Prepares playback of `sequence` at `sampleRate` units per second (an audio sample rate, or
-    /// `MusicPlayer.nanosecondRate`). Format 2 patterns play one after another.
-    public init(sequence: MusicSequence, sampleRate: Int, settings: PlaybackSettings = PlaybackSettings()) throws(PlaybackSettingsError) {
+    /// `MusicPlayer.nanosecondRate`) as `options` ask, its mutes and solos applied. Format 2 patterns
+    /// play one after another. A sequence of length zero (only set-up events at tick 0) without start,
+    /// end or loop plays one tick, so its tick-0 events are sent. Throws when the options do not fit
+    /// the sequence, a muted or soloed track or channel included.
+    public init(sequence: MusicSequence, sampleRate: Int, options: SongOptions = SongOptions()) throws(SongOptionsError) {
         let playable = sequence.concatenatingPatterns()
         let map = TempoMap(sequence: playable)
-        let built = try PlaybackSchedule(sequence: playable, map: map, settings: settings, sampleRate: sampleRate)
+        var scheduled = options
+        if map.endTick == 0 && options.start == nil && options.end == nil && options.loop == nil { scheduled.end = .tick(1) }
+        let built = try PlaybackSchedule(sequence: playable, map: map, settings: scheduled, sampleRate: sampleRate)
+        try options.checkMutesAndSolos(trackCount: playable.tracks.count)
         self.sampleRate = sampleRate
+        self.options = options
         tempoMap = map
         schedule = built.events
         stretches = built.stretches
-        rate = settings.rate
-        speed = (Int64((settings.rate * 10_000).rounded()), 10_000)
+        rate = options.rate
+        speed = (Int64((options.rate * 10_000).rounded()), 10_000)
         clockTicksPerQuarter = built.hasClock ? PlaybackSchedule.ticksPerQuarter(of: playable.division) : nil
         durationInSamples = built.durationInSamples
         trackCount = playable.tracks.count
-        trackMuted = (0..<trackCount).map { _ in ManagedAtomic(false) }
-        trackSoloed = (0..<trackCount).map { _ in ManagedAtomic(false) }
-        channelMuted = (0..<16).map { _ in ManagedAtomic(false) }
-        channelSoloed = (0..<16).map { _ in ManagedAtomic(false) }
+        trackMuted = (0..<trackCount).map { ManagedAtomic(options.mutedTracks.contains($0)) }
+        trackSoloed = (0..<trackCount).map { ManagedAtomic(options.soloedTracks.contains($0)) }
+        channelMuted = (0..<16).map { ManagedAtomic(options.mutedChannels.contains($0)) }
+        channelSoloed = (0..<16).map { ManagedAtomic(options.soloedChannels.contains($0)) }
         trackAudible = .allocate(capacity: trackCount)
         trackAudible.initialize(repeating: true)
         channelAudible = .allocate(capacity: 16)
@@ -223,6 +231,17 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         return min(clockTime, next ?? .max)
     }
 
+    /// Hands `destination`, in order, every pending event before `sampleTime` with its time, track
+    /// and port (see `SongDestination`), then ends the delivery (the threading contract is the type's).
+    public func deliverEvents(before sampleTime: Int64, to destination: any SongDestination) {
+        deliverEvents(before: sampleTime) { destination.receive($0) }
+        destination.endOfDelivery(before: sampleTime)
+    }
+
+    /// The messages alone, as a sampler's event source (`ScheduledMIDISource`) hands them out. (A
+    /// type that is both a `MIDIReceiver` and a `SongDestination`, such as `SamplerNode`, is played
+    /// to as a `SongDestination`.)
+    @_disfavoredOverload
     public func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
         deliverEvents(before: sampleTime) { receiver.receive($0.message) }
     }
@@ -296,12 +315,12 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         for flag in trackSoloed where flag.load(ordering: .relaxed) { anyTrackSoloed = true }
         for flag in channelSoloed where flag.load(ordering: .relaxed) { anyChannelSoloed = true }
         for track in 0..<trackCount {
-            trackAudible[track] = !trackMuted[track].load(ordering: .relaxed)
-                && (!anyTrackSoloed || trackSoloed[track].load(ordering: .relaxed))
+            trackAudible[track] = SongOptions.sounds(muted: trackMuted[track].load(ordering: .relaxed),
+                                                     soloed: trackSoloed[track].load(ordering: .relaxed), anySoloed: anyTrackSoloed)
         }
         for channel in 0..<16 {
-            channelAudible[channel] = !channelMuted[channel].load(ordering: .relaxed)
-                && (!anyChannelSoloed || channelSoloed[channel].load(ordering: .relaxed))
+            channelAudible[channel] = SongOptions.sounds(muted: channelMuted[channel].load(ordering: .relaxed),
+                                                         soloed: channelSoloed[channel].load(ordering: .relaxed), anySoloed: anyChannelSoloed)
         }
     }
 

@@ -66,7 +66,7 @@ struct PlaybackSchedule {
 
     /// Builds the schedule of `sequence` (format 0 or 1; format 2 patterns already put in order) at
     /// `sampleRate` samples per second.
-    init(sequence: MusicSequence, map: TempoMap, settings: PlaybackSettings, sampleRate: Int) throws(PlaybackSettingsError) {
+    init(sequence: MusicSequence, map: TempoMap, settings: SongOptions, sampleRate: Int) throws(SongOptionsError) {
         guard settings.rate.isFinite, (0.01...100).contains(settings.rate) else { throw .rateOutOfRange(settings.rate) }
         guard (1...MusicPlayer.nanosecondRate).contains(sampleRate) else { throw .sampleRateOutOfRange(sampleRate) }
         let speed = (numerator: Int64((settings.rate * 10_000).rounded()), denominator: Int64(10_000))
@@ -113,7 +113,7 @@ struct PlaybackSchedule {
             let end = PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.to)
             for event in source[first..<end] {
                 guard let message = event.message.transposed(by: settings.transpose) else { continue }
-                NoteKey.track(message, from: event.track, port: event.port, in: &sounding)
+                NoteKey.count(message, track: event.track, port: event.port, in: &sounding)
                 events.append(SongEvent(sampleTime: sampleTime(elapsed + map.time(atTick: event.tick) - startTime),
                                         track: event.track, port: event.port, message: message))
             }
@@ -164,9 +164,9 @@ struct PlaybackSchedule {
     }
 
     /// The stretches played in order: start to loop end, the loop again `count - 1` times, then on to the end.
-    /// Refuses playbacks longer than `PlaybackSettings.maximumDuration` before building them, so a
+    /// Refuses playbacks longer than `SongOptions.maximumDuration` before building them, so a
     /// few hostile bytes (or a huge loop count) cannot make the schedule exhaust memory or time.
-    private static func passes(map: TempoMap, settings: PlaybackSettings) throws(PlaybackSettingsError) -> [Pass] {
+    private static func passes(map: TempoMap, settings: SongOptions) throws(SongOptionsError) -> [Pass] {
         let start = settings.start?.tick(in: map) ?? 0
         let end = settings.end?.tick(in: map) ?? map.endTick
         guard start <= end else { throw .startAfterEnd(startTick: start, endTick: end) }
@@ -174,8 +174,8 @@ struct PlaybackSchedule {
         func seconds(_ from: Int64, _ to: Int64) -> Double {
             (map.seconds(atTick: to) - map.seconds(atTick: from)) / settings.rate
         }
-        func checkDuration(_ total: Double) throws(PlaybackSettingsError) {
-            guard total <= PlaybackSettings.maximumDuration else { throw .tooLong(seconds: total) }
+        func checkDuration(_ total: Double) throws(SongOptionsError) {
+            guard total <= SongOptions.maximumDuration else { throw .tooLong(seconds: total) }
         }
         guard let loop = settings.loop else {
             try checkDuration(seconds(start, end))
@@ -202,30 +202,5 @@ struct PlaybackSchedule {
             if events[middle].tick < tick { low = middle + 1 } else { high = middle }
         }
         return low
-    }
-}
-
-/// A note sounding on a channel (and port) from a track, for ending what is still held when a pass ends.
-private struct NoteKey: Hashable, Comparable {
-    var track: Int
-    var port: UInt8
-    var channel: UInt8
-    var note: UInt8
-
-    static func < (a: NoteKey, b: NoteKey) -> Bool {
-        (a.track, a.port, a.channel, a.note) < (b.track, b.port, b.channel, b.note)
-    }
-
-    /// Counts a note-on in, a note-off out.
-    static func track(_ message: MIDIMessage, from track: Int, port: UInt8, in sounding: inout [NoteKey: Int]) {
-        switch message {
-        case .noteOn(let channel, let note, let velocity) where velocity > 0:
-            sounding[NoteKey(track: track, port: port, channel: channel, note: note), default: 0] += 1
-        case .noteOn(let channel, let note, _), .noteOff(let channel, let note, _):
-            let key = NoteKey(track: track, port: port, channel: channel, note: note)
-            if let count = sounding[key] { sounding[key] = count > 1 ? count - 1 : nil }
-        default:
-            break
-        }
     }
 }

@@ -1,33 +1,26 @@
 import Atomics
 import Foundation
-import MIDICore
 import RealtimeSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Where a `RealtimeSequencer` sends the song: messages stamped with the monotonic time
-/// (CLOCK_MONOTONIC nanoseconds) at which they should sound, e.g. a network MIDI session whose
-/// peers play them out at that time.
-public protocol TimedMIDIDestination: AnyObject {
-    /// Sends `messages`, all due at monotonic time `time` (nanoseconds; it may be in the future).
-    func send(_ messages: [MIDIMessage], at time: UInt64)
-}
-
-/// Plays a `MusicPlayer` (in nanoseconds) in real time to a `TimedMIDIDestination` from its own
-/// thread, for destinations that take events stamped with a clock time but have no queue of their
-/// own to hold a whole song (sending to the network is not real-time safe, so it must not run on the
+/// Plays a `MusicPlayer` (in nanoseconds) in real time to a `SongDestination` from its own thread,
+/// for destinations that take events stamped with a clock time but have no queue of their own to
+/// hold a whole song (sending to the network is not real-time safe, so it must not run on the
 /// render thread).
 ///
 /// Every millisecond (absolute deadlines on CLOCK_MONOTONIC) the thread asks the player for the events
-/// due within `lookahead` and sends each group of simultaneous events stamped with its exact time:
-/// player time `t` sounds at monotonic time `startTime + t`. The lookahead lets the destination
-/// receive events before they are due, so thread jitter below it never shows in the timing.
+/// due within `lookahead` and delivers each group of simultaneous events (one delivery each), every
+/// event stamped with the monotonic time (CLOCK_MONOTONIC nanoseconds, in `SongEvent.sampleTime`) at
+/// which it should sound: player time `t` sounds at monotonic time `startTime + t`. The lookahead lets
+/// the destination receive events before they are due, so thread jitter below it never shows in the
+/// timing.
 ///
 /// Control it (start, stop, wait) from one thread.
 public final class RealtimeSequencer: @unchecked Sendable {
     public let player: MusicPlayer
-    public let destination: any TimedMIDIDestination
+    public let destination: any SongDestination
     /// How far ahead of their time events are sent (seconds).
     public let lookahead: Double
     /// Monotonic time (ns) of the player's sample 0; set by `start`.
@@ -38,7 +31,7 @@ public final class RealtimeSequencer: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?
 
-    public init(player: MusicPlayer, destination: any TimedMIDIDestination, lookahead: Double = 0.02) {
+    public init(player: MusicPlayer, destination: any SongDestination, lookahead: Double = 0.02) {
         precondition(player.sampleRate == MusicPlayer.nanosecondRate, "a real-time sequencer's player counts nanoseconds")
         self.player = player
         self.destination = destination
@@ -82,15 +75,13 @@ public final class RealtimeSequencer: @unchecked Sendable {
     }
 
     private func run() {
-        let collector = MessageCollector()
+        let restamped = MonotonicStamps(destination, startTime: startTime)
         let lookaheadNanoseconds = Int64(lookahead * 1e9)
         var deadline = MonotonicClock.now()
         while !stopRequested.load(ordering: .acquiring) {
             let horizon = Int64(bitPattern: MonotonicClock.now() &- startTime) + lookaheadNanoseconds
             while let next = player.nextEventSampleTime, next < horizon {
-                collector.messages.removeAll(keepingCapacity: true)
-                player.deliverEvents(before: next + 1, to: collector)
-                destination.send(collector.messages, at: monotonicTime(ofSample: next))
+                player.deliverEvents(before: next + 1, to: restamped)
             }
             if player.nextEventSampleTime == nil && horizon >= player.durationInSamples { return }
             deadline += Self.tickNanoseconds
@@ -99,11 +90,23 @@ public final class RealtimeSequencer: @unchecked Sendable {
     }
 }
 
-/// Gathers the messages one `deliverEvents` call hands out.
-private final class MessageCollector: MIDIReceiver {
-    var messages: [MIDIMessage] = []
+/// Passes the player's events on with their times moved from player time to monotonic time.
+private final class MonotonicStamps: SongDestination {
+    private let destination: any SongDestination
+    private let offset: Int64
 
-    init() { messages.reserveCapacity(64) }
+    init(_ destination: any SongDestination, startTime: UInt64) {
+        self.destination = destination
+        offset = Int64(bitPattern: startTime)
+    }
 
-    func receive(_ message: MIDIMessage) { messages.append(message) }
+    func receive(_ event: SongEvent) {
+        var stamped = event
+        stamped.sampleTime = max(0, event.sampleTime) &+ offset
+        destination.receive(stamped)
+    }
+
+    func endOfDelivery(before sampleTime: Int64) {
+        destination.endOfDelivery(before: sampleTime &+ offset)
+    }
 }

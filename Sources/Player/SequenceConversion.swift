@@ -5,14 +5,14 @@ import MIDIFile
 ///
 /// In order: the first file's tracks and channels are muted or soloed (their notes removed); the
 /// `merging` files' tracks are added, re-timed to the first file's tempo map; notes are quantized;
-/// the song is cut to `playback.start`...`playback.end` (state from before the start kept, as the
-/// player's chase does); notes are transposed; the tempo map is scaled by `playback.rate`; and the
+/// the song is cut to `song.start`...`song.end` (state from before the start kept, as the
+/// player's chase does); notes are transposed; the tempo map is scaled by `song.rate`; and the
 /// result is written as format 0 (one track) or 1 (a format 0 file split into one track per channel).
 public struct SequenceConversion: Sendable {
-    /// Transpose, rate, start and end as the player takes them (a loop cannot be written into a file).
-    public var playback = PlaybackSettings()
-    /// Which notes of the first file sound.
-    public var muteSolo = MuteSolo()
+    /// Transpose, rate, start and end, and which notes of the first file sound (mute and solo), as
+    /// the player takes them. A loop cannot be written into a file; track selection and MIDI clock
+    /// are not used.
+    public var song = SongOptions()
     /// Songs whose tracks are added after the first file's.
     public var merging: [MusicSequence] = []
     /// Moves note starts to the nearest 1/N note (16: sixteenths), keeping note lengths.
@@ -24,25 +24,25 @@ public struct SequenceConversion: Sendable {
 
     /// `sequence` converted.
     public func apply(to sequence: MusicSequence) throws(SequenceConversionError) -> MusicSequence {
-        guard playback.loop == nil else { throw .loopCannotBeWritten }
+        guard song.loop == nil else { throw .loopCannotBeWritten }
         if let format, !(0...1).contains(format) { throw .unsupportedFormat(format) }
         var result = sequence.concatenatingPatterns()
-        if let track = (muteSolo.mutedTracks.union(muteSolo.soloedTracks)).first(where: { !result.tracks.indices.contains($0) }) {
+        if let track = song.mutedTracks.union(song.soloedTracks).sorted().first(where: { !result.tracks.indices.contains($0) }) {
             throw .noSuchTrack(track, trackCount: result.tracks.count)
         }
-        if !muteSolo.isEmpty {
-            result = result.removingNotes { muteSolo.isAudible(track: $0, channel: Int($1)) == false }
+        if song.hasMutesOrSolos {
+            result = result.removingNotes { song.isAudible(track: $0, channel: Int($1)) == false }
         }
         for other in merging { result = result.merging(other) }
         if let quantizeNoteValue { result = try Self.edit { () throws(SequenceEditError) in try result.quantizingNotes(to: quantizeNoteValue) } }
-        if playback.start != nil || playback.end != nil {
+        if song.start != nil || song.end != nil {
             let map = TempoMap(sequence: result)
-            let start = playback.start?.tick(in: map) ?? 0, end = playback.end?.tick(in: map) ?? map.endTick
+            let start = song.start?.tick(in: map) ?? 0, end = song.end?.tick(in: map) ?? map.endTick
             guard start <= end else { throw .playback(.startAfterEnd(startTick: start, endTick: end)) }
             result = result.excerpt(fromTick: start, toTick: end)
         }
-        result = result.transposed(by: playback.transpose)
-        if playback.rate != 1 { result = try Self.edit { () throws(SequenceEditError) in try result.scalingTempo(by: playback.rate) } }
+        result = result.transposed(by: song.transpose)
+        if song.rate != 1 { result = try Self.edit { () throws(SequenceEditError) in try result.scalingTempo(by: song.rate) } }
         switch format {
         case 0: return result.mergedToFormat0()
         case 1: return result.tracks.count == 1 ? result.splitByChannel() : result.withFormat(1)
@@ -67,7 +67,7 @@ extension MusicSequence {
 
 /// Why a `SequenceConversion` cannot be applied.
 public enum SequenceConversionError: Error, Hashable, Sendable, CustomStringConvertible {
-    case playback(PlaybackSettingsError)
+    case playback(SongOptionsError)
     case edit(SequenceEditError)
     case loopCannotBeWritten
     case unsupportedFormat(Int)

@@ -79,22 +79,21 @@ public struct ChannelGroups: Hashable, Sendable {
         }
         let ordered = messages.enumerated().sorted { ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset) }.map(\.element)
         var setups = [[Int: MIDIMessage]](repeating: [:], count: 16)  // 0: CC 0, 1: CC 32, 2: program
-        var held: [Int: [(tick: Int64, setup: [MIDIMessage], velocity: UInt8)]] = [:]
-        func release(_ channel: UInt8, _ key: UInt8, at tick: Int64) {
-            let slot = Int(channel) * 128 + Int(key)
-            guard let first = held[slot]?.first else { return }
-            held[slot]?.removeFirst()
-            let seconds = map.seconds(atTick: tick) - map.seconds(atTick: first.tick)
-            load[Int(channel)] += noteCost(CostedNote(channel: channel, setup: first.setup, key: key, velocity: first.velocity, heldSeconds: seconds))
+        var pairing = NotePairing<(tick: Int64, setup: [MIDIMessage], velocity: UInt8)>()
+        func release(_ note: NotePairing<(tick: Int64, setup: [MIDIMessage], velocity: UInt8)>.HeldNote, at tick: Int64) {
+            let seconds = map.seconds(atTick: tick) - map.seconds(atTick: note.start.tick)
+            load[Int(note.channel)] += noteCost(CostedNote(channel: note.channel, setup: note.start.setup, key: note.key,
+                                                           velocity: note.start.velocity, heldSeconds: seconds))
         }
         for (tick, message) in ordered {
             let channel = Int(message.channel!)
             switch message {
-            case .noteOn(let c, let key, let velocity) where velocity > 0:
-                held[Int(c) * 128 + Int(key), default: []].append((tick, setups[channel].sorted { $0.key < $1.key }.map(\.value), velocity))
-                continue
-            case .noteOn(let c, let key, _), .noteOff(let c, let key, _):
-                release(c, key, at: tick)
+            case .noteOn, .noteOff:
+                if let ended = pairing.pair(message, start: { _, _, velocity in
+                    (tick, setups[channel].sorted { $0.key < $1.key }.map(\.value), velocity)
+                }) {
+                    release(ended, at: tick)
+                }
                 continue
             case .controlChange(_, 0, _): setups[channel][0] = message
             case .controlChange(_, 32, _): setups[channel][1] = message
@@ -103,9 +102,7 @@ public struct ChannelGroups: Hashable, Sendable {
             }
             load[channel] += 1e-3
         }
-        for slot in held.keys.sorted() {
-            while held[slot]?.isEmpty == false { release(UInt8(slot / 128), UInt8(slot % 128), at: map.endTick) }
-        }
+        for note in pairing.endAll() { release(note, at: map.endTick) }
         return load
     }
 }

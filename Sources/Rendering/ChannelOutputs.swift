@@ -1,4 +1,5 @@
 import AudioGraph
+import MIDICore
 
 /// A song rendered as one stereo pair per MIDI channel beside the mix (`RenderOptions.channelOutputs`,
 /// `--jack-multi`): channel groups of one channel each (`ChannelGroupSampler`), each group's pair
@@ -20,7 +21,7 @@ enum ChannelOutputs {
         var sources: [String: AudioNode] = ["main": mix]
         for (index, channels) in groups.groups.groups.enumerated() {
             let channel = channels[0]
-            let name = "ch" + (channel < 9 ? "0" : "") + "\(channel + 1)"
+            let name = MIDIChannel.name(channel)
             let node = MixerNode(name: name, format: stereo)
             engine.attach(node)
             engine.connect(groups, to: node, fromBus: 1 + index, toBus: 0)

@@ -10,14 +10,12 @@ public enum RenderError: Error, CustomStringConvertible {
     case soundFont(SoundFontError)
     /// The synthesizer could not be created (FluidSynth's reason).
     case synthesizer(String)
-    /// The playback settings do not fit the sequence (loop, start/end, rate, sample rate).
-    case playback(PlaybackSettingsError)
-    /// A track or channel to mute or solo that the sequence does not have.
-    case noSuchTrack(Int, trackCount: Int)
-    case noSuchChannel(Int)
+    /// The song options do not fit the sequence (loop, start/end, rate, sample rate, a track or
+    /// channel to mute or solo that the sequence does not have).
+    case song(SongOptionsError)
     /// A sample rate FluidSynth cannot render at.
     case unsupportedSampleRate(Int)
-    /// A tail length that is negative, not a number or over `PlaybackSettings.maximumDuration`.
+    /// A tail length that is negative, not a number or over `SongOptions.maximumDuration`.
     case invalidTail(Double)
     /// The channel map does not fit: a route other than `main`, or channels the output lacks.
     case channelMap(ChannelMapError)
@@ -32,14 +30,11 @@ public enum RenderError: Error, CustomStringConvertible {
         switch self {
         case .soundFont(let error): return error.description
         case .synthesizer(let reason): return "cannot start the synthesizer: \(reason)"
-        case .playback(let error): return error.description
-        case .noSuchTrack(let track, let count):
-            return "there is no track \(track): the song's tracks are 0...\(max(0, count - 1)) (see `seqplay info`)"
-        case .noSuchChannel(let channel): return "there is no channel \(channel + 1): channels are 1...16"
+        case .song(let error): return error.description
         case .unsupportedSampleRate(let rate):
             return "sample rate \(rate) Hz is not supported: use \(SongRenderer.supportedSampleRates.lowerBound)...\(SongRenderer.supportedSampleRates.upperBound) Hz"
         case .invalidTail(let seconds):
-            return "tail of \(seconds) s: needs a length of 0 to \(Int(PlaybackSettings.maximumDuration)) seconds (24 hours)"
+            return "tail of \(seconds) s: needs a length of 0 to \(Int(SongOptions.maximumDuration)) seconds (24 hours)"
         case .channelMap(let error): return error.description
         case .varispeed(let error): return "varispeed: \(error)"
         case .engine(let reason): return "cannot start the audio graph: \(reason)"

@@ -5,8 +5,8 @@ import FluidSynth
 import MIDIFile
 import Player
 
-/// Everything that shapes a render of a song, offline or in real time: the synthesizer's settings, how
-/// the player plays the sequence, which tracks and channels sound, the effects after the sampler,
+/// Everything that shapes a render of a song, offline or in real time: the samplers' settings, how
+/// the player plays the sequence (`SongOptions`, mutes and solos included), the effects after the sampler,
 /// where the mix goes, and how long the audio runs on after the end.
 public struct RenderOptions: Sendable {
     /// How long rendering goes on after the last event of the song.
@@ -23,25 +23,15 @@ public struct RenderOptions: Sendable {
     /// Output peaks below this count as silence (`AudioBuffer.silenceThreshold`: half a 16-bit step).
     public static let silenceThreshold = AudioBuffer.silenceThreshold
 
-    /// Output sample rate in Hz.
+    /// Output sample rate in Hz: the render's, which its samplers and player follow.
     public var sampleRate: Int = 44_100
-    /// FluidSynth's master gain (0.2 is FluidSynth's default).
-    public var gain: Float = 0.2
-    public var reverbEnabled = true
-    public var chorusEnabled = true
-    /// Polyphony, interpolation, reverb/chorus parameters, drum channels, bank select and forced programs.
-    public var sound = SoundSettings()
-    /// Transpose, rate, start/end and loop, as the MusicPlayer takes them.
-    public var playback = PlaybackSettings()
+    /// How every sampler of the render sounds: polyphony, interpolation, bank select, gain, reverb
+    /// and chorus, per-channel programs, fonts and drums.
+    public var sampler = SamplerSettings()
+    /// How the song plays (start/end, loop, transpose, rate, mutes and solos): what the renderer's
+    /// `MusicPlayer` takes, as every other destination's does.
+    public var song = SongOptions()
     public var tail: Tail = RenderOptions.defaultTail
-    /// Track indexes (0-based, as `seqplay info` lists them) to silence.
-    public var mutedTracks: Set<Int> = []
-    /// Track indexes to play alone (with any other soloed tracks).
-    public var soloedTracks: Set<Int> = []
-    /// Channel indexes (0-based: channel 10 is 9) to silence.
-    public var mutedChannels: Set<Int> = []
-    /// Channel indexes to play alone.
-    public var soloedChannels: Set<Int> = []
     /// Frames rendered per engine cycle (the most, in real time: the output's period).
     public var blockFrames = 512
     /// Effects after the sampler, in order (`--fx`); a trailing varispeed plays the whole output

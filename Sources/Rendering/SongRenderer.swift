@@ -1,5 +1,6 @@
 import AudioFiles
 import AudioGraph
+import AudioGraphFiles
 import CheckedConversion
 import Effects
 import FluidSynth
@@ -58,12 +59,12 @@ public final class SongRenderer {
     private let speed: Double
 
     /// Builds and starts the graph: loads `soundFontPaths` in order (later fonts take priority), once
-    /// however many synthesizers play them (`SharedSoundFonts`), schedules `sequence` with
-    /// `options.playback`, applies mutes and solos, inserts the effects.
+    /// however many synthesizers play them (`SharedSoundFonts`), plays `sequence` as `options.song`
+    /// asks (a `MusicPlayer` applies it, mutes and solos included), inserts the effects.
     public convenience init(sequence: MusicSequence, soundFontPaths: [String], options: RenderOptions) throws(RenderError) {
         let fonts: SharedSoundFonts
         do throws(SoundFontError) {
-            fonts = try SharedSoundFonts(paths: options.sound.fontLoadOrder(soundFontPaths))
+            fonts = try SharedSoundFonts(paths: options.sampler.fontLoadOrder(soundFontPaths))
         } catch {
             throw .soundFont(error)
         }
@@ -74,7 +75,7 @@ public final class SongRenderer {
 
     /// Builds and starts the graph around the samplers `makeSampler` makes (one, or with
     /// `options.channelOutputs` one per channel used; each with its fonts, attached to no running
-    /// engine): schedules `sequence` with `options.playback`, applies mutes and solos, inserts the effects.
+    /// engine): plays `sequence` as `options.song` asks, inserts the effects.
     public init(sequence: MusicSequence, options: RenderOptions,
                 makeSampler: () throws(RenderError) -> SamplerNode) throws(RenderError) {
         guard Self.supportedSampleRates.contains(options.sampleRate) else { throw .unsupportedSampleRate(options.sampleRate) }
@@ -82,10 +83,14 @@ public final class SongRenderer {
         switch options.tail {
         case .untilSilent(let seconds), .fixed(let seconds): tailSeconds = seconds
         }
-        guard tailSeconds.within(0...PlaybackSettings.maximumDuration) != nil else { throw .invalidTail(tailSeconds) }
+        guard tailSeconds.within(0...SongOptions.maximumDuration) != nil else { throw .invalidTail(tailSeconds) }
 
         let isEmpty = TempoMap(sequence: sequence.concatenatingPatterns()).endTick == 0
-        player = try Self.makePlayer(for: sequence, options: options)
+        do throws(SongOptionsError) {
+            player = try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, options: options.song)
+        } catch {
+            throw .song(error)
+        }
 
         eventSource = SeekableEventSource(player: player)
 
@@ -164,12 +169,9 @@ public final class SongRenderer {
     /// shared with other samplers) before the sound settings are applied.
     public static func makeSampler(options: RenderOptions,
                                    loadFonts: (SamplerNode) throws(SoundFontError) -> Void) throws(RenderError) -> SamplerNode {
-        let settings = SynthesizerSettings(sampleRate: Double(options.sampleRate), gain: options.gain,
-                                           reverbEnabled: options.reverbEnabled, chorusEnabled: options.chorusEnabled,
-                                           bankSelectMode: options.sound.bankSelect ?? .gs)
         let sampler: SamplerNode
         do throws(SynthesizerError) {
-            sampler = try SamplerNode(settings: settings)
+            sampler = try SamplerNode(settings: options.sampler, sampleRate: Double(options.sampleRate))
         } catch {
             throw .synthesizer("\(error)")
         }
@@ -179,29 +181,11 @@ public final class SongRenderer {
             throw .soundFont(error)
         }
         do throws(SynthesizerError) {
-            try sampler.apply(options.sound)
+            try sampler.apply(options.sampler)
         } catch {
             throw .synthesizer("\(error)")
         }
         return sampler
-    }
-
-    /// The player for `sequence` as `options` ask (playback settings, mutes, solos): what a renderer
-    /// plays, and what a real-time sequencer plays to other destinations.
-    public static func makePlayer(for sequence: MusicSequence, options: RenderOptions) throws(RenderError) -> MusicPlayer {
-        // A song of length zero (only set-up events at tick 0) has no region for the player to
-        // play: give it one tick, so its tick-0 events are sent, and render only the tail.
-        let isEmpty = TempoMap(sequence: sequence.concatenatingPatterns()).endTick == 0
-        var playback = options.playback
-        if isEmpty && playback.start == nil && playback.end == nil && playback.loop == nil { playback.end = .tick(1) }
-        let player: MusicPlayer
-        do throws(PlaybackSettingsError) {
-            player = try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, settings: playback)
-        } catch {
-            throw .playback(error)
-        }
-        try applyMutesAndSolos(options, to: player)
-        return player
     }
 
     /// Frames in each range the channel groups render ahead when several threads render them.
@@ -229,19 +213,6 @@ public final class SongRenderer {
         }
         engine.connect([source] + effects + [mix])
         return (mix, effects)
-    }
-
-    private static func applyMutesAndSolos(_ options: RenderOptions, to player: MusicPlayer) throws(RenderError) {
-        for track in options.mutedTracks.union(options.soloedTracks) where !(0..<player.trackCount).contains(track) {
-            throw .noSuchTrack(track, trackCount: player.trackCount)
-        }
-        for channel in options.mutedChannels.union(options.soloedChannels) where !(0..<16).contains(channel) {
-            throw .noSuchChannel(channel)
-        }
-        for track in options.mutedTracks { player.setTrack(track, muted: true) }
-        for track in options.soloedTracks { player.setTrack(track, soloed: true) }
-        for channel in options.mutedChannels { player.setChannel(channel, muted: true) }
-        for channel in options.soloedChannels { player.setChannel(channel, soloed: true) }
     }
 
     // MARK: Position
@@ -324,22 +295,16 @@ public final class SongRenderer {
 
     /// Renders the whole song and tail into `writer` and finishes the file; on any failure, or when
     /// `isCancelled` turns true between blocks, the writer is cancelled, so no partial file is left
-    /// under its name. `progress` is called after every block with the frames rendered so far.
-    /// Returns the frames written, or nil when cancelled.
+    /// under its name. `progress` is called every 16384 frames or so with the frames rendered so far.
+    /// Returns the frames written, or nil when cancelled. (The loop is `render(into:)`'s.)
     @discardableResult
     public func render(to writer: AudioFileWriter, isCancelled: () -> Bool = { false },
                        progress: ((Int64) -> Void)? = nil) throws(RenderError) -> Int64? {
+        let output = BlockFileWriter(file: writer)
         do throws(AudioFileError) {
-            while let block = renderNextBlock() {
-                if isCancelled() {
-                    writer.cancel()
-                    return nil
-                }
-                try writer.write(left: block[0].baseAddress!, right: block[1].baseAddress!, frameCount: block.frameLength)
-                progress?(renderedFrames)
-                FluidSynthLog.forwardPendingMessages()
-            }
-            try writer.finish()
+            guard try render(into: output, isCancelled: isCancelled, progress: { progress?($0) },
+                             afterBlock: { _, _ in FluidSynthLog.forwardPendingMessages() }) else { return nil }
+            try output.finish()
         } catch {
             writer.cancel()
             throw .audioFile(error)

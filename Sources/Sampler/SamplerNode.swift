@@ -1,6 +1,7 @@
 import AudioGraph
 import FluidSynth
 import MIDICore
+import Player
 
 /// A SoundFont sampler in the audio graph, like AVAudioUnitSampler: a stereo source node that
 /// plays through FluidSynth, and a MIDI endpoint.
@@ -32,10 +33,11 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     private let discardLeft: UnsafeMutablePointer<Float>
     private let discardRight: UnsafeMutablePointer<Float>
 
-    /// A sampler with no fonts loaded. `settings.sampleRate` is replaced by the engine's rate at
-    /// prepare.
-    public init(name: String? = nil, settings: SynthesizerSettings = SynthesizerSettings()) throws(SynthesizerError) {
-        synthesizer = try Synthesizer(settings: settings)
+    /// A sampler with no fonts loaded, made as `settings` say (`Synthesizer.init(settings:sampleRate:)`);
+    /// load fonts, then `apply(settings)` for the rest. `sampleRate` is replaced by the engine's rate
+    /// at prepare (making it at that rate saves rebuilding the effects then).
+    public init(name: String? = nil, settings: SamplerSettings = SamplerSettings(), sampleRate: Double = 44_100) throws(SynthesizerError) {
+        synthesizer = try Synthesizer(settings: settings, sampleRate: sampleRate)
         discardLeft = .allocate(capacity: Self.blockFrames)
         discardRight = .allocate(capacity: Self.blockFrames)
         super.init(name: name ?? "sampler")
@@ -80,9 +82,12 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     /// The preset `channel` plays now.
     public func program(onChannel channel: UInt8) -> ChannelProgram? { synthesizer.program(onChannel: channel) }
 
-    /// Applies polyphony, interpolation, reverb/chorus parameters, drum channels and forced programs
-    /// (see `Synthesizer.apply(_:)`).
-    public func apply(_ sound: SoundSettings) throws(SynthesizerError) { try synthesizer.apply(sound) }
+    /// Applies polyphony, gain, interpolation, reverb/chorus, drum channels, channel fonts and forced
+    /// programs (see `Synthesizer.apply(_:)`).
+    public func apply(_ settings: SamplerSettings) throws(SynthesizerError) { try synthesizer.apply(settings) }
+
+    /// The settings the sampler was made with or last given, as later changes left them.
+    public var settings: SamplerSettings { synthesizer.settings }
 
     // MARK: Parameters
 
@@ -190,5 +195,13 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
         // The event at `next` is due at the first boundary B after `blockStart` with next < B + 32.
         let blocks = min((next - blockStart - halfBlock) / Int64(Self.blockFrames) + 1, Int64(Int32.max))
         return Int(blocks) * Self.blockFrames
+    }
+}
+
+/// The sampler as a song's destination: each event plays at once, as `receive(_:)` plays a message
+/// (the player is pulled block by block, so "at once" is on the 64-frame grid nearest its time).
+extension SamplerNode: SongDestination {
+    public func receive(_ event: SongEvent) {
+        receive(event.message)
     }
 }

@@ -17,16 +17,13 @@
 @_exported import Effects
 @_exported import FluidSynth
 @_exported import JACK
-@_exported import JACKMIDI
-@_exported import JACKOutput
-@_exported import JACKSongTransport
+@_exported import JACKDriver
 @_exported import LiveInput
 @_exported import LiveSampler
 @_exported import Loudness
 @_exported import MIDICore
 @_exported import MIDIFile
 @_exported import MediaLibrary
-@_exported import NetworkBridge
 @_exported import NetworkMIDI
 @_exported import OutputFiles
 @_exported import Pictures
@@ -35,7 +32,6 @@
 @_exported import Rendering
 @_exported import Sampler
 @_exported import SeqplayVersion
-@_exported import SequencerPlayback
 @_exported import SequencerRecording
 @_exported import SongSessions
 @_exported import SoundFontFile

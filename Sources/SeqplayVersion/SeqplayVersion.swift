@@ -2,5 +2,5 @@
 /// library can read it.
 public enum SeqplayVersion {
     /// Semantic version of this build.
-    public static let string = "0.11.0"
+    public static let string = "0.12.0"
 }

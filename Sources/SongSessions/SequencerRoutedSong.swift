@@ -4,6 +4,7 @@ import AudioOutput
 import Foundation
 import LiveSampler
 import MIDIFile
+import Player
 import Rendering
 
 /// A song played to its own sampler through the ALSA sequencer, so other programs can watch or tap
@@ -14,7 +15,7 @@ import Rendering
 /// `SongSession`; its timestamp clock is recalibrated every second while the song plays.
 ///
 /// ```swift
-/// let song = try SequencerRoutedSong(sequence: song, options: RenderOptions(),
+/// let song = try SequencerRoutedSong(sequence: song, song: SongOptions(),
 ///                                    sampler: .init(soundFontPaths: ["piano.sf2"], output: ALSAOutput()),
 ///                                    songClient: SequencerClient(name: "app"), samplerClient: SequencerClient(name: "app sampler"))
 /// try song.play()
@@ -30,9 +31,12 @@ public final class SequencerRoutedSong: @unchecked Sendable {
     public let session: SongSession
     public let lookAhead: Double
 
-    public init(sequence: MusicSequence, options: RenderOptions, sampler: SongSession.Sampler, songClient: SequencerClient,
+    /// Prepares `sequence`, played as `song` asks (the sampler's `options.song` is replaced by it).
+    public init(sequence: MusicSequence, song: SongOptions = SongOptions(), sampler: SongSession.Sampler, songClient: SequencerClient,
                 samplerClient: SequencerClient, listeners: [PortAddress] = [], midiClock: Bool = false,
                 lookAhead: Double = defaultLookAhead) throws(SongSessionError) {
+        var options = sampler.options
+        options.song = song
         do throws(RenderError) {
             playback = try SongPlayback(sequence: sequence, soundFontPaths: sampler.soundFontPaths, options: options, output: sampler.output)
         } catch {
@@ -46,7 +50,7 @@ public final class SequencerRoutedSong: @unchecked Sendable {
         } catch {
             throw .sequencer(error)
         }
-        session = try SongSession(sequence: sequence, options: options, ports: SongPorts(
+        session = try SongSession(sequence: sequence, song: song, ports: SongPorts(
             client: songClient, ports: [host.ports[0].address], midiClock: midiClock, tapped: true, listeners: listeners))
         self.lookAhead = lookAhead
     }

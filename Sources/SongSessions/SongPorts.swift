@@ -1,6 +1,5 @@
 import ALSA
 import Player
-import SequencerPlayback
 
 /// The ALSA sequencer ports a `SongSession` plays to, and how tracks map to them.
 public struct SongPorts {

@@ -8,7 +8,6 @@ import NetworkMIDI
 import Player
 import Rendering
 import RealtimeSupport
-import SequencerPlayback
 
 /// A song playing to any mix of destinations, in step: the sampler (through a sound card, or a clock),
 /// ALSA sequencer ports, a network MIDI session. What `seqplay song.mid [--port …] [--network-connect …]`
@@ -16,14 +15,14 @@ import SequencerPlayback
 ///
 /// ```swift
 /// let client = try SequencerClient(name: "my app")
-/// let session = try SongSession(sequence: song, options: RenderOptions(),
+/// let session = try SongSession(sequence: song, song: SongOptions(start: .seconds(10)),
 ///                               sampler: .init(soundFontPaths: ["piano.sf2"], output: ALSAOutput()),
 ///                               ports: .init(client: client, ports: [try client.resolve("14:0")]))
 /// try session.play()          // to the end; session.stop() from another thread ends it early
 /// ```
 ///
 /// Every destination plays the same song: one `MusicPlayer` per destination, all built from the same
-/// sequence and `options` (start, end, loop, rate, transpose, mutes and solos), so each gets the same
+/// sequence and `SongOptions` (start, end, loop, rate, transpose, mutes and solos), so each gets the same
 /// events at the same times in its own unit (sampler: block-exact samples; ports and network:
 /// nanoseconds). A track given its own port (`SongPorts.trackPorts`) plays there only, as
 /// AVAudioSequencer's track destinations do; the other tracks play on every destination.
@@ -33,14 +32,17 @@ import SequencerPlayback
 /// time; the sampler's output starts one output latency (`RealtimeOutput.outputLatency`) before it,
 /// so its first sample is heard when the first event goes out.
 public final class SongSession: @unchecked Sendable {
-    /// The sampler's part: SoundFonts and the output it plays to.
+    /// The sampler's part: SoundFonts, the output it plays to, and how it sounds (`options.song` is
+    /// replaced by the session's, which every destination plays).
     public struct Sampler {
         public var soundFontPaths: [String]
         public var output: RealtimeOutput
+        public var options: RenderOptions
 
-        public init(soundFontPaths: [String], output: RealtimeOutput) {
+        public init(soundFontPaths: [String], output: RealtimeOutput, options: RenderOptions = RenderOptions()) {
             self.soundFontPaths = soundFontPaths
             self.output = output
+            self.options = options
         }
     }
 
@@ -63,31 +65,32 @@ public final class SongSession: @unchecked Sendable {
     private var began = false
     private let notice: @Sendable (String) -> Void
 
-    /// Prepares the song for each destination given (at least one). `notice` hears what the user
-    /// should know but does not stop playback (a sound card that failed to start: the rest plays on).
-    public init(sequence: MusicSequence, options: RenderOptions, sampler: Sampler? = nil, ports: SongPorts? = nil,
+    /// Prepares `sequence`, played as `song` asks, for each destination given (at least one).
+    /// `notice` hears what the user should know but does not stop playback (a sound card that failed
+    /// to start: the rest plays on).
+    public init(sequence: MusicSequence, song: SongOptions = SongOptions(), sampler: Sampler? = nil, ports: SongPorts? = nil,
                 network: NetworkMIDISession? = nil, notice: @escaping @Sendable (String) -> Void = { _ in }) throws(SongSessionError) {
         precondition(sampler != nil || ports != nil || network != nil, "a song session needs a destination")
         let ownPortTracks = Set(ports?.trackPorts.keys ?? [:].keys)
         let trackCount = sequence.concatenatingPatterns().tracks.count
-        if let track = ownPortTracks.first(where: { !(0..<trackCount).contains($0) }) {
-            throw .render(.noSuchTrack(track, trackCount: trackCount))
+        if let track = ownPortTracks.sorted().first(where: { !(0..<trackCount).contains($0) }) {
+            throw .song(.noSuchTrack(track, trackCount: trackCount))
         }
         let shared: Set<Int>? = ownPortTracks.isEmpty ? nil : Set(0..<trackCount).subtracting(ownPortTracks)
         func nanosecondPlayer(tracks: Set<Int>?, midiClock: Bool) throws(SongSessionError) -> MusicPlayer {
-            var destinationOptions = options
-            destinationOptions.sampleRate = MusicPlayer.nanosecondRate
-            destinationOptions.playback.tracks = tracks
-            destinationOptions.playback.midiClock = midiClock
-            do throws(RenderError) {
-                return try SongRenderer.makePlayer(for: sequence, options: destinationOptions)
+            var destinationSong = song
+            destinationSong.tracks = tracks
+            destinationSong.midiClock = midiClock
+            do throws(SongOptionsError) {
+                return try MusicPlayer(sequence: sequence, sampleRate: MusicPlayer.nanosecondRate, options: destinationSong)
             } catch {
-                throw .render(error)
+                throw .song(error)
             }
         }
         if let sampler {
-            var samplerOptions = options
-            samplerOptions.playback.tracks = shared
+            var samplerOptions = sampler.options
+            samplerOptions.song = song
+            samplerOptions.song.tracks = shared
             do throws(RenderError) {
                 self.sampler = try SongPlayback(sequence: sequence, soundFontPaths: sampler.soundFontPaths,
                                                 options: samplerOptions, output: sampler.output)
@@ -211,7 +214,9 @@ public final class SongSession: @unchecked Sendable {
 
 /// Why a song session could not play.
 public enum SongSessionError: Error, CustomStringConvertible {
-    /// The song or the sampler cannot be set up (bad SoundFont, bad settings, …).
+    /// The song options do not fit the sequence (start/end, loop, rate, a track or channel it lacks).
+    case song(SongOptionsError)
+    /// The sampler cannot be set up (bad SoundFont, bad settings, …).
     case render(RenderError)
     /// The sequencer failed (no sequencer, a port that does not exist, a write that failed).
     case sequencer(SequencerError)
@@ -222,6 +227,7 @@ public enum SongSessionError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case .song(let error): return "\(error)"
         case .render(let error): return "\(error)"
         case .sequencer(let error): return "\(error)"
         case .audio(let error): return "cannot play: \(error)"
@@ -230,14 +236,29 @@ public enum SongSessionError: Error, CustomStringConvertible {
     }
 }
 
-/// A network session as the destination of a `RealtimeSequencer`: each group of messages is sent to
-/// every peer stamped with its time, so the peers' playout reproduces the song's timing.
-final class NetworkSongDestination: TimedMIDIDestination {
+/// A network session as a song's destination, driven by a `RealtimeSequencer` (events stamped with
+/// monotonic time): each group of simultaneous messages goes to every peer in one packet stamped
+/// with its time, so the peers' playout reproduces the song's timing.
+final class NetworkSongDestination: SongDestination {
     let session: NetworkMIDISession
+    private var messages: [MIDIMessage] = []
+    private var time: Int64 = 0
 
     init(session: NetworkMIDISession) { self.session = session }
 
-    func send(_ messages: [MIDIMessage], at time: UInt64) {
-        session.send(messages, at: time)
+    func receive(_ event: SongEvent) {
+        if event.sampleTime != time { send() }
+        time = event.sampleTime
+        messages.append(event.message)
+    }
+
+    func endOfDelivery(before sampleTime: Int64) {
+        send()
+    }
+
+    private func send() {
+        guard !messages.isEmpty else { return }
+        session.send(messages, at: UInt64(max(0, time)))
+        messages.removeAll(keepingCapacity: true)
     }
 }

@@ -1,7 +1,8 @@
 import ArgumentParser
 import AudioOutput
 import JACK
-import JACKOutput
+import JACKDriver
+import MIDICore
 
 /// Which audio driver plays to the sound card.
 enum AudioDriverName: String, ExpressibleByArgument, CaseIterable {
@@ -49,21 +50,21 @@ struct AudioDriverArguments: ParsableArguments {
 
     /// The output ports: the mix, then with --jack-multi a pair per MIDI channel.
     var jackPortNames: [String] {
-        let channels = jackMulti ? (1...16).flatMap { [String(format: "ch%02d_L", $0), String(format: "ch%02d_R", $0)] } : []
+        let channels = jackMulti ? (0..<16).flatMap { [MIDIChannel.name($0) + "_L", MIDIChannel.name($0) + "_R"] } : []
         return ["out_L", "out_R"] + channels
     }
 
     /// Opens the JACK output with one port per name; without a server, says how to start one and
     /// exits 5.
-    func openJACKOutput(portNames: [String] = ["out_L", "out_R"]) -> JACKOutput {
+    func openJACKOutput(portNames: [String] = ["out_L", "out_R"]) throws(CommandFailure) -> JACKOutput {
         do {
             return try JACKOutput(settings: JACKOutputSettings(clientName: jackName, portNames: portNames,
                                                                     connection: jackConnection))
         } catch .noServer {
-            CommandLineOutput.fail("no JACK server is running: start one (jackd -d alsa, or qjackctl; under PipeWire "
+            throw CommandFailure("no JACK server is running: start one (jackd -d alsa, or qjackctl; under PipeWire "
                                    + "run seqplay with pw-jack) or play through ALSA with --audio-driver alsa", .inputOutput)
         } catch {
-            CommandLineOutput.fail("cannot use the JACK server: \(error)", .inputOutput)
+            throw CommandFailure("cannot use the JACK server: \(error)", .inputOutput)
         }
     }
 }

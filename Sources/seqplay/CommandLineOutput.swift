@@ -10,12 +10,12 @@ enum CommandLineOutput {
     }
 
     /// Writes `data` to standard output now; a write that fails (a full disk, a closed pipe's
-    /// reader gone) ends the command with status 5. (FileHandle's own `write(_:)` traps instead.)
-    static func writeStandardOutput(_ data: Data) {
+    /// reader gone) throws a failure with status 5. (FileHandle's own `write(_:)` traps instead.)
+    static func writeStandardOutput(_ data: Data) throws(CommandFailure) {
         do {
             try FileHandle.standardOutput.write(contentsOf: data)
         } catch {
-            fail("cannot write to standard output: \((error as NSError).localizedDescription)", .inputOutput)
+            throw CommandFailure("cannot write to standard output: \((error as NSError).localizedDescription)", .inputOutput)
         }
     }
 
@@ -24,31 +24,40 @@ enum CommandLineOutput {
         try? FileHandle.standardError.write(contentsOf: data)
     }
 
-    /// Reports `message` and exits with `status`.
-    static func fail(_ message: String, _ status: ExitCode) -> Never {
-        note(message)
-        Seqplay.exit(withError: status)
-    }
 
     /// Flushes standard output and exits with status 5 if anything written to it was lost (a full
     /// disk, `> /dev/full`, a closed descriptor). Every command's output passes through here.
-    static func finishStandardOutput() {
+    static func finishStandardOutput() -> CommandFailure? {
         // C's `stdout` (which `print` writes through) is a global Swift 6 will not read directly;
         // its address is found as the linker's.
-        guard let symbol = dlsym(nil, "stdout") else { return }
+        guard let symbol = dlsym(nil, "stdout") else { return nil }
         let file = symbol.assumingMemoryBound(to: UnsafeMutablePointer<FILE>.self).pointee
-        guard fflush(file) != 0 || ferror(file) != 0 else { return }
-        fail("cannot write to standard output: \(String(cString: strerror(errno)))", .inputOutput)
+        guard fflush(file) != 0 || ferror(file) != 0 else { return nil }
+        return CommandFailure("cannot write to standard output: \(String(cString: strerror(errno)))", .inputOutput)
     }
 
-    /// Reads the MIDI file at `path`, or exits with the reader's one-line message: status 5 when the
+    /// Reads the MIDI file at `path`, or throws the reader's one-line message: status 5 when the
     /// file cannot be read, 3 when it is not a MIDI file seqplay can read (`strict`: one that needs repair).
-    static func readMIDIFile(_ path: String, strict: Bool = false) -> MIDIFileReadResult {
+    static func readMIDIFile(_ path: String, strict: Bool = false) throws(CommandFailure) -> MIDIFileReadResult {
         do {
             return try MIDIFileReader.read(contentsOf: path, mode: strict ? .strict : .lenient)
         } catch {
-            if case .unreadable = error.reason { fail("\(error)", .inputOutput) }
-            fail("\(error)", .badMIDIFile)
+            if case .unreadable = error.reason { throw CommandFailure("\(error)", .inputOutput) }
+            throw CommandFailure("\(error)", .badMIDIFile)
         }
+    }
+}
+
+/// Why a command cannot go on: the one line to print and the exit status. Commands throw it (or a
+/// library error, which `CommandFailure(mapping:file:)` turns into one); only `Seqplay.main` prints
+/// it and ends the process.
+struct CommandFailure: Error {
+    /// The line to print after `seqplay: `, or nil when it was said already.
+    var message: String?
+    var status: ExitCode
+
+    init(_ message: String?, _ status: ExitCode) {
+        self.message = message
+        self.status = status
     }
 }

@@ -41,29 +41,7 @@ struct ConvertCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("0: all tracks merged into one; 1: tracks (a format 0 file split by channel). Default: the input's.", valueName: "0|1"))
     var format: Int?
 
-    @Option(name: [.short, .long], parsing: .unconditional, help: ArgumentHelp("Shift every note by this many semitones (channel 10 stays put).", valueName: "semitones"))
-    var transpose = 0
-
-    @Option(parsing: .unconditional, help: ArgumentHelp("Tempo factor: 2 twice as fast (scales every tempo; 0.01 to 100).", valueName: "factor"))
-    var rate = 1.0
-
-    @Option(parsing: .unconditional, help: ArgumentHelp("Cut from here (controllers and programs set before it still apply).", valueName: "position"))
-    var start: PositionArgument?
-
-    @Option(parsing: .unconditional, help: ArgumentHelp("Cut up to here.", valueName: "position"))
-    var end: PositionArgument?
-
-    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Remove the notes of a track; repeat for more.", valueName: "track"))
-    var mute: [Int] = []
-
-    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Keep only the notes of this track (and any other soloed ones); repeat for more.", valueName: "track"))
-    var solo: [Int] = []
-
-    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Remove the notes of a MIDI channel (1-16); repeat for more.", valueName: "channel"))
-    var muteChannel: [Int] = []
-
-    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Keep only the notes of this MIDI channel (1-16); repeat for more.", valueName: "channel"))
-    var soloChannel: [Int] = []
+    @OptionGroup var song: SongOptionArguments
 
     @Option(help: ArgumentHelp("Add the tracks of another MIDI file, re-timed to this file's tempo map; repeat for more.", valueName: "file"))
     var merge: [String] = []
@@ -76,13 +54,6 @@ struct ConvertCommand: ParsableCommand {
 
     func validate() throws {
         if let format, !(0...1).contains(format) { throw ValidationError("--format must be 0 or 1.") }
-        try FlagRange.check(rate, "--rate", above: 0, atMost: 100)
-        try FlagRange.check(rate, "--rate", atLeast: 0.01, atMost: 100)
-        try FlagRange.check(transpose, "--transpose", in: -127...127, unit: " semitones")
-        try FlagRange.check(muteChannel, "--mute-channel", in: 1...16)
-        try FlagRange.check(soloChannel, "--solo-channel", in: 1...16)
-        try FlagRange.seconds(start?.seconds, "--start")
-        try FlagRange.seconds(end?.seconds, "--end")
         _ = try quantizeNoteValue()
     }
 
@@ -96,31 +67,29 @@ struct ConvertCommand: ParsableCommand {
     }
 
     func run() throws {
-        let sequence = read(input)
+        let sequence = try read(input)
         var conversion = SequenceConversion()
-        conversion.playback = PlaybackSettings(transpose: transpose, rate: rate, start: start?.position, end: end?.position)
-        conversion.muteSolo = MuteSolo(mutedTracks: Set(mute), soloedTracks: Set(solo),
-                                       mutedChannels: Set(muteChannel.map { $0 - 1 }), soloedChannels: Set(soloChannel.map { $0 - 1 }))
-        conversion.merging = merge.map(read)
+        conversion.song = song.songOptions
+        conversion.merging = try merge.map(read)
         conversion.quantizeNoteValue = try quantizeNoteValue()
         conversion.format = format
         let converted: MusicSequence
         do {
             converted = try conversion.apply(to: sequence)
         } catch {
-            CommandLineOutput.fail("\(input): \(error)", .validationFailure)
+            throw CommandFailure("\(input): \(error)", .validationFailure)
         }
         do {
             try MIDIFileWriter.write(converted, to: output, protecting: [input] + merge)
         } catch {
-            if case .output = error { CommandLineOutput.fail("\(error)", .inputOutput) }
-            CommandLineOutput.fail("\(input): cannot be written as a MIDI file: \(error)", .generic)
+            if case .output = error { throw CommandFailure("\(error)", .inputOutput) }
+            throw CommandFailure("\(input): cannot be written as a MIDI file: \(error)", .generic)
         }
     }
 
     /// Reads a MIDI file, noting (once per file) what the reader repaired.
-    private func read(_ path: String) -> MusicSequence {
-        let result = CommandLineOutput.readMIDIFile(path, strict: strict)
+    private func read(_ path: String) throws(CommandFailure) -> MusicSequence {
+        let result = try CommandLineOutput.readMIDIFile(path, strict: strict)
         if !result.warnings.isEmpty {
             let count = result.warnings.count
             CommandLineOutput.note("\(path): repaired \(count) problem\(count == 1 ? "" : "s") (see `seqplay info \(path)`; --strict refuses such files)")

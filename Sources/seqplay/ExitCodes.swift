@@ -1,9 +1,11 @@
 import ALSA
 import ArgumentParser
 import AudioOutput
+import MediaLibrary
 import NetworkMIDI
 import Rendering
 import SongSessions
+import SoundFontFile
 
 /// The exit statuses of every `seqplay` command, in one table so scripts can rely on them.
 ///
@@ -29,57 +31,63 @@ extension ExitCode {
     static let interrupted = ExitCode(130)
 }
 
-extension CommandLineOutput {
-    /// Reports a library error and exits with its status: the one table from errors to exit statuses
-    /// for the song commands. `file` names the song in messages about its content.
-    static func fail(_ error: any Error, file: String? = nil) -> Never {
+extension CommandFailure {
+    /// The one table from library errors to the line printed and the exit status, for every command.
+    /// `file` names the song in messages about its content.
+    init(mapping error: any Error, file: String? = nil) {
         let about = file.map { "\($0): " } ?? ""
         switch error {
+        case let failure as CommandFailure:
+            self = failure
         case let status as ExitCode:
-            Seqplay.exit(withError: status)
+            self.init(nil, status)
         case let error as ValidationError:
-            fail(error.message, .validationFailure)
+            self.init(error.message, .validationFailure)
         case let error as RenderError:
-            fail(error, file: about)
+            self.init(mapping: error, file: about)
         case let error as SongSessionError:
             switch error {
-            case .render(let error): fail(error, file: about)
-            case .sequencer(let error): Seqplay.exit(withError: SequencerCommandSupport.exit(for: error))
-            case .audio, .deviceFailed: fail(error.description, .inputOutput)
+            case .song(let error): self.init(mapping: RenderError.song(error), file: about)
+            case .render(let error): self.init(mapping: error, file: about)
+            case .sequencer(let error): self.init(nil, SequencerCommandSupport.exit(for: error))
+            case .audio, .deviceFailed: self.init(error.description, .inputOutput)
             }
         case let error as SequencerError:
-            Seqplay.exit(withError: SequencerCommandSupport.exit(for: error))
+            self.init(nil, SequencerCommandSupport.exit(for: error))
         case let error as AudioOutputError:
-            fail("\(error)", .inputOutput)
+            self.init("\(error)", .inputOutput)
         case let error as NetworkSongError:
             switch error {
-            case .unavailable: fail(error.description, .networkUnavailable)
-            case .noAnswer: fail(error.description, .networkPeerNotConnected)
-            case .cancelled: Seqplay.exit(withError: ExitCode.interrupted)
+            case .unavailable: self.init(error.description, .networkUnavailable)
+            case .noAnswer: self.init(error.description, .networkPeerNotConnected)
+            case .cancelled: self.init(nil, .interrupted)
             }
         case let error as NetworkMIDIError:
-            fail("\(error)", .networkUnavailable)
+            self.init("\(error)", .networkUnavailable)
+        case let error as SoundFontLocator.NotFound:
+            self.init("\(error); use --sf2 FILE", .badSoundFont)
+        case let error as MediaLibraryError:
+            if case .query = error { self.init("\(error)", .validationFailure) } else { self.init("\(error)", .inputOutput) }
         default:
-            fail("\(error)", .generic)
+            self.init("\(error)", .generic)
         }
     }
 
-    private static func fail(_ error: RenderError, file about: String) -> Never {
+    private init(mapping error: RenderError, file about: String) {
         switch error {
         case .soundFont(let fontError):
-            if case .unreadable = fontError.problem { fail(error.description, .inputOutput) }
-            fail(error.description, .badSoundFont)
-        case .playback(.tooLong): fail("\(about)\(error)", .badMIDIFile)
-        case .playback, .noSuchTrack, .noSuchChannel, .unsupportedSampleRate, .invalidTail, .channelMap:
-            fail(error.description, .validationFailure)
+            if case .unreadable = fontError.problem { self.init(error.description, .inputOutput) } else { self.init(error.description, .badSoundFont) }
+        case .song(.tooLong): self.init("\(about)\(error)", .badMIDIFile)
+        case .song, .unsupportedSampleRate, .invalidTail, .channelMap:
+            self.init(error.description, .validationFailure)
         case .audioFile(let fileError):
             switch fileError.problem {
             case .unknownExtension, .unsupportedSampleFormat, .streamMustBeWAV, .unsupportedSettings:
-                fail(error.description, .validationFailure)
+                self.init(error.description, .validationFailure)
             default:
-                fail(error.description, .inputOutput)
+                self.init(error.description, .inputOutput)
             }
-        case .synthesizer, .engine, .varispeed: fail(error.description, .generic)
+        case .synthesizer, .engine, .varispeed: self.init(error.description, .generic)
         }
     }
 }

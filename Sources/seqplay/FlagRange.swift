@@ -5,7 +5,7 @@ import ArgumentParser
 /// further on. Numeric options are declared with `parsing: .unconditional`, so a negative number
 /// reaches these checks (`--transpose -2`) instead of being taken for an option.
 enum FlagRange {
-    /// The longest length any flag may ask for: 24 hours, as `PlaybackSettings.maximumDuration`.
+    /// The longest length any flag may ask for: 24 hours, as `SongOptions.maximumDuration`.
     static let maximumSeconds: Double = 24 * 3600
 
     /// Requires `value` (when given) to be a finite number above `lower` (or at least `minimum`) and

@@ -31,7 +31,7 @@ struct InfoCommand: ParsableCommand {
 
     func run() throws {
         if SoundFontInfo.isSoundFont(file) { return try SoundFontInfo.run(path: file, json: json) }
-        let result = CommandLineOutput.readMIDIFile(file, strict: strict)
+        let result = try CommandLineOutput.readMIDIFile(file, strict: strict)
         if events {
             return try listEvents(of: result.sequence)
         }
@@ -47,7 +47,7 @@ struct InfoCommand: ParsableCommand {
 
     private func listEvents(of sequence: MusicSequence) throws {
         if let track, !sequence.tracks.indices.contains(track) {
-            CommandLineOutput.fail("\(file): no track \(track) (the file has \(sequence.tracks.count))", .validationFailure)
+            throw CommandFailure("\(file): no track \(track) (the file has \(sequence.tracks.count))", .validationFailure)
         }
         let listed = sequence.listedEvents(track: track)
         if json {

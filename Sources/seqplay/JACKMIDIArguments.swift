@@ -1,6 +1,5 @@
 import ArgumentParser
-import JACKMIDI
-import JACKOutput
+import JACKDriver
 import LiveSampler
 
 /// The JACK MIDI flags: `--jack-midi-out` (songs: the song's MIDI from seqplay:midi_out) and
@@ -23,11 +22,11 @@ struct JACKMIDIArguments: ParsableArguments {
     }
 
     /// seqplay:midi_in on `output`'s client, for a live session; exits (5) when it cannot be registered.
-    func midiInput(on output: JACKOutput) -> JACKMIDIInput {
+    func midiInput(on output: JACKOutput) throws(CommandFailure) -> JACKMIDIInput {
         do {
             return try JACKMIDIInput(driver: output.jack, connecting: jackMidiConnect)
         } catch {
-            CommandLineOutput.fail("cannot register the JACK MIDI input: \(error)", .inputOutput)
+            throw CommandFailure("cannot register the JACK MIDI input: \(error)", .inputOutput)
         }
     }
 }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import JACKSongTransport
+import SongSessions
 
 extension JACKTransportMode: ExpressibleByArgument {}
 

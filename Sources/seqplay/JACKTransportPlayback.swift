@@ -1,7 +1,7 @@
 import ArgumentParser
 import FluidSynth
-import JACKOutput
-import JACKSongTransport
+import JACKDriver
+import SongSessions
 import MIDIFile
 import Rendering
 
@@ -11,19 +11,19 @@ import Rendering
 extension RenderCommand {
     func playWithJACKTransport(_ sequence: MusicSequence, mode: JACKTransportMode) throws {
         var options = try renderOptions(for: sequence)
-        guard let output = openPlaybackOutput(&options) as? JACKOutput else { return }
-        let playback = try SongPlayback(sequence: sequence, soundFontPaths: sound.fontPaths, options: options, output: output)
+        guard let output = try openPlaybackOutput(&options) as? JACKOutput else { return }
+        let playback = try SongPlayback(sequence: sequence, soundFontPaths: sampler.fontPaths(), options: options, output: output)
         let transport: JACKSongTransport
         do {
             transport = try JACKSongTransport(playback: playback, client: output.jack.client, mode: mode)
         } catch {
-            CommandLineOutput.fail("cannot use the JACK transport: \(error)", .inputOutput)
+            throw CommandFailure("cannot use the JACK transport: \(error)", .inputOutput)
         }
         let interruption = Interruption()
         do {
             try transport.start()
         } catch {
-            CommandLineOutput.fail("cannot play to \(outputName): \(error)", .inputOutput)
+            throw CommandFailure("cannot play to \(outputName): \(error)", .inputOutput)
         }
         if device.verbose {
             CommandLineOutput.note("\(outputName): \(output.sampleRate) Hz, block \(output.periodFrames) frames; "
@@ -32,7 +32,7 @@ extension RenderCommand {
         runTransportKeys(transport, interruption: interruption)
         let end = transport.stop()
         FluidSynthLog.forwardPendingMessages()
-        if case .failed(let error) = end { CommandLineOutput.fail("playback to \(outputName) ended: \(error)", .inputOutput) }
+        if case .failed(let error) = end { throw CommandFailure("playback to \(outputName) ended: \(error)", .inputOutput) }
         if device.verbose { CommandLineOutput.note("xruns: \(output.xrunCount), transport seeks: \(transport.seekCount)") }
         if interruption.isRequested { throw ExitCode.interrupted }
     }

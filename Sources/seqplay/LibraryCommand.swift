@@ -45,21 +45,13 @@ struct LibraryLocation: ParsableArguments {
     @Option(name: .customLong("db"), help: ArgumentHelp("The library database (default: $XDG_DATA_HOME/seqplay/library.sqlite).", valueName: "file"))
     var database: String?
 
-    /// Opens the library, or exits: 5 when the file cannot be used (not a library, damaged, absent,
-    /// read-only when the command `writes`).
-    func open(create: Bool, writes: Bool = true) -> MediaLibrary {
+    /// Opens the library, or throws a failure with status 5 when the file cannot be used (not a
+    /// library, damaged, absent, read-only when the command `writes`).
+    func open(create: Bool, writes: Bool = true) throws(CommandFailure) -> MediaLibrary {
         do {
             return try MediaLibrary(path: database ?? MediaLibrary.defaultPath, create: create, writes: writes)
         } catch {
-            CommandLineOutput.fail("\(error)", .inputOutput)
+            throw CommandFailure("\(error)", .inputOutput)
         }
-    }
-}
-
-extension MediaLibraryError {
-    /// Exits with this error's message: 64 for a bad query, 5 otherwise.
-    func exit() -> Never {
-        if case .query = self { CommandLineOutput.fail("\(self)", .validationFailure) }
-        CommandLineOutput.fail("\(self)", .inputOutput)
     }
 }

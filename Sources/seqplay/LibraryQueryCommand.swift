@@ -32,7 +32,7 @@ struct LibraryQueryCommand: ParsableCommand {
     func run() throws {
         let clock = ContinuousClock()
         let started = clock.now
-        let library = location.open(create: false, writes: false)
+        let library = try location.open(create: false, writes: false)
         let opened = clock.now
         func reportTiming() {
             guard timing else { return }
@@ -60,7 +60,7 @@ struct LibraryQueryCommand: ParsableCommand {
                 LibraryOutput.printSongs(rows)
             }
         } catch {
-            error.exit()
+            throw CommandFailure(mapping: error)
         }
     }
 }
@@ -76,7 +76,7 @@ struct LibraryPresetsCommand: ParsableCommand {
     @OptionGroup var selection: LibrarySelection
 
     func run() throws {
-        let library = location.open(create: false, writes: false)
+        let library = try location.open(create: false, writes: false)
         do {
             let rows = try library.presets(selection.query)
             if selection.json {
@@ -85,7 +85,7 @@ struct LibraryPresetsCommand: ParsableCommand {
                 LibraryOutput.printPresets(rows)
             }
         } catch {
-            error.exit()
+            throw CommandFailure(mapping: error)
         }
     }
 }

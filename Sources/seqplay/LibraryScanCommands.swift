@@ -16,8 +16,8 @@ struct LibraryAddCommand: ParsableCommand {
     var paths: [String]
 
     func run() throws {
-        let library = location.open(create: true)
-        scanning.report { progress throws(MediaLibraryError) in try library.add(paths, jobs: scanning.jobs, progress: progress) }
+        let library = try location.open(create: true)
+        try scanning.report { progress throws(MediaLibraryError) in try library.add(paths, jobs: scanning.jobs, progress: progress) }
     }
 }
 
@@ -32,8 +32,8 @@ struct LibraryUpdateCommand: ParsableCommand {
     @OptionGroup var scanning: LibraryScanning
 
     func run() throws {
-        let library = location.open(create: false)
-        scanning.report { progress throws(MediaLibraryError) in try library.update(jobs: scanning.jobs, progress: progress) }
+        let library = try location.open(create: false)
+        try scanning.report { progress throws(MediaLibraryError) in try library.update(jobs: scanning.jobs, progress: progress) }
     }
 }
 
@@ -49,7 +49,7 @@ struct LibraryScanning: ParsableArguments {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
     }
 
-    func report(_ scan: ((Int, Int) -> Void) throws(MediaLibraryError) -> ScanSummary) {
+    func report(_ scan: ((Int, Int) -> Void) throws(MediaLibraryError) -> ScanSummary) throws {
         var bar: ProgressBar?
         let summary: ScanSummary
         do {
@@ -59,7 +59,7 @@ struct LibraryScanning: ParsableArguments {
                 if done == total { bar?.finish(frames: Int64(done)) }
             }
         } catch {
-            error.exit()
+            throw CommandFailure(mapping: error)
         }
         for refusal in summary.refused { CommandLineOutput.note("refused \(refusal.reason)") }
         if json {

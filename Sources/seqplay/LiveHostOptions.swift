@@ -5,42 +5,22 @@ import AudioOutput
 import FluidSynth
 import Foundation
 import LiveSampler
-import NetworkBridge
 
-/// The options of every command that hosts the sampler for live MIDI (`live`, `serve`): fonts,
-/// sound card and its latency, delivery mode, recording instead of a sound card.
+/// The options of every command that hosts the sampler for live MIDI (`live`, `serve`): the sampler
+/// (`SamplerArguments`, as songs take it), the sound card, its latency and the rate (`SoundCardArguments`,
+/// with the live defaults: 48000 Hz, 128 frames x 2), delivery mode, recording instead of a sound card.
 struct LiveHostOptions: ParsableArguments {
-    @Option(name: .customLong("sf2"), help: ArgumentHelp("A SoundFont (.sf2/.sf3); repeat to layer fonts (later ones win).", valueName: "file"))
-    var soundFonts: [String] = []
+    @OptionGroup(title: "Sound") var sampler: SamplerArguments
 
-    @Option(help: "ALSA playback device.")
-    var device = "default"
+    @OptionGroup(title: "Sound card") var soundCard: SoundCardArguments
 
-    @Option(name: [.customShort("r"), .customLong("sample-rate")], parsing: .unconditional, help: "Sample rate, Hz.")
-    var sampleRate = 48_000
-
-    @Option(parsing: .unconditional, help: "Frames per period: the render thread's block (latency = period × periods).")
-    var period = 128
-
-    @Option(parsing: .unconditional, help: "Periods in the device buffer.")
-    var periods = 2
+    @OptionGroup(title: "Sound card") var rate: SampleRateArgument
 
     @Flag(help: "Play each event from ALSA ports at its kernel timestamp plus a fixed look-ahead (jitter ≤ 64 samples) instead of at the next block (lowest latency).")
     var timestamped = false
 
     @Option(name: .customLong("look-ahead"), parsing: .unconditional, help: "Look-ahead of --timestamped, in ms (default: one period + 2 ms).")
     var lookAhead: Double?
-
-    @Option(name: [.short, .long], parsing: .unconditional, help: "Master volume of the synthesizer.")
-    var gain: Float = 0.3
-
-    @Flag(help: "Turn the SoundFont's reverb off.")
-    var noReverb = false
-
-    @Flag(help: "Turn the SoundFont's chorus off.")
-    var noChorus = false
-
-    @OptionGroup(title: "Sound controls") var soundControls: SoundControlArguments
 
     @Option(name: [.short, .long], help: ArgumentHelp("Record what is played to this file (on the system clock) instead of playing to the sound card.", valueName: "file"))
     var output: String?
@@ -55,27 +35,31 @@ struct LiveHostOptions: ParsableArguments {
     var jackMIDI: JACKMIDIArguments
 
     func validate() throws {
-        try FlagRange.check(sampleRate, "--sample-rate", in: 8_000...192_000, unit: " Hz")
-        try FlagRange.check(period, "--period", in: 16...8192, unit: " frames")
-        try FlagRange.check(periods, "--periods", in: 2...16)
+        try FlagRange.check(rate.sampleRate, "--sample-rate", in: 8_000...192_000, unit: " Hz")
         try FlagRange.check(lookAhead, "--look-ahead", atLeast: 0, atMost: 1000, unit: " ms")
         try FlagRange.seconds(duration, "--duration", above: 0)
-        try FlagRange.check(Double(gain), "--gain", atLeast: 0, atMost: 10)
         try jackMIDI.validate(audio: audio, songs: false)
     }
 
     /// The session these options describe, with sequencer client `clientName` and input ports `portNames`.
     func configuration(clientName: String, portNames: [String]) throws -> LiveSamplerConfiguration {
-        let jack = output == nil && audio.usesJACK ? audio.openJACKOutput() : nil
+        let fontPaths: [String]
+        do {
+            fontPaths = try sampler.fontPaths()
+        } catch {
+            throw CommandFailure(mapping: error)
+        }
+        let jack = output == nil && audio.usesJACK ? try audio.openJACKOutput() : nil
+        let sampleRate = rate.sampleRate(for: .live)
+        let device = PCMPlaybackSettings(sampleRate: sampleRate, periodFrames: soundCard.periodFrames(for: .live),
+                                         periodCount: soundCard.periodCount(for: .live))
         var configuration = LiveSamplerConfiguration(
-            soundFonts: SoundFontLocator.paths(given: soundFonts),
+            soundFonts: fontPaths,
             output: output.map { .recording(path: $0, sampleRate: sampleRate) }
                 ?? jack.map { .opened($0) }
-                ?? .soundCard(device: device, settings: PCMPlaybackSettings(sampleRate: sampleRate, periodFrames: period, periodCount: periods)))
-        if let jack { configuration.inputs.append(jackMIDI.midiInput(on: jack)) }
-        configuration.synthesizer = SynthesizerSettings(sampleRate: Double(sampleRate), gain: gain,
-                                                        reverbEnabled: !noReverb, chorusEnabled: !noChorus)
-        configuration.sound = try soundControls.soundSettings()
+                ?? .soundCard(device: soundCard.device, settings: device))
+        if let jack { configuration.inputs.append(try jackMIDI.midiInput(on: jack)) }
+        configuration.sampler = try sampler.settings()
         configuration.clientName = clientName
         configuration.portNames = portNames
         configuration.timestampedPorts = timestamped
@@ -122,7 +106,7 @@ enum LiveSessionRunner {
             CommandLineOutput.note("wrote \(recording.framesWritten) frames to \(path)"
                 + (recording.droppedFrames > 0 ? " (\(recording.droppedFrames) dropped: the disk fell behind)" : ""))
         }
-        SequencerCommandSupport.printLine("late events: \(summary.lateEvents), underruns: \(summary.underruns)"
+        try SequencerCommandSupport.printLine("late events: \(summary.lateEvents), underruns: \(summary.underruns)"
             + (summary.outputClockPPM.map { String(format: ", output clock %+.1f ppm against the system clock", $0) } ?? ""))
         if summary.droppedMessages > 0 {
             CommandLineOutput.note("\(summary.droppedMessages) MIDI events were dropped (the input queue was full)")

@@ -28,7 +28,7 @@ struct LoopbackCommand: ParsableCommand {
             let thread = try SequencerInputThread(client: client, receiver: output)
             return (input, output, thread)
         }
-        SequencerCommandSupport.printLine("\(input.address) → \(output.port.address)")
+        try SequencerCommandSupport.printLine("\(input.address) → \(output.port.address)")
         if let duration {
             Thread.sleep(forTimeInterval: duration)
         } else {

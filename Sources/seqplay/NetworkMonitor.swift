@@ -1,5 +1,6 @@
 import Foundation
 import MIDICore
+import MIDIFile
 import NetworkMIDI
 import RealtimeSupport
 
@@ -11,20 +12,20 @@ extension MonitorCommand {
     /// How often the printing thread looks at the queue.
     static let pollInterval: UInt32 = 1_000
 
-    func monitorNetwork() {
+    func monitorNetwork() throws {
         let queue = MonitorQueue()
         let session: NetworkMIDISession
         do {
             session = try NetworkMIDISession(configuration: networkOptions.configuration(name: "seqplay monitor"), deliveringTo: queue)
         } catch {
-            CommandLineOutput.fail("\(error)", .networkUnavailable)
+            throw CommandFailure("\(error)", .networkUnavailable)
         }
         let interruption = Interruption()
         let startTime = MonotonicClock.now()
         let deadline = duration.map { startTime + UInt64($0 * 1e9) }
         CommandLineOutput.writeStandardError(Data("Waiting for network MIDI peers at \(session.controlAddress). Press Ctrl+C to end.\n".utf8))
         if !json {
-            SequencerCommandSupport.printLine("    Time  Source  Event                  Ch  Data")
+            try SequencerCommandSupport.printLine(MonitoredEvent.header)
         }
         var received = 0
         var peerNames: [UInt32: String] = [:]
@@ -39,13 +40,15 @@ extension MonitorCommand {
                 peerNames[event.ssrc] = peer.name  // kept, so events queued after their peer left keep its name
             }
             let time = Double(Int64(bitPattern: event.time &- startTime)) / 1e9
-            let description = EventDescription(event.message, time: time,
+            let description = MonitoredEvent(event.message, time: time,
                                                source: peerNames[event.ssrc] ?? String(format: "%08X", event.ssrc))
+            let line: String
             do {
-                SequencerCommandSupport.printLine(json ? try SequencerCommandSupport.json(description, pretty: false) : description.line)
+                line = json ? try SequencerCommandSupport.json(description, pretty: false) : description.line
             } catch {
-                CommandLineOutput.fail("\(error)", .generic)
+                throw CommandFailure("\(error)", .generic)
             }
+            try SequencerCommandSupport.printLine(line)
         }
         session.stop()
         if queue.dropped > 0 {

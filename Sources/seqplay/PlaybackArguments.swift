@@ -14,17 +14,7 @@ struct SongArguments: ParsableArguments {
     @Flag(help: "Refuse a MIDI file that needs repair instead of repairing it.")
     var strict = false
 
-    @Option(name: [.short, .long], parsing: .unconditional, help: ArgumentHelp("Shift every note by this many semitones (drums on channel 10 stay put).", valueName: "semitones"))
-    var transpose = 0
-
-    @Option(parsing: .unconditional, help: ArgumentHelp("Tempo factor: 2 plays twice as fast, 0.5 at half speed (pitch unchanged).", valueName: "factor"))
-    var rate = 1.0
-
-    @Option(parsing: .unconditional, help: ArgumentHelp("Start playing here (controllers and instruments set before it still apply).", valueName: "position"))
-    var start: PositionArgument?
-
-    @Option(parsing: .unconditional, help: ArgumentHelp("Stop playing here.", valueName: "position"))
-    var end: PositionArgument?
+    @OptionGroup var options: SongOptionArguments
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Play the song (or the --loop-from/--loop-to region) this many times in all.", valueName: "count"))
     var loop: Int?
@@ -35,7 +25,78 @@ struct SongArguments: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("End of the region --loop repeats (default: --end).", valueName: "position"))
     var loopTo: PositionArgument?
 
-    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Silence a track; repeat for more.", valueName: "track"))
+    func validate() throws {
+        if let loop, loop < 1 { throw ValidationError("--loop needs a count of 1 or more (1 plays once).") }
+        if (loopFrom != nil || loopTo != nil) && loop == nil { throw ValidationError("--loop-from/--loop-to need --loop COUNT.") }
+        for (position, flag) in [(loopFrom, "--loop-from"), (loopTo, "--loop-to")] {
+            try FlagRange.seconds(position?.seconds, flag)
+        }
+    }
+
+    /// Reads the song, saying once on stderr when it needed repair; throws (3 or 5) when it cannot be read.
+    func read() throws(CommandFailure) -> MusicSequence {
+        let result = try CommandLineOutput.readMIDIFile(song, strict: strict)
+        if !result.warnings.isEmpty {
+            let count = result.warnings.count
+            CommandLineOutput.note("\(song): repaired \(count) problem\(count == 1 ? "" : "s") (see `seqplay info \(song)`; --strict refuses such files)")
+        }
+        warnAboutNotesTransposedAway(in: result.sequence)
+        return result.sequence
+    }
+
+    /// Says once how many notes `--transpose` moves outside 0...127 (they are not played).
+    private func warnAboutNotesTransposedAway(in sequence: MusicSequence) {
+        let transpose = options.transpose
+        guard transpose != 0 else { return }
+        let dropped = sequence.tracks.reduce(0) { count, track in
+            count + track.events.filter { timed in
+                guard case .midi(.noteOn(let channel, let note, let velocity)) = timed.event, channel != 9, velocity > 0 else { return false }
+                return !(0...127).contains(Int(note) + transpose)
+            }.count
+        }
+        if dropped > 0 { CommandLineOutput.note("--transpose \(transpose) moves \(dropped) note\(dropped == 1 ? "" : "s") outside 0...127; they are not played") }
+    }
+
+    /// How `sequence` plays: the flags of `options`, and the loop.
+    func songOptions(for sequence: MusicSequence) -> SongOptions {
+        var song = options.songOptions
+        if let loop {
+            let endTick = TempoMap(sequence: sequence.concatenatingPatterns()).endTick
+            song.loop = LoopRegion(from: loopFrom?.position ?? song.start ?? .tick(0),
+                                   to: loopTo?.position ?? song.end ?? .tick(endTick), count: loop)
+        }
+        return song
+    }
+}
+
+/// Where a song starts and ends (`--start`, `--end`): for every command that plays, cuts or draws
+/// a part of a song.
+struct SongRegionArguments: ParsableArguments {
+    @Option(parsing: .unconditional, help: ArgumentHelp("Start here (controllers and instruments set before it still apply).", valueName: "position"))
+    var start: PositionArgument?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("End here.", valueName: "position"))
+    var end: PositionArgument?
+
+    func validate() throws {
+        for (position, flag) in [(start, "--start"), (end, "--end")] {
+            try FlagRange.seconds(position?.seconds, flag)
+        }
+    }
+}
+
+/// How a song plays, as `SongOptions` has it: transpose, rate, start and end, mute and solo. The one
+/// set of these flags, for every command that plays or rewrites a song (`seqplay SONG`, `convert`).
+struct SongOptionArguments: ParsableArguments {
+    @Option(name: [.short, .long], parsing: .unconditional, help: ArgumentHelp("Shift every note by this many semitones (drums on channel 10 stay put).", valueName: "semitones"))
+    var transpose = 0
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Tempo factor: 2 plays twice as fast, 0.5 at half speed (pitch unchanged).", valueName: "factor"))
+    var rate = 1.0
+
+    @OptionGroup var region: SongRegionArguments
+
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Silence a track (its notes); repeat for more.", valueName: "track"))
     var mute: [Int] = []
 
     @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp("Play only this track (and any other soloed ones); repeat for more.", valueName: "track"))
@@ -48,51 +109,19 @@ struct SongArguments: ParsableArguments {
     var soloChannel: [Int] = []
 
     func validate() throws {
-        if let loop, loop < 1 { throw ValidationError("--loop needs a count of 1 or more (1 plays once).") }
-        if (loopFrom != nil || loopTo != nil) && loop == nil { throw ValidationError("--loop-from/--loop-to need --loop COUNT.") }
         try FlagRange.check(transpose, "--transpose", in: -127...127, unit: " semitones")
         try FlagRange.check(rate, "--rate", above: 0, atMost: 100)
         try FlagRange.check(rate, "--rate", atLeast: 0.01, atMost: 100)
-        for (position, flag) in [(start, "--start"), (end, "--end"), (loopFrom, "--loop-from"), (loopTo, "--loop-to")] {
-            try FlagRange.seconds(position?.seconds, flag)
-        }
         try FlagRange.check(mute + solo, "--mute/--solo", in: 0...Int.max)
         try FlagRange.check(muteChannel, "--mute-channel", in: 1...16)
         try FlagRange.check(soloChannel, "--solo-channel", in: 1...16)
     }
 
-    /// Reads the song, saying once on stderr when it needed repair; exits (3 or 5) when it cannot be read.
-    func read() -> MusicSequence {
-        let result = CommandLineOutput.readMIDIFile(song, strict: strict)
-        if !result.warnings.isEmpty {
-            let count = result.warnings.count
-            CommandLineOutput.note("\(song): repaired \(count) problem\(count == 1 ? "" : "s") (see `seqplay info \(song)`; --strict refuses such files)")
-        }
-        warnAboutNotesTransposedAway(in: result.sequence)
-        return result.sequence
-    }
-
-    /// Says once how many notes `--transpose` moves outside 0...127 (they are not played).
-    private func warnAboutNotesTransposedAway(in sequence: MusicSequence) {
-        guard transpose != 0 else { return }
-        let dropped = sequence.tracks.reduce(0) { count, track in
-            count + track.events.filter { timed in
-                guard case .midi(.noteOn(let channel, let note, let velocity)) = timed.event, channel != 9, velocity > 0 else { return false }
-                return !(0...127).contains(Int(note) + transpose)
-            }.count
-        }
-        if dropped > 0 { CommandLineOutput.note("--transpose \(transpose) moves \(dropped) note\(dropped == 1 ? "" : "s") outside 0...127; they are not played") }
-    }
-
-    /// Start, end, loop, transpose and rate for `sequence`.
-    func playbackSettings(for sequence: MusicSequence) -> PlaybackSettings {
-        var settings = PlaybackSettings(transpose: transpose, rate: rate, start: start?.position, end: end?.position)
-        if let loop {
-            let endTick = TempoMap(sequence: sequence.concatenatingPatterns()).endTick
-            settings.loop = LoopRegion(from: loopFrom?.position ?? start?.position ?? .tick(0),
-                                       to: loopTo?.position ?? end?.position ?? .tick(endTick), count: loop)
-        }
-        return settings
+    /// The song options these flags give (channels 0-based, as `SongOptions` counts them).
+    var songOptions: SongOptions {
+        SongOptions(transpose: transpose, rate: rate, start: region.start?.position, end: region.end?.position,
+                    mutedTracks: Set(mute), soloedTracks: Set(solo),
+                    mutedChannels: Set(muteChannel.map { $0 - 1 }), soloedChannels: Set(soloChannel.map { $0 - 1 }))
     }
 }
 

@@ -1,7 +1,7 @@
 import AudioOutput
 import FluidSynth
-import JACKMIDI
-import JACKOutput
+import SongSessions
+import JACKDriver
 import ArgumentParser
 import Foundation
 import MIDIFile
@@ -12,14 +12,14 @@ import Rendering
 extension RenderCommand {
     func playToDevice(_ sequence: MusicSequence) throws {
         var options = try device.mapped(renderOptions(for: sequence))
-        let output = openPlaybackOutput(&options)
-        let playback = try SongPlayback(sequence: sequence, soundFontPaths: sound.fontPaths, options: options, output: output)
-        let midiOut = jackMIDIOutput(sequence, playback: playback)
+        let output = try openPlaybackOutput(&options)
+        let playback = try SongPlayback(sequence: sequence, soundFontPaths: sampler.fontPaths(), options: options, output: output)
+        let midiOut = try jackMIDIOutput(sequence, playback: playback)
         let interruption = Interruption()
         do {
             try playback.start()
         } catch {
-            CommandLineOutput.fail("cannot play to \(outputName): \(error)", .inputOutput)
+            throw CommandFailure("cannot play to \(outputName): \(error)", .inputOutput)
         }
         if device.verbose, let scheduling = output.scheduling {
             CommandLineOutput.note("\(outputName): \(output.sampleRate) Hz, \(output.channelCount) ch, period \(output.periodFrames) frames; \(scheduling)")
@@ -32,19 +32,19 @@ extension RenderCommand {
         // Quitting drops what is buffered; the end of the song and Ctrl-C play it out.
         let end = playback.stop(draining: !quit)
         FluidSynthLog.forwardPendingMessages()
-        if case .failed(let error) = end { CommandLineOutput.fail("playback to \(outputName) ended: \(error)", .inputOutput) }
+        if case .failed(let error) = end { throw CommandFailure("playback to \(outputName) ended: \(error)", .inputOutput) }
         if device.verbose { CommandLineOutput.note("xruns: \(output.xrunCount)") }
         if let lost = midiOut?.lostEventCount, lost > 0 { CommandLineOutput.note("\(lost) MIDI events did not fit in JACK's midi_out buffer") }
         if interruption.isRequested { throw ExitCode.interrupted }
     }
 
     /// With --jack-midi-out, the song's MIDI on the JACK client's midi_out beside its audio.
-    private func jackMIDIOutput(_ sequence: MusicSequence, playback: SongPlayback) -> JACKSongMIDIOutput? {
+    private func jackMIDIOutput(_ sequence: MusicSequence, playback: SongPlayback) throws(CommandFailure) -> JACKSongMIDIOutput? {
         guard jackMIDI.jackMidiOut, let jack = playback.output as? JACKOutput else { return nil }
         do {
             return try JACKSongMIDIOutput(sequence: sequence, playback: playback, driver: jack.jack, connecting: jackMIDI.jackMidiConnect)
         } catch {
-            CommandLineOutput.fail("cannot register the JACK MIDI output: \(error)", .inputOutput)
+            throw CommandFailure("cannot register the JACK MIDI output: \(error)", .inputOutput)
         }
     }
 

@@ -53,7 +53,7 @@ struct RecordCommand: ParsableCommand {
         do {
             _ = try OutputTarget.resolve(file)  // refused before any port is opened
         } catch {
-            CommandLineOutput.fail("\(error)", .inputOutput)
+            throw CommandFailure("\(error)", .inputOutput)
         }
         let client = try SequencerCommandSupport.openClient(name: "seqplay record")
         let take = TakeRecorder(ticksPerQuarter: ppq, beatsPerMinute: tempo, timeSignature: TimeSignature(timeSignature)!)
@@ -87,10 +87,10 @@ struct RecordCommand: ParsableCommand {
         } catch let error as SequencerRecordingError {
             switch error {
             case .sequencer(let error): throw SequencerCommandSupport.exit(for: error)
-            case .cannotSave(let error): CommandLineOutput.fail("\(error)", .inputOutput)
+            case .cannotSave(let error): throw CommandFailure("\(error)", .inputOutput)
             }
         }
-        SequencerCommandSupport.printLine(String(format: "%@: %d events, %.1f s paused time cut", file,
+        try SequencerCommandSupport.printLine(String(format: "%@: %d events, %.1f s paused time cut", file,
                                                  recording.take.eventCount, recording.take.pausedSeconds))
     }
 

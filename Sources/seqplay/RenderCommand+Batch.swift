@@ -22,12 +22,17 @@ extension RenderCommand {
 
     /// `seqplay render A.mid DIR… --output-dir OUT`: renders every song with the same flags, reports
     /// the files that failed, and exits 2 if any did (130 when interrupted).
-    func runBatch() -> Never {
+    func runBatch() throws {
         let (inputs, problems) = BatchInputDiscovery.discover(batchPaths())
         for problem in problems { CommandLineOutput.note("\(problem)") }
         let selected = batch.parsedShard.map { shard in inputs.filter(shard.contains) } ?? inputs
-        // The --font-for fonts load first, as a single render loads them (SoundSettings.fontLoadOrder).
-        let fontPaths = (try? soundControls.soundSettings())?.fontLoadOrder(sound.fontPaths) ?? sound.fontPaths
+        // The --font-for fonts load first, as a single render loads them (SamplerSettings.fontLoadOrder).
+        let fontPaths: [String]
+        do {
+            fontPaths = try sampler.settings().fontLoadOrder(sampler.fontPaths())
+        } catch {
+            throw CommandFailure(mapping: error)
+        }
         var settings = BatchRenderSettings(outputDirectory: batch.outputDir!, soundFontPaths: fontPaths)
         settings.format = file.format ?? .wav
         settings.sampleFormat = file.bitDepth?.sampleFormat
@@ -41,7 +46,7 @@ extension RenderCommand {
         let encodingFlags = UncheckedSendable(value: encoding)
         settings.encoding = { encodingFlags.value.encoding(for: $0) }
         let sampleRate = encoding.sampleRate(sound.sampleRate, for: settings.format)
-        let manifest = openManifest(settings: settings, protecting: inputs.map(\.path))
+        let manifest = try openManifest(settings: settings, protecting: inputs.map(\.path))
         for problem in problems {
             try? manifest?.append(BatchResult(input: BatchInput(path: problem.path, relativePath: problem.path), outputPath: "",
                                               status: .failed(problem.description)))
@@ -55,7 +60,7 @@ extension RenderCommand {
         do {
             renderer = try BatchRenderer(inputs: selected, settings: settings)
         } catch {
-            CommandLineOutput.fail("\(error)", .badSoundFont)
+            throw CommandFailure("\(error)", .badSoundFont)
         }
         let results = renderer.run(
             isCancelled: { interruption.isRequested || manifest?.failure != nil },
@@ -80,21 +85,21 @@ extension RenderCommand {
             })
         progress.finish()
         if let failure = manifest?.failure {
-            CommandLineOutput.fail("\(failure); finished outputs are kept, a rerun renders the rest", .inputOutput)
+            throw CommandFailure("\(failure); finished outputs are kept, a rerun renders the rest", .inputOutput)
         }
         if interruption.isRequested {
-            CommandLineOutput.fail("interrupted; finished outputs are kept, a rerun renders the rest", .interrupted)
+            throw CommandFailure("interrupted; finished outputs are kept, a rerun renders the rest", .interrupted)
         }
         let failed = results.filter(\.hasFailed).count + problems.count
         let skipped = results.filter { if case .skipped = $0.status { return true } else { return false } }.count
         CommandLineOutput.note("\(results.count - skipped - (failed - problems.count)) rendered, \(skipped) already there, \(failed) failed"
             + (batch.parsedShard.map { " (shard \($0) of \(inputs.count) inputs)" } ?? ""))
-        Seqplay.exit(withError: failed > 0 ? ExitCode.someInputsFailed : ExitCode.success)
+        if failed > 0 { throw CommandFailure(nil, .someInputsFailed) }
     }
 
-    /// The manifest file asked for (emptied), or nil; exits (status 5) when it is refused or cannot
+    /// The manifest file asked for (emptied), or nil; throws (status 5) when it is refused or cannot
     /// be created. A manifest inside the output directory gets the directory made first.
-    private func openManifest(settings: BatchRenderSettings, protecting inputs: [String]) -> BatchManifest? {
+    private func openManifest(settings: BatchRenderSettings, protecting inputs: [String]) throws(CommandFailure) -> BatchManifest? {
         guard let path = batch.manifest else { return nil }
         do {
             return try BatchManifest(path: path, settings: settings, protecting: inputs)
@@ -106,7 +111,7 @@ extension RenderCommand {
                let manifest = try? BatchManifest(path: path, settings: settings, protecting: inputs) {
                 return manifest
             }
-            CommandLineOutput.fail("manifest \(error)", .inputOutput)
+            throw CommandFailure("manifest \(error)", .inputOutput)
         }
     }
 

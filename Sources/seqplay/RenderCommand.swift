@@ -16,8 +16,8 @@ struct RenderCommand: ParsableCommand {
 
     @OptionGroup var song: SongArguments
     @OptionGroup(title: "Many songs (render to a directory)") var batch: BatchArguments
+    @OptionGroup(title: "Sound") var sampler: SamplerArguments
     @OptionGroup(title: "Sound") var sound: SoundArguments
-    @OptionGroup(title: "Sound controls") var soundControls: SoundControlArguments
     @OptionGroup(title: "Encoding (with -o)") var encoding: EncodingArguments
     @OptionGroup(title: "Rendering to a file") var file: FileArguments
     @OptionGroup(title: "Playing to a sound card") var device: DeviceArguments
@@ -52,8 +52,8 @@ struct RenderCommand: ParsableCommand {
     }
 
     func run() throws {
-        if batch.isRequested { runBatch() }
-        let sequence = song.read()
+        if batch.isRequested { return try runBatch() }
+        let sequence = try song.read()
         do {
             if destinations.route == .alsa {
                 try playThroughSequencer(sequence)
@@ -67,20 +67,20 @@ struct RenderCommand: ParsableCommand {
                 try playToDevice(sequence)
             }
         } catch {
-            CommandLineOutput.fail(error, file: song.song)
+            throw CommandFailure(mapping: error, file: song.song)
         }
     }
 
     /// The output real-time playback plays to, `options` given the channels it needs: the JACK client with
     /// `--audio-driver jack` (a stereo pair per MIDI channel beside the mix with `--jack-multi`), else the
-    /// ALSA device; exits (5) when it cannot be opened.
-    func openPlaybackOutput(_ options: inout RenderOptions) -> RealtimeOutput {
-        guard audio.usesJACK else { return device.openOutputOrExit(options: options) }
+    /// ALSA device; throws (5) when it cannot be opened.
+    func openPlaybackOutput(_ options: inout RenderOptions) throws(CommandFailure) -> RealtimeOutput {
+        guard audio.usesJACK else { return try device.openSoundCard(options: options) }
         if audio.jackMulti {
             options.channelOutputs = true
             options.outputChannelCount = audio.jackPortNames.count
         }
-        return audio.openJACKOutput(portNames: audio.jackPortNames)
+        return try audio.openJACKOutput(portNames: audio.jackPortNames)
     }
 
     /// What messages call the playback output: the ALSA device or the JACK client.
@@ -88,8 +88,6 @@ struct RenderCommand: ParsableCommand {
 
     /// The render options of the flags, for `sequence`.
     func renderOptions(for sequence: MusicSequence) throws -> RenderOptions {
-        var options = try sound.renderOptions(song: song, sequence: sequence)
-        options.sound = try soundControls.soundSettings()
-        return options
+        try sound.renderOptions(song: song, sequence: sequence, sampler: sampler.settings())
     }
 }

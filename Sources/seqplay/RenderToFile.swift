@@ -10,12 +10,13 @@ extension RenderCommand {
         let interruption = Interruption()
         var options = threading.fileOptions(try renderOptions(for: sequence), defaultThreads: AvailableCores.count)
         options.sampleRate = encoding.sampleRate(sound.sampleRate, for: fileFormat(of: path))
-        let renderer = try SongRenderer(sequence: sequence, soundFontPaths: sound.fontPaths, options: options)
+        let fontPaths = try sampler.fontPaths()
+        let renderer = try SongRenderer(sequence: sequence, soundFontPaths: fontPaths, options: options)
         if encoding.dryRun {
             return print(encoding.dryRunReport(path: path, format: fileFormat(of: path), sampleFormat: file.bitDepth?.sampleFormat, renderer: renderer))
         }
-        let inputs = [song.song] + sound.fontPaths
-        waveform.refuseUnwritable(protecting: inputs + [path])
+        let inputs = [song.song] + fontPaths
+        try waveform.refuseUnwritable(protecting: inputs + [path])
         let writer: AudioFileWriter
         do {
             writer = try AudioFileWriter(path: path, format: file.format, sampleFormat: file.bitDepth?.sampleFormat,
@@ -27,10 +28,10 @@ extension RenderCommand {
         }
         let progress = ProgressBar(expectedFrames: renderer.maximumFrames, sampleRate: renderer.options.sampleRate)
         guard let frames = try renderer.render(to: writer, isCancelled: { interruption.isRequested }, progress: { progress.update(frames: $0) }) else {
-            CommandLineOutput.fail("interrupted; \(path) was not written", .interrupted)
+            throw CommandFailure("interrupted; \(path) was not written", .interrupted)
         }
         progress.finish(frames: frames)
-        waveform.draw(audio: path, sequence: sequence, protecting: inputs + [path])
+        try waveform.draw(audio: path, sequence: sequence, protecting: inputs + [path])
     }
 
     /// The format `-o path` is written in: `--format`, else the extension's (WAV for a stream).

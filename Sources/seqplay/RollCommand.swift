@@ -21,25 +21,21 @@ struct RollCommand: ParsableCommand {
 
     @OptionGroup var picture: PictureOutput
 
-    @Option(help: "Where the picture starts (seconds or bar:beat[:tick]).")
-    var start: PositionArgument?
-
-    @Option(help: "Where the picture ends (seconds or bar:beat[:tick]).")
-    var end: PositionArgument?
+    @OptionGroup var region: SongRegionArguments
 
     func run() throws {
-        let sequence = CommandLineOutput.readMIDIFile(file).sequence
+        let sequence = try CommandLineOutput.readMIDIFile(file).sequence
         var roll = PianoRoll(sequence: sequence, title: (file as NSString).lastPathComponent)
         roll.width = picture.width
         roll.height = picture.height ?? 800
         let map = TempoMap(sequence: sequence.concatenatingPatterns())
-        if let start { roll.start = start.position.seconds(in: map) }
-        if let end { roll.end = end.position.seconds(in: map) }
-        guard roll.end > roll.start else { CommandLineOutput.fail("--end must come after --start", .validationFailure) }
+        if let start = region.start { roll.start = start.position.seconds(in: map) }
+        if let end = region.end { roll.end = end.position.seconds(in: map) }
+        guard roll.end > roll.start else { throw CommandFailure("--end must come after --start", .validationFailure) }
         do {
             try roll.draw(to: picture.output, format: picture.format, protecting: [file])
         } catch {
-            CommandLineOutput.fail("\(error)", .inputOutput)
+            throw CommandFailure("\(error)", .inputOutput)
         }
     }
 }

@@ -1,7 +1,6 @@
 import ALSA
 import ArgumentParser
 import Foundation
-import Rendering
 import SongSessions
 
 /// `seqplay send SONG --port 14:0`: plays a MIDI file to ALSA sequencer ports (what aplaymidi does),
@@ -24,13 +23,12 @@ struct SendCommand: ParsableCommand {
     var clock = false
 
     func run() throws {
-        let sequence = CommandLineOutput.readMIDIFile(file).sequence
+        let sequence = try CommandLineOutput.readMIDIFile(file).sequence
         let interruption = Interruption()
         do {
             let client = try SequencerCommandSupport.openClient()
             let ports = try SequencerCommandSupport.resolve(port, on: client)
-            let session = try SongSession(sequence: sequence, options: RenderOptions(),
-                                          ports: SongPorts(client: client, ports: ports, midiClock: clock))
+            let session = try SongSession(sequence: sequence, ports: SongPorts(client: client, ports: ports, midiClock: clock))
             Thread.detachNewThread {
                 if interruption.wait() != nil { session.stop() }
             }
@@ -38,7 +36,7 @@ struct SendCommand: ParsableCommand {
             interruption.finish()
             if !finished { throw ExitCode.interrupted }
         } catch {
-            CommandLineOutput.fail(error, file: file)
+            throw CommandFailure(mapping: error, file: file)
         }
     }
 }

@@ -11,28 +11,48 @@ extension Seqplay {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.isEmpty {  // a newcomer's first try: the commands, not "missing <song>"
             CommandLineOutput.writeStandardError(Data((helpMessage() + "\n").utf8))
-            Foundation.exit(ExitCode.validationFailure.rawValue)
+            finish(.validationFailure)
         }
         if arguments.first == "help", let name = arguments.dropFirst().first(where: { !$0.hasPrefix("-") }),
            !configuration.subcommands.contains(where: { $0.configuration.commandName == name }) {
             CommandLineOutput.note("there is no command '\(name)'; see 'seqplay --help' for the commands")
-            Foundation.exit(ExitCode.validationFailure.rawValue)
+            finish(.validationFailure)
         }
         do {
             var command = try parseAsRoot(arguments)
             try command.run()
-        } catch {
+        } catch let error where isParserError(error) {  // usage errors, ValidationError, a thrown ExitCode, --help
             let status = exitCode(for: error)
-            guard status == .success else {
+            if status == .success {
+                // --help, --version: their text goes to standard output, which is checked like any other.
+                print(fullMessage(for: error))
+            } else {
                 // One line, as every other error: what is wrong, not the whole usage.
                 let message = Self.message(for: error)
                 if !message.isEmpty { CommandLineOutput.note(message) }
-                CommandLineOutput.finishStandardOutput()
-                Foundation.exit(status.rawValue)
             }
-            // --help, --version: their text goes to standard output, which is checked like any other.
-            print(fullMessage(for: error))
+            finish(status)
+        } catch {
+            // A command's failure or a library error: the one table (ExitCodes.swift) gives its line and status.
+            let failure = CommandFailure(mapping: error)
+            if let message = failure.message { CommandLineOutput.note(message) }
+            finish(failure.status)
         }
-        CommandLineOutput.finishStandardOutput()
+        finish(.success)
+    }
+
+    /// The process's one way out: standard output flushed (a write lost there is status 5), then `status`.
+    private static func finish(_ status: ExitCode) -> Never {
+        if let failure = CommandLineOutput.finishStandardOutput() {
+            if status == .success, let message = failure.message { CommandLineOutput.note(message) }
+            Foundation.exit(status == .success ? failure.status.rawValue : status.rawValue)
+        }
+        Foundation.exit(status.rawValue)
+    }
+
+    /// Whether `error` is ArgumentParser's: a parse error (unknown flag, missing value, …), a request
+    /// for help or the version, a `ValidationError` or an `ExitCode`.
+    private static func isParserError(_ error: any Error) -> Bool {
+        String(reflecting: type(of: error)).hasPrefix("ArgumentParser.")
     }
 }

@@ -38,8 +38,8 @@ enum SequencerCommandSupport {
     }
 
     /// Writes a line to stdout unbuffered, so a pipe or file sees each line as it happens.
-    static func printLine(_ line: String) {
-        CommandLineOutput.writeStandardOutput(Data((line + "\n").utf8))
+    static func printLine(_ line: String) throws(CommandFailure) {
+        try CommandLineOutput.writeStandardOutput(Data((line + "\n").utf8))
     }
 
     /// Pretty-printed, key-sorted JSON, as every seqplay command writes it.

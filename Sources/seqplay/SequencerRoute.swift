@@ -12,10 +12,10 @@ extension RenderCommand {
         let samplerClient = try SequencerCommandSupport.openClient(name: "seqplay sampler")
         let songClient = try SequencerCommandSupport.openClient()
         let options = try device.mapped(renderOptions(for: sequence))
-        let output = device.openOutputOrExit(options: options)
+        let output = try device.openSoundCard(options: options)
         let listeners = try SequencerCommandSupport.resolve(destinations.ports, on: songClient)
-        let song = try SequencerRoutedSong(sequence: sequence, options: options,
-                                           sampler: .init(soundFontPaths: sound.fontPaths, output: output),
+        let song = try SequencerRoutedSong(sequence: sequence, song: options.song,
+                                           sampler: .init(soundFontPaths: sampler.fontPaths(), output: output, options: options),
                                            songClient: songClient, samplerClient: samplerClient, listeners: listeners,
                                            midiClock: destinations.clock)
         if device.verbose, let ports = song.session.ports {

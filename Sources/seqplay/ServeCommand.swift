@@ -66,7 +66,7 @@ struct ServeCommand: ParsableCommand {
             do {
                 configuration.network = try networkOptions.configuration(name: "seqplay serve")
             } catch {
-                CommandLineOutput.fail("\(error)", .networkUnavailable)
+                throw CommandFailure("\(error)", .networkUnavailable)
             }
             configuration.networkPeersAsALSAPorts = !noALSAPorts
         }

@@ -19,13 +19,14 @@ extension RenderCommand {
         let options = try device.mapped(renderOptions(for: sequence))
         var sampler: SongSession.Sampler?
         if !destinations.noAudio {
+            let fontPaths = try self.sampler.fontPaths()
             do {
-                sampler = SongSession.Sampler(soundFontPaths: sound.fontPaths, output: try device.openOutput(options: options))
+                sampler = SongSession.Sampler(soundFontPaths: fontPaths, output: try device.openOutput(options: options), options: options)
             } catch {
                 CommandLineOutput.note("audio off (\(Self.reason(error))): playing to \(only) only")
             }
         }
-        let session = try SongSession(sequence: sequence, options: options, sampler: sampler, ports: ports, network: network) {
+        let session = try SongSession(sequence: sequence, song: options.song, sampler: sampler, ports: ports, network: network) {
             CommandLineOutput.note($0)
         }
         Thread.detachNewThread {

@@ -2,26 +2,14 @@ import ArgumentParser
 import AudioFiles
 import AudioGraph
 import Effects
+import FluidSynth
 import MIDIFile
 import Rendering
 
-/// How the sampler sounds (`seqplay SONG`, rendering and playback alike): SoundFonts, rate, gain,
-/// reverb/chorus, the effect chain and the tail.
+/// What a song's render adds around the sampler (`seqplay SONG`, rendering and playback alike):
+/// the sample rate, the effect chain and the tail. The sampler's own flags are `SamplerArguments`.
 struct SoundArguments: ParsableArguments {
-    @Option(name: .customLong("sf2"), help: ArgumentHelp("A SoundFont (.sf2/.sf3) to play with; repeat to layer fonts (later ones win).", valueName: "file"))
-    var soundFonts: [String] = []
-
-    @Option(name: [.customShort("r"), .long], parsing: .unconditional, help: ArgumentHelp("Sample rate in Hz (8000 to 96000).", valueName: "Hz"))
-    var sampleRate = 44_100
-
-    @Option(name: [.short, .long], parsing: .unconditional, help: ArgumentHelp("Master volume of the synthesizer (FluidSynth's default 0.2; 0.5 is louder, may clip).", valueName: "gain"))
-    var gain: Float = 0.2
-
-    @Flag(help: "Turn the SoundFont's reverb off.")
-    var noReverb = false
-
-    @Flag(help: "Turn the SoundFont's chorus off.")
-    var noChorus = false
+    @OptionGroup var rate: SampleRateArgument
 
     @Option(help: ArgumentHelp("Effects after the sampler, in order, e.g. 'eq:lowshelf,120,+3;reverb:large-hall,wet=30;limiter'. Effects: eq:TYPE,FREQ,GAIN,BW reverb:PRESET,WET delay:TIME,FEEDBACK,CUTOFF,WET chorus:VOICES,RATE,DEPTH,WET,TYPE distortion:MODE,PREGAIN,WET compressor:THRESHOLD,RATIO,ATTACK,RELEASE,MAKEUP,KNEE limiter:CEILING,ATTACK,RELEASE,PREGAIN varispeed:RATE (last).", valueName: "chain"))
     var fx: String?
@@ -31,13 +19,12 @@ struct SoundArguments: ParsableArguments {
 
     func validate() throws {
         try FlagRange.seconds(tail, "--tail")
-        try FlagRange.check(Double(gain), "--gain", atLeast: 0, atMost: 10)
-        try FlagRange.check(sampleRate, "--sample-rate", in: SongRenderer.supportedSampleRates, unit: " Hz")
+        try FlagRange.check(rate.sampleRate, "--sample-rate", in: SongRenderer.supportedSampleRates, unit: " Hz")
         _ = try effectChain()
     }
 
-    /// The SoundFonts to load: those given, else the default one (see `SoundFontLocator`).
-    var fontPaths: [String] { SoundFontLocator.paths(given: soundFonts) }
+    /// The sample rate asked for, else a song's default.
+    var sampleRate: Int { rate.sampleRate(for: .song) }
 
     private func effectChain() throws -> EffectChainSpec? {
         guard let fx else { return nil }
@@ -48,20 +35,14 @@ struct SoundArguments: ParsableArguments {
         }
     }
 
-    /// The render options these flags and `song`'s playback flags describe.
-    func renderOptions(song: SongArguments, sequence: MusicSequence) throws -> RenderOptions {
+    /// The render options these flags, the sampler's settings and `song`'s playback flags describe.
+    func renderOptions(song: SongArguments, sequence: MusicSequence, sampler: SamplerSettings) throws -> RenderOptions {
         var options = RenderOptions()
         options.effects = try effectChain()
         options.sampleRate = sampleRate
-        options.gain = gain
-        options.reverbEnabled = !noReverb
-        options.chorusEnabled = !noChorus
-        options.playback = song.playbackSettings(for: sequence)
+        options.sampler = sampler
+        options.song = song.songOptions(for: sequence)
         if let tail { options.tail = .fixed(seconds: tail) }
-        options.mutedTracks = Set(song.mute)
-        options.soloedTracks = Set(song.solo)
-        options.mutedChannels = Set(song.muteChannel.map { $0 - 1 })
-        options.soloedChannels = Set(song.soloChannel.map { $0 - 1 })
         return options
     }
 }

@@ -19,8 +19,8 @@ enum SoundFontInfo {
         do {
             contents = try SoundFontContents(path: path)
         } catch {
-            if case .unreadable = error.problem { CommandLineOutput.fail("\(error)", .inputOutput) }
-            CommandLineOutput.fail("\(error)", .badSoundFont)
+            if case .unreadable = error.problem { throw CommandFailure("\(error)", .inputOutput) }
+            throw CommandFailure("\(error)", .badSoundFont)
         }
         if json {
             let encoder = JSONEncoder()

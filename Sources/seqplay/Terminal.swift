@@ -15,16 +15,30 @@ final class Terminal {
 
     /// The terminal in raw mode, or nil when stdin or stderr is not a terminal.
     init?() {
-        guard isatty(STDIN_FILENO) == 1, isatty(STDERR_FILENO) == 1 else { return nil }
-        var settings = termios()
-        guard tcgetattr(STDIN_FILENO, &settings) == 0 else { return nil }
+        guard isatty(STDERR_FILENO) == 1, let settings = Self.enterRawMode() else { return nil }
         Self.savedSettings = settings
         atexit { Terminal.restoreSavedSettings() }
+    }
+
+    /// Puts standard input, when it is a terminal, in raw mode: each key is readable as it is
+    /// pressed (no line buffering, no echo, reads never wait; Ctrl-C still raises SIGINT). Returns
+    /// the settings to put back with `restore(_:)`, or nil when stdin is not a terminal.
+    static func enterRawMode() -> termios? {
+        var settings = termios()
+        guard isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &settings) == 0 else { return nil }
+        let saved = settings
         settings.c_lflag &= ~tcflag_t(ICANON | ECHO)
         withUnsafeMutableBytes(of: &settings.c_cc) { cc in
             cc[Int(VMIN)] = 0
             cc[Int(VTIME)] = 0
         }
+        tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+        return saved
+    }
+
+    /// Puts standard input back as `enterRawMode()` found it.
+    static func restore(_ settings: termios) {
+        var settings = settings
         tcsetattr(STDIN_FILENO, TCSANOW, &settings)
     }
 
@@ -35,8 +49,7 @@ final class Terminal {
     }
 
     private static func restoreSavedSettings() {
-        guard var settings = savedSettings else { return }
-        tcsetattr(STDIN_FILENO, TCSANOW, &settings)
+        if let savedSettings { restore(savedSettings) }
     }
 
     /// Waits up to `milliseconds` for input and returns the keys typed (unknown keys ignored).

@@ -9,12 +9,7 @@ final class TerminalKeys {
     private var inputEnded = false
 
     init() {
-        var settings = termios()
-        if isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &settings) == 0 {
-            savedTerminal = settings
-            settings.c_lflag &= ~tcflag_t(ICANON | ECHO)
-            tcsetattr(STDIN_FILENO, TCSANOW, &settings)
-        }
+        savedTerminal = Terminal.enterRawMode()
     }
 
     /// The next key pressed, if one is waiting (never waits).
@@ -32,8 +27,6 @@ final class TerminalKeys {
 
     /// Puts the terminal back as it was.
     func restore() {
-        if var savedTerminal {
-            tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal)
-        }
+        if let savedTerminal { Terminal.restore(savedTerminal) }
     }
 }

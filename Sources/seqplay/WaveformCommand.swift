@@ -23,22 +23,22 @@ struct WaveformCommand: ParsableCommand {
     var song: String?
 
     func run() throws {
-        let bars = song.map { SongTimeline(sequence: CommandLineOutput.readMIDIFile($0).sequence).barStarts } ?? []
-        Self.draw(audio: file, to: picture.output, barStarts: bars, width: picture.width, height: picture.height ?? 300,
+        let bars = try song.map { (path) throws(CommandFailure) in SongTimeline(sequence: try CommandLineOutput.readMIDIFile(path).sequence).barStarts } ?? []
+        try Self.draw(audio: file, to: picture.output, barStarts: bars, width: picture.width, height: picture.height ?? 300,
                   protecting: [file] + (song.map { [$0] } ?? []))
     }
 
-    /// Draws the picture of `audio`, or exits: 5 when a file cannot be read or written. The picture
+    /// Draws the picture of `audio`, or throws: 5 when a file cannot be read or written. The picture
     /// may not be one of `inputs` (the audio, the song).
     static func draw(audio: String, to output: String, barStarts: [Double], width: Int = 1600, height: Int = 300,
-                     protecting inputs: [String]) {
+                     protecting inputs: [String]) throws(CommandFailure) {
         do {
             var picture = try WaveformPicture(audioPath: audio, width: width, title: (audio as NSString).lastPathComponent)
             picture.height = height
             picture.barStarts = barStarts
             try picture.draw(to: output, format: Canvas.Format(path: output) ?? .png, protecting: inputs)
         } catch {
-            CommandLineOutput.fail("\(error)", .inputOutput)
+            throw CommandFailure("\(error)", .inputOutput)
         }
     }
 }

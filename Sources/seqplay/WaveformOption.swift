@@ -25,19 +25,19 @@ struct WaveformOption: ParsableArguments {
 
     /// Exits (status 5) when the picture could not be written (a directory, read-only, one of
     /// `inputs`…), before anything is rendered.
-    func refuseUnwritable(protecting inputs: [String]) {
+    func refuseUnwritable(protecting inputs: [String]) throws(CommandFailure) {
         guard let waveform else { return }
         do {
             _ = try OutputTarget.resolve(waveform, protecting: inputs)
         } catch {
-            CommandLineOutput.fail("\(error)", .inputOutput)
+            throw CommandFailure("\(error)", .inputOutput)
         }
     }
 
     /// Draws the picture of the rendered `audio` (the song `sequence`), when asked for; it may not be
     /// one of `inputs` (the audio, the song, the fonts).
-    func draw(audio: String, sequence: MusicSequence, protecting inputs: [String]) {
+    func draw(audio: String, sequence: MusicSequence, protecting inputs: [String]) throws(CommandFailure) {
         guard let waveform else { return }
-        WaveformCommand.draw(audio: audio, to: waveform, barStarts: SongTimeline(sequence: sequence).barStarts, protecting: inputs)
+        try WaveformCommand.draw(audio: audio, to: waveform, barStarts: SongTimeline(sequence: sequence).barStarts, protecting: inputs)
     }
 }

@@ -7,9 +7,10 @@ final class BatchInputDiscoveryTests: BatchTestCase {
         let root = try temporaryDirectory()
         let written = try writeCorpus(in: root, count: 5, seconds: 1)
         _ = FileManager.default.createFile(atPath: root + "/notes.txt", contents: Data("x".utf8))
-        _ = FileManager.default.createFile(atPath: root + "/set1/UPPER.MID", contents: Data("x".utf8))
+        let named = ["set1/UPPER.MID", "set1/karaoke.kar", "set1/wrapped.rmi", "set1/plain.smf"]
+        for name in named { _ = FileManager.default.createFile(atPath: root + "/" + name, contents: Data("x".utf8)) }
         let found = BatchInputDiscovery.discover([root, root + "/nowhere"])
-        XCTAssertEqual(found.inputs.map(\.relativePath), (written + ["set1/UPPER.MID"]).sorted())
+        XCTAssertEqual(found.inputs.map(\.relativePath), (written + named).sorted())
         XCTAssertEqual(found.problems.map(\.path), [root + "/nowhere"])
         let input = try XCTUnwrap(found.inputs.first { $0.relativePath == "set1/deeper/song1.mid" })
         XCTAssertEqual(input.outputPath(in: "/out", pathExtension: "flac"), "/out/set1/deeper/song1.flac")

@@ -21,8 +21,8 @@ final class LabelsAndManifestTests: BatchTestCase {
         settings.sampleFormat = .float32
         let results = try BatchRenderer(inputs: BatchInputDiscovery.discover([root]).inputs, settings: settings).run { _ in
             var options = RenderOptions()
-            options.reverbEnabled = false
-            options.chorusEnabled = false
+            options.sampler.reverb.isEnabled = false
+            options.sampler.chorus.isEnabled = false
             options.tail = .fixed(seconds: 0.2)
             return options
         }

@@ -43,7 +43,7 @@ final class StemTests: BatchTestCase {
                 XCTAssertLessThan(dBFS, -90, "stems \(mode) of \(result.input.relativePath) sum to the mix")
                 guard mode == .channel, let drums = audio.stems.first(where: \.isDrums), let drumsPath = drums.path else { continue }
                 var options = RenderOptions()
-                options.soloedChannels = [9]
+                options.song.soloedChannels = [9]
                 options.tail = .fixed(seconds: 60)
                 let alone = try SongRenderer(sequence: try MIDIFileReader.read(contentsOf: result.input.path).sequence,
                                              soundFontPaths: [Self.generalMIDIFont], options: options)

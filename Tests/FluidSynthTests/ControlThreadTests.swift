@@ -28,7 +28,7 @@ final class ControlThreadTests: XCTestCase {
         guard (major, minor, micro) == (2, 3, 1) else { throw XCTSkip("checks FluidSynth 2.3.1's fluid_synth_t layout") }
         let font = SynthesizerTests.timGM
         guard FileManager.default.fileExists(atPath: font) else { throw XCTSkip("\(font) is not installed") }
-        let synth = try Synthesizer(settings: SynthesizerSettings(reverbEnabled: true, chorusEnabled: true))
+        let synth = try Synthesizer(settings: SamplerSettings(reverb: .init(isEnabled: true), chorus: .init(isEnabled: true)))
         try synth.loadSoundFont(at: font)
         XCTAssertEqual(Self.apiDepth(of: synth), 0)
 

@@ -35,7 +35,7 @@ final class FluidSynthLogTests: XCTestCase {
 
     func testFluidSynthErrorsGoToTheSeqplayLogger() {
         _ = Self.bootstrapped
-        XCTAssertThrowsError(try Synthesizer(settings: SynthesizerSettings(polyphony: 0)))
+        XCTAssertThrowsError(try Synthesizer(settings: SamplerSettings(polyphony: 0)))
         let record = CollectingLogHandler.shared.all.last { $0.label == "seqplay.fluidsynth" }
         XCTAssertEqual(record?.level, .error)
         XCTAssertTrue(record?.message.contains("synth.polyphony") ?? false, "\(String(describing: record?.message))")

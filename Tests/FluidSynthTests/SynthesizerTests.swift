@@ -17,7 +17,7 @@ final class SynthesizerTests: XCTestCase {
 
     /// A synthesizer with reverb and chorus off, so the output is the dry voices only.
     func drySynthesizer() throws -> Synthesizer {
-        try Synthesizer(settings: SynthesizerSettings(sampleRate: sampleRate, reverbEnabled: false, chorusEnabled: false))
+        try Synthesizer(settings: SamplerSettings(reverb: .init(isEnabled: false), chorus: .init(isEnabled: false)), sampleRate: sampleRate)
     }
 
     /// Renders `frames` frames and returns the left channel.
@@ -144,11 +144,11 @@ final class SynthesizerTests: XCTestCase {
         synth.polyphony = 32
         XCTAssertEqual(synth.polyphony, 32)
         synth.reverbEnabled = true
-        XCTAssertTrue(synth.settings.reverbEnabled)
+        XCTAssertTrue(synth.settings.reverb.isEnabled)
     }
 
     func testOutOfRangeSampleRateIsRejected() {
-        XCTAssertThrowsError(try Synthesizer(settings: SynthesizerSettings(sampleRate: 1_000_000))) { error in
+        XCTAssertThrowsError(try Synthesizer(sampleRate: 1_000_000)) { error in
             XCTAssertEqual(error as? SynthesizerError, .settingRejected("synth.sample-rate"))
         }
     }

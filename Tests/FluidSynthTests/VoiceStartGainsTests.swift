@@ -14,8 +14,8 @@ final class VoiceStartGainsTests: XCTestCase {
 
     /// Renders `blocks` 64-frame blocks, sending `events[block]` before each; returns left and right.
     func render(_ events: [Int: [MIDIMessage]], blocks: Int, reverbAndChorus: Bool) throws -> [Float] {
-        let synth = try Synthesizer(settings: SynthesizerSettings(sampleRate: 44_100, reverbEnabled: reverbAndChorus,
-                                                                  chorusEnabled: reverbAndChorus))
+        let synth = try Synthesizer(settings: SamplerSettings(reverb: .init(isEnabled: reverbAndChorus),
+                                                              chorus: .init(isEnabled: reverbAndChorus)), sampleRate: 44_100)
         try synth.loadSoundFont(at: Self.font)
         var output: [Float] = []
         var left = [Float](repeating: 0, count: 64), right = [Float](repeating: 0, count: 64)

@@ -3,8 +3,7 @@ import Atomics
 import FluidSynth
 import Foundation
 import JACK
-import JACKMIDI
-import JACKOutput
+import JACKDriver
 import JACKTestSupport
 import LiveSampler
 import RenderTestSupport
@@ -82,7 +81,7 @@ final class JACKMIDIInputTests: XCTestCase {
         let counter = countingAllocations ? CycleAllocationCounter() : nil
         if let counter { output.jack.addCycleHandler(counter) }
         var configuration = LiveSamplerConfiguration(soundFonts: ["SoundFonts/click.sf2"], output: .opened(output))
-        configuration.synthesizer = SynthesizerSettings(sampleRate: 48_000, reverbEnabled: false, chorusEnabled: false)
+        configuration.sampler = SamplerSettings(reverb: .init(isEnabled: false), chorus: .init(isEnabled: false))
         configuration.inputs = [try JACKMIDIInput(driver: output.jack, connecting: "^keys:")]
         let session = try LiveSamplerSession(configuration)
         try session.start()

@@ -1,8 +1,8 @@
 import Atomics
 import Foundation
 import JACK
-import JACKMIDI
-import JACKOutput
+import JACKDriver
+import SongSessions
 import JACKTestSupport
 import MIDICore
 import MIDIFile
@@ -67,12 +67,9 @@ final class JACKSongMIDIOutputTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.errors)
 
         // What the scheduler gives the sampler for the same settings.
-        var options = RenderOptions()
-        options.sampleRate = 48_000
-        options.playback = PlaybackSettings(transpose: 2, rate: 1.25, start: .seconds(1), end: .seconds(9),
-                                            loop: LoopRegion(from: .seconds(2), to: .seconds(3.5), count: 2))
-        options.mutedChannels = [1]
-        let player = try SongRenderer.makePlayer(for: Self.song(), options: options)
+        let song = SongOptions(transpose: 2, rate: 1.25, start: .seconds(1), end: .seconds(9),
+                               loop: LoopRegion(from: .seconds(2), to: .seconds(3.5), count: 2), mutedChannels: [1])
+        let player = try MusicPlayer(sequence: Self.song(), sampleRate: 48_000, options: song)
         var expected: [SongEvent] = []
         player.deliverEvents(before: .max) { expected.append($0) }
 
@@ -102,7 +99,7 @@ final class JACKSongMIDIOutputTests: XCTestCase {
         let counter = CycleAllocationCounter()
         output.jack.addCycleHandler(counter)
         var options = RenderOptions()
-        options.reverbEnabled = false
+        options.sampler.reverb.isEnabled = false
         let playback = try SongPlayback(sequence: Self.song(), soundFontPaths: ["SoundFonts/click.sf2"], options: options, output: output)
         let recorder = try JACKTestMIDIRecorder(name: "midirec", serverName: server.name)
         _ = try JACKSongMIDIOutput(sequence: Self.song(), playback: playback, driver: output.jack, connecting: "^midirec:")

@@ -3,8 +3,8 @@ import AudioGraph
 import AudioOutput
 import Foundation
 import JACK
-import JACKOutput
-@testable import JACKSongTransport
+import JACKDriver
+@testable import SongSessions
 import JACKTestSupport
 import MIDIFile
 import Rendering

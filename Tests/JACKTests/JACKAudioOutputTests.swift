@@ -4,7 +4,7 @@ import AudioGraph
 import AudioOutput
 import Foundation
 import JACK
-import JACKOutput
+import JACKDriver
 import JACKTestSupport
 import XCTest
 

@@ -1,7 +1,7 @@
 import ALSA
 import Foundation
 import MIDICore
-import NetworkBridge
+import LiveSampler
 import NetworkMIDI
 import XCTest
 

@@ -15,9 +15,9 @@ final class MusicPlayerAllocationTests: XCTestCase {
 
     func testDeliveryDoesNotAllocate() throws {
         let sequence = try XCTUnwrap(SongDestinationTests.demoSong())
-        var settings = PlaybackSettings(loop: LoopRegion(from: .seconds(2), to: .seconds(6), count: 2))
+        var settings = SongOptions(loop: LoopRegion(from: .seconds(2), to: .seconds(6), count: 2))
         settings.midiClock = true
-        let player = try MusicPlayer(sequence: sequence, sampleRate: 48_000, settings: settings)
+        let player = try MusicPlayer(sequence: sequence, sampleRate: 48_000, options: settings)
         let sink = Sink()
         var timed = 0
         func pass() {

@@ -30,15 +30,15 @@ final class MusicPlayerBehaviourTests: XCTestCase {
         let slow = [TimedEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 0xFF_FFFF))), on(0, 0, 60),
                     off(0x0FFF_FFFF, 0, 60), endOfTrack(0x0FFF_FFFF)]
         XCTAssertThrowsError(try MusicPlayer(sequence: sequence([slow]), sampleRate: 48_000)) { error in
-            guard case PlaybackSettingsError.tooLong(let seconds) = error else { return XCTFail("\(error)") }
+            guard case SongOptionsError.tooLong(let seconds) = error else { return XCTFail("\(error)") }
             XCTAssertGreaterThan(seconds, 24 * 3600)
         }
         let song = sequence([[on(0, 0, 60), off(480, 0, 60), endOfTrack(960)]])  // one second
-        var settings = PlaybackSettings()
+        var settings = SongOptions()
         settings.loop = LoopRegion(from: .tick(0), to: .tick(960), count: 1_000_000_000)
-        XCTAssertThrowsError(try MusicPlayer(sequence: song, sampleRate: 48_000, settings: settings))
+        XCTAssertThrowsError(try MusicPlayer(sequence: song, sampleRate: 48_000, options: settings))
         settings.loop = LoopRegion(from: .tick(0), to: .tick(960), count: 80_000)  // 22 hours: allowed
-        XCTAssertEqual(try MusicPlayer(sequence: song, sampleRate: 48_000, settings: settings).durationInSeconds, 80_000, accuracy: 0.001)
+        XCTAssertEqual(try MusicPlayer(sequence: song, sampleRate: 48_000, options: settings).durationInSeconds, 80_000, accuracy: 0.001)
     }
 
     func testEventsArriveAtTheirSampleTimesAndMetasAreNotSent() throws {
@@ -73,7 +73,7 @@ final class MusicPlayerBehaviourTests: XCTestCase {
     func testTransposeLeavesDrumsAndDropsNotesOutOfRange() throws {
         let player = try MusicPlayer(sequence: sequence([[
             on(0, 0, 60), on(0, 9, 36), on(0, 1, 126), off(480, 0, 60), off(480, 9, 36), off(480, 1, 126), endOfTrack(480),
-        ]]), sampleRate: 48_000, settings: PlaybackSettings(transpose: 2))
+        ]]), sampleRate: 48_000, options: SongOptions(transpose: 2))
         XCTAssertEqual(render(player).messages, [
             .noteOn(channel: 0, note: 62, velocity: 100), .noteOn(channel: 9, note: 36, velocity: 100),
             .noteOff(channel: 0, note: 62, velocity: 0), .noteOff(channel: 9, note: 36, velocity: 0),
@@ -82,10 +82,10 @@ final class MusicPlayerBehaviourTests: XCTestCase {
 
     func testRateScalesTempo() throws {
         let song = sequence([[on(0, 0, 60), off(480, 0, 60), endOfTrack(960)]])
-        let fast = try MusicPlayer(sequence: song, sampleRate: 48_000, settings: PlaybackSettings(rate: 2))
+        let fast = try MusicPlayer(sequence: song, sampleRate: 48_000, options: SongOptions(rate: 2))
         XCTAssertEqual(fast.durationInSamples, 24_000)
         XCTAssertEqual(render(fast).received.last?.sample, 12_032) // 12000 is half-way between boundaries
-        let slow = try MusicPlayer(sequence: song, sampleRate: 48_000, settings: PlaybackSettings(rate: 0.5))
+        let slow = try MusicPlayer(sequence: song, sampleRate: 48_000, options: SongOptions(rate: 0.5))
         XCTAssertEqual(slow.durationInSamples, 96_000)
         XCTAssertEqual(render(slow).received.last?.sample, 48_000)
     }
@@ -99,7 +99,7 @@ final class MusicPlayerBehaviourTests: XCTestCase {
             on(900, 0, 64), off(2000, 0, 64), // sounding before the start: not restarted
             on(1200, 0, 67), off(2000, 0, 67), // held past the end: ended there
             endOfTrack(2400),
-        ]]), sampleRate: 48_000, settings: PlaybackSettings(start: .tick(960), end: .barBeatTick(BarBeatTick(bar: 1, beat: 4))))
+        ]]), sampleRate: 48_000, options: SongOptions(start: .tick(960), end: .barBeatTick(BarBeatTick(bar: 1, beat: 4))))
         // Ticks 960..<1440: one quarter note.
         XCTAssertEqual(player.durationInSamples, 24_000)
         let received = render(player).received
@@ -113,7 +113,7 @@ final class MusicPlayerBehaviourTests: XCTestCase {
 
     func testStartInSecondsAndNotesAfterIt() throws {
         let player = try MusicPlayer(sequence: sequence([[on(0, 0, 60), off(240, 0, 60), on(960, 0, 62), off(1200, 0, 62), endOfTrack(1440)]]),
-                                     sampleRate: 48_000, settings: PlaybackSettings(start: .seconds(0.5)))
+                                     sampleRate: 48_000, options: SongOptions(start: .seconds(0.5)))
         let received = render(player).received
         XCTAssertEqual(received.map(\.message), [.noteOn(channel: 0, note: 62, velocity: 100), .noteOff(channel: 0, note: 62, velocity: 0)])
         XCTAssertEqual(received.map(\.sample), [24_000, 36_032])
@@ -123,7 +123,7 @@ final class MusicPlayerBehaviourTests: XCTestCase {
         // Bar 2 (ticks 1920..<3840) plays three times; a note held across the loop end is cut there.
         let player = try MusicPlayer(sequence: sequence([[
             cc(0, 0, 7, 100), on(1920, 0, 60), off(2400, 0, 60), cc(2400, 0, 7, 20), on(3000, 0, 64), off(4000, 0, 64), endOfTrack(5760),
-        ]]), sampleRate: 48_000, settings: PlaybackSettings(loop: LoopRegion(from: .barBeatTick(BarBeatTick(bar: 2)), to: .tick(3840), count: 3)))
+        ]]), sampleRate: 48_000, options: SongOptions(loop: LoopRegion(from: .barBeatTick(BarBeatTick(bar: 2)), to: .tick(3840), count: 3)))
         // 5760 + 2 × 1920 ticks = 20 quarter notes.
         XCTAssertEqual(player.durationInSamples, 20 * 24_000)
         let received = render(player).received
@@ -145,7 +145,7 @@ final class MusicPlayerBehaviourTests: XCTestCase {
         // From tick 960 at twice the speed; bar 2 (ticks 1920..<3840) plays twice.
         let player = try MusicPlayer(sequence: sequence([[on(0, 0, 60), off(5760, 0, 60), endOfTrack(5760)]]),
                                      sampleRate: 48_000,
-                                     settings: PlaybackSettings(rate: 2, start: .tick(960),
+                                     options: SongOptions(rate: 2, start: .tick(960),
                                                                 loop: LoopRegion(from: .tick(1920), to: .tick(3840), count: 2)))
         let quarter: Int64 = 12_000 // 120 BPM at rate 2: a quarter note every 0.25 s
         let expected: [(sample: Int64, tick: Int64)] = [
@@ -190,6 +190,58 @@ final class MusicPlayerBehaviourTests: XCTestCase {
         XCTAssertEqual(messages.count, 4) // the muted note's note-off is held back too
     }
 
+    /// The options' mutes and solos apply from the first event, by the rule the setters follow
+    /// (`SongOptions.sounds`), and can be changed while playing.
+    func testMutesAndSolosOfTheOptionsApplyFromTheStart() throws {
+        let song = sequence([
+            [on(0, 0, 60), off(480, 0, 60), endOfTrack(480)],
+            [on(0, 1, 61), off(480, 1, 61), on(0, 2, 62), off(480, 2, 62), endOfTrack(480)],
+        ])
+        let options = SongOptions(soloedTracks: [1], mutedChannels: [2])
+        let player = try MusicPlayer(sequence: song, sampleRate: 48_000, options: options)
+        XCTAssertTrue(player.isTrackSoloed(1))
+        XCTAssertTrue(player.isChannelMuted(2))
+        XCTAssertEqual(player.options, options)
+        XCTAssertEqual(noteOns(render(player).messages), [.noteOn(channel: 1, note: 61, velocity: 100)])
+        // The value type answers as the player plays.
+        let heard = [(0, 0), (1, 1), (1, 2)].filter { options.isAudible(track: $0.0, channel: $0.1) }
+        XCTAssertEqual(heard.map(\.0), [1])
+        XCTAssertEqual(heard.map(\.1), [1])
+        XCTAssertFalse(SongOptions(mutedTracks: [0], soloedTracks: [0]).isTrackAudible(0), "a muted track stays silent when soloed")
+        XCTAssertTrue(SongOptions(soloedChannels: [3]).isChannelAudible(3))
+        XCTAssertFalse(SongOptions(soloedChannels: [3]).isChannelAudible(4))
+
+        player.setTrack(1, soloed: false)
+        player.reset()
+        XCTAssertEqual(noteOns(render(player).messages), [.noteOn(channel: 0, note: 60, velocity: 100), .noteOn(channel: 1, note: 61, velocity: 100)])
+    }
+
+    /// Tracks and channels the song does not have are refused when the player is made.
+    func testMutesAndSolosOfMissingTracksOrChannelsAreRefused() throws {
+        let song = sequence([[on(0, 0, 60), endOfTrack(480)], [endOfTrack(480)]])
+        XCTAssertThrowsError(try MusicPlayer(sequence: song, sampleRate: 48_000, options: SongOptions(mutedTracks: [2]))) {
+            XCTAssertEqual($0 as? SongOptionsError, .noSuchTrack(2, trackCount: 2))
+            XCTAssertEqual("\($0)", "there is no track 2: the song's tracks are 0...1 (see `seqplay info`)")
+        }
+        XCTAssertThrowsError(try MusicPlayer(sequence: song, sampleRate: 48_000, options: SongOptions(soloedTracks: [-1]))) {
+            XCTAssertEqual($0 as? SongOptionsError, .noSuchTrack(-1, trackCount: 2))
+        }
+        XCTAssertThrowsError(try MusicPlayer(sequence: song, sampleRate: 48_000, options: SongOptions(soloedChannels: [16]))) {
+            XCTAssertEqual($0 as? SongOptionsError, .noSuchChannel(16))
+            XCTAssertEqual("\($0)", "there is no channel 17: channels are 1...16")
+        }
+    }
+
+    /// A song of length zero (set-up events at tick 0 only) plays one tick, so its events are sent;
+    /// with a start, end or loop it plays as asked.
+    func testASongOfLengthZeroPlaysOneTick() throws {
+        let song = sequence([[TimedEvent(tick: 0, .midi(.programChange(channel: 0, program: 5))), endOfTrack(0)]])
+        let player = try MusicPlayer(sequence: song, sampleRate: 48_000)
+        XCTAssertEqual(player.durationInSamples, 50)  // 1 tick at 120 BPM, 480 PPQ: 1/960 s
+        XCTAssertEqual(render(player).messages, [.programChange(channel: 0, program: 5)])
+        XCTAssertEqual(try MusicPlayer(sequence: song, sampleRate: 48_000, options: SongOptions(end: .tick(0))).durationInSamples, 0)
+    }
+
     func testSeekEndsSoundingNotesAndChases() throws {
         let player = try MusicPlayer(sequence: sequence([[
             TimedEvent(tick: 0, .midi(.programChange(channel: 0, program: 3))), on(0, 0, 60), off(960, 0, 60),
@@ -221,19 +273,19 @@ final class MusicPlayerBehaviourTests: XCTestCase {
 
     func testInvalidSettingsAreRefused() throws {
         let song = sequence([[on(0, 0, 60), endOfTrack(960)]])
-        XCTAssertThrowsError(try MusicPlayer(sequence: song, sampleRate: 48_000, settings: PlaybackSettings(rate: 0))) {
-            XCTAssertEqual($0 as? PlaybackSettingsError, .rateOutOfRange(0))
+        XCTAssertThrowsError(try MusicPlayer(sequence: song, sampleRate: 48_000, options: SongOptions(rate: 0))) {
+            XCTAssertEqual($0 as? SongOptionsError, .rateOutOfRange(0))
         }
-        XCTAssertThrowsError(try MusicPlayer(sequence: song, sampleRate: 48_000, settings: PlaybackSettings(start: .tick(1000)))) {
-            XCTAssertEqual($0 as? PlaybackSettingsError, .startAfterEnd(startTick: 1000, endTick: 960))
+        XCTAssertThrowsError(try MusicPlayer(sequence: song, sampleRate: 48_000, options: SongOptions(start: .tick(1000)))) {
+            XCTAssertEqual($0 as? SongOptionsError, .startAfterEnd(startTick: 1000, endTick: 960))
         }
         // Starting at the end, or an empty sequence, plays nothing.
-        let atEnd = try MusicPlayer(sequence: song, sampleRate: 48_000, settings: PlaybackSettings(start: .tick(960)))
+        let atEnd = try MusicPlayer(sequence: song, sampleRate: 48_000, options: SongOptions(start: .tick(960)))
         XCTAssertEqual(atEnd.durationInSamples, 0)
         XCTAssertEqual(atEnd.scheduledEventCount, 0)
         XCTAssertEqual(try MusicPlayer(sequence: MusicSequence(), sampleRate: 48_000).scheduledEventCount, 0)
         let backwards = LoopRegion(from: .tick(480), to: .tick(240), count: 2)
-        XCTAssertThrowsError(try MusicPlayer(sequence: song, sampleRate: 48_000, settings: PlaybackSettings(loop: backwards)))
+        XCTAssertThrowsError(try MusicPlayer(sequence: song, sampleRate: 48_000, options: SongOptions(loop: backwards)))
         XCTAssertThrowsError(try MusicPlayer(sequence: song, sampleRate: 0))
     }
 }

@@ -54,7 +54,7 @@ final class MusicPlayerExactnessTests: XCTestCase {
             let conductor = MusicTrack(events: tempos.map { TimedEvent(tick: $0.tick, .meta(.tempo(microsecondsPerQuarter: UInt32($0.microseconds)))) } + [endOfTrack(tick)])
             let controllers = MusicTrack(events: eventTicks.enumerated().map { cc($0.element, UInt8($0.offset % 16), 7, UInt8($0.offset % 128)) } + [endOfTrack(tick)])
             let sequence = MusicSequence(format: 1, division: .ticksPerQuarter(UInt16(ppq)), tracks: [conductor, controllers])
-            let player = try MusicPlayer(sequence: sequence, sampleRate: Int(sampleRate), settings: PlaybackSettings(rate: rate))
+            let player = try MusicPlayer(sequence: sequence, sampleRate: Int(sampleRate), options: SongOptions(rate: rate))
             let received = render(player).received
             XCTAssertEqual(received.count, eventTicks.count)
 

@@ -27,8 +27,8 @@ final class SongDestinationTests: XCTestCase {
         return events
     }
 
-    private func nanosecondPlayer(_ sequence: MusicSequence, _ settings: PlaybackSettings = PlaybackSettings()) throws -> MusicPlayer {
-        try MusicPlayer(sequence: sequence, sampleRate: MusicPlayer.nanosecondRate, settings: settings)
+    private func nanosecondPlayer(_ sequence: MusicSequence, _ settings: SongOptions = SongOptions()) throws -> MusicPlayer {
+        try MusicPlayer(sequence: sequence, sampleRate: MusicPlayer.nanosecondRate, options: settings)
     }
 
     func testEventsGetExactTimesAndTheirTracksPort() throws {
@@ -48,7 +48,7 @@ final class SongDestinationTests: XCTestCase {
                                         on(300, 3, 65), endOfTrack(2000)])
         let sequence = MusicSequence(format: 0, division: .ticksPerQuarter(480), tracks: [track])
         // Tick 1200 at 120 BPM is 1.25 s.
-        let events = events(of: try nanosecondPlayer(sequence, PlaybackSettings(end: .tick(1200))))
+        let events = events(of: try nanosecondPlayer(sequence, SongOptions(end: .tick(1200))))
         XCTAssertEqual(events.suffix(2).map(\.message), [.noteOff(channel: 3, note: 64, velocity: 0), .noteOff(channel: 3, note: 65, velocity: 0)])
         XCTAssertEqual(events.suffix(2).map(\.sampleTime), [1_250_000_000, 1_250_000_000])
         XCTAssertEqual(Set(events.map(\.port)), [2])
@@ -56,7 +56,7 @@ final class SongDestinationTests: XCTestCase {
     }
 
     func testMIDIClockRunsAt24PerQuarterWithPositionStartAndStop() throws {
-        var settings = PlaybackSettings()
+        var settings = SongOptions()
         settings.midiClock = true
         let events = events(of: try nanosecondPlayer(song(), settings))
         let clocks = events.filter { $0.message == .timingClock }
@@ -77,7 +77,7 @@ final class SongDestinationTests: XCTestCase {
     }
 
     func testClockFollowsStartAndLoopJumps() throws {
-        var settings = PlaybackSettings(start: .tick(240), loop: LoopRegion(from: .tick(480), to: .tick(960), count: 2))
+        var settings = SongOptions(start: .tick(240), loop: LoopRegion(from: .tick(480), to: .tick(960), count: 2))
         settings.midiClock = true
         let events = events(of: try nanosecondPlayer(song(), settings)).filter(\.isClock)
         // Starting at tick 240 (2 sixteenths): position 2, Continue; at the jump back to tick 480: Stop, position 4, Continue.
@@ -94,7 +94,7 @@ final class SongDestinationTests: XCTestCase {
         let quarters: Int64 = 23 * 3600 * 1_000_000
         let track = MusicTrack(events: [TimedEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 1))),
                                         TimedEvent(tick: quarters * 24, .midi(.noteOn(channel: 0, note: 60, velocity: 1)))])
-        var settings = PlaybackSettings()
+        var settings = SongOptions()
         settings.midiClock = true
         let player = try nanosecondPlayer(MusicSequence(format: 0, division: .ticksPerQuarter(24), tracks: [track]), settings)
         XCTAssertEqual(player.durationInSamples, quarters * 1000)
@@ -107,8 +107,8 @@ final class SongDestinationTests: XCTestCase {
     /// Tracks chosen for one destination and the rest for another together play the whole song.
     func testTrackSelectionsSplitTheSong() throws {
         let whole = events(of: try nanosecondPlayer(song()))
-        let mine = events(of: try nanosecondPlayer(song(), PlaybackSettings(tracks: [2])))
-        let others = events(of: try nanosecondPlayer(song(), PlaybackSettings(tracks: [0, 1])))
+        let mine = events(of: try nanosecondPlayer(song(), SongOptions(tracks: [2])))
+        let others = events(of: try nanosecondPlayer(song(), SongOptions(tracks: [0, 1])))
         XCTAssertEqual(mine, whole.filter { $0.track == 2 })
         XCTAssertEqual(others, whole.filter { $0.track != 2 })
     }
@@ -118,7 +118,7 @@ final class SongDestinationTests: XCTestCase {
     /// each scheduled at the same exact time rounded down to its unit.
     func testSamplerAndNanosecondDestinationsGetTheSameEvents() throws {
         let sequence = try XCTUnwrap(Self.demoSong())
-        let settings = PlaybackSettings(transpose: -2, rate: 1.3, start: .seconds(3), end: .seconds(40),
+        let settings = SongOptions(transpose: -2, rate: 1.3, start: .seconds(3), end: .seconds(40),
                                         loop: LoopRegion(from: .seconds(10), to: .seconds(20), count: 3))
         func configured(_ player: MusicPlayer) -> MusicPlayer {
             player.setTrack(2, muted: true)
@@ -126,7 +126,7 @@ final class SongDestinationTests: XCTestCase {
             return player
         }
         let sampleRate = 44_100
-        let sampler = configured(try MusicPlayer(sequence: sequence, sampleRate: sampleRate, settings: settings))
+        let sampler = configured(try MusicPlayer(sequence: sequence, sampleRate: sampleRate, options: settings))
         let nanoseconds = configured(try nanosecondPlayer(sequence, settings))
         var heard: [(block: Int64, event: SongEvent)] = []
         for block in stride(from: Int64(0), through: sampler.durationInSamples + 64, by: 64) {
@@ -156,15 +156,18 @@ final class SongDestinationTests: XCTestCase {
         }
         let track = MusicTrack(events: notes)
         let sequence = MusicSequence(format: 0, division: .ticksPerQuarter(480), tracks: [track])  // 40 notes in 0.5 s
-        let settings = PlaybackSettings(transpose: 5, rate: 2)
+        let settings = SongOptions(transpose: 5, rate: 2)
         let destination = RecordingDestination()
         let sequencer = RealtimeSequencer(player: try nanosecondPlayer(sequence, settings), destination: destination, lookahead: 0.02)
         sequencer.start()
         sequencer.waitUntilFinished()
         let expected = events(of: try nanosecondPlayer(sequence, settings))
-        let sent = destination.sent.flatMap { group in group.messages.map { (message: $0, time: group.time, sentAt: group.sentAt) } }
-        XCTAssertEqual(sent.map(\.message), expected.map(\.message))
+        let sent = destination.received
+        XCTAssertEqual(sent.map(\.event.message), expected.map(\.message))
+        XCTAssertEqual(sent.map(\.event.track), expected.map(\.track))
         XCTAssertEqual(sent.map(\.time), expected.map { sequencer.startTime + UInt64($0.sampleTime) })
+        // One delivery per group of simultaneous events.
+        XCTAssertEqual(destination.deliveries, Set(expected.map(\.sampleTime)).count)
         let early = sent.map { Int64(bitPattern: $0.time &- $0.sentAt) }.sorted()
         print("network dispatcher: \(sent.count) events, sent ahead of their time by median \(early[early.count / 2] / 1000) µs, least \(early[0] / 1000) µs")
     }
@@ -176,11 +179,16 @@ final class SongDestinationTests: XCTestCase {
     }
 }
 
-/// Records what a `RealtimeSequencer` sends, and when.
-private final class RecordingDestination: TimedMIDIDestination, @unchecked Sendable {
-    var sent: [(messages: [MIDIMessage], time: UInt64, sentAt: UInt64)] = []
+/// Records what a `RealtimeSequencer` sends (events stamped with monotonic time), and when.
+private final class RecordingDestination: SongDestination, @unchecked Sendable {
+    var received: [(event: SongEvent, time: UInt64, sentAt: UInt64)] = []
+    var deliveries = 0
 
-    func send(_ messages: [MIDIMessage], at time: UInt64) {
-        sent.append((messages, time, MonotonicClock.now()))
+    func receive(_ event: SongEvent) {
+        received.append((event, UInt64(event.sampleTime), MonotonicClock.now()))
+    }
+
+    func endOfDelivery(before sampleTime: Int64) {
+        deliveries += 1
     }
 }

@@ -25,7 +25,7 @@ final class AudioCheckTests: RenderTestCase {
 
     func testTransposeUpAnOctaveDoublesTheFundamental() throws {
         var options = dryOptions()
-        options.playback.transpose = 12
+        options.song.transpose = 12
         let audio = try render(song(notes: [(0, flute, 69)]), fonts: [Self.generalMIDIFont], options: options)
         let frequency = fundamental(audio, lowest: 200, highest: 1_000)
         print("A4 transposed +12: \(frequency) Hz")
@@ -37,9 +37,9 @@ final class AudioCheckTests: RenderTestCase {
         let sequence = song(notes: [(0, flute, 69), (1, flute, 76)])
         let both = try render(sequence, fonts: [Self.generalMIDIFont], options: dryOptions())
         var options = dryOptions()
-        options.mutedTracks = [1]
+        options.song.mutedTracks = [1]
         let muted = try render(sequence, fonts: [Self.generalMIDIFont], options: options)
-        options.mutedTracks = [0, 1]
+        options.song.mutedTracks = [0, 1]
         let silent = try render(sequence, fonts: [Self.generalMIDIFont], options: options)
 
         XCTAssertEqual(fundamental(muted, lowest: 200, highest: 1_000), 440, accuracy: 1, "the unmuted A4 still sounds")
@@ -50,7 +50,7 @@ final class AudioCheckTests: RenderTestCase {
 
     func testMutingAChannelSilencesIt() throws {
         var options = dryOptions()
-        options.mutedChannels = [0]
+        options.song.mutedChannels = [0]
         let audio = try render(song(notes: [(0, flute, 69)]), fonts: [Self.generalMIDIFont], options: options)
         XCTAssertEqual(audio.flatMap { $0 }.map(abs).max(), 0)
     }
@@ -59,7 +59,7 @@ final class AudioCheckTests: RenderTestCase {
         let sequence = song(notes: [(0, flute, 69)])
         var options = dryOptions(tail: 0)
         let once = try render(sequence, fonts: [Self.generalMIDIFont], options: options)
-        options.playback.loop = LoopRegion(from: .tick(0), to: .tick(960), count: 2)
+        options.song.loop = LoopRegion(from: .tick(0), to: .tick(960), count: 2)
         let twice = try render(sequence, fonts: [Self.generalMIDIFont], options: options)
         XCTAssertEqual(once[0].count, 44_100)
         XCTAssertEqual(twice[0].count, 2 * once[0].count)

@@ -26,9 +26,9 @@ final class ConvertTests: RenderTestCase {
     }
 
     /// Reverb and chorus on (they carry state from note to note), a fixed tail.
-    private func options(_ playback: PlaybackSettings = PlaybackSettings(), tail: Double = 1) -> RenderOptions {
+    private func options(_ playback: SongOptions = SongOptions(), tail: Double = 1) -> RenderOptions {
         var options = RenderOptions()
-        options.playback = playback
+        options.song = playback
         options.tail = .fixed(seconds: tail)
         return options
     }
@@ -52,7 +52,7 @@ final class ConvertTests: RenderTestCase {
     func testACutAtBar17RendersAsStartingThere() throws {
         let song = songs[0]
         let cut = try convert(song, ["--start", "17:1"])
-        let played = try render(file: song, options: options(PlaybackSettings(start: .barBeatTick(BarBeatTick(bar: 17)))))
+        let played = try render(file: song, options: options(SongOptions(start: .barBeatTick(BarBeatTick(bar: 17)))))
         XCTAssertEqual(Self.largestDifference(try render(file: cut.path, options: options()), played), 0)
         // The programs set at the start of the song are still there, at tick 0 of their tracks.
         let programs = cut.sequence.tracks.flatMap(\.events).filter { if case .midi(.programChange) = $0.event { true } else { false } }
@@ -66,10 +66,10 @@ final class ConvertTests: RenderTestCase {
         for song in songs.dropFirst() {
             let arguments = ["--start", "9:3", "--end", "15:2", "--transpose", "3", "--rate", "0.5", "--mute", "1"]
             let converted = try convert(song, arguments)
-            var playback = PlaybackSettings(transpose: 3, rate: 0.5, start: .barBeatTick(BarBeatTick(bar: 9, beat: 3)),
+            var playback = SongOptions(transpose: 3, rate: 0.5, start: .barBeatTick(BarBeatTick(bar: 9, beat: 3)),
                                             end: .barBeatTick(BarBeatTick(bar: 15, beat: 2)))
             var played = options(playback)
-            played.mutedTracks = [1]
+            played.song.mutedTracks = [1]
             let expected = try render(file: song, options: played)
             XCTAssertEqual(Self.largestDifference(try render(file: converted.path, options: options()), expected), 0, song)
             guard song == songs.last else { continue }

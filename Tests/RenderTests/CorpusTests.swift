@@ -67,7 +67,7 @@ final class CorpusTests: RenderTestCase {
                     options.channelSplit = split
                     options.threads = 2
                     options.sampleRate = sampleRate
-                    options.playback.end = .seconds(5)
+                    options.song.end = .seconds(5)
                     options.tail = .fixed(seconds: 0.1)
                     let output = directory.appendingPathComponent("out.wav").path
                     do {

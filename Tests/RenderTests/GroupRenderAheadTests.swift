@@ -5,6 +5,7 @@ import FluidSynth
 import Foundation
 import MIDICore
 import MIDIFile
+import Player
 @testable import Rendering
 import XCTest
 
@@ -114,7 +115,7 @@ final class GroupRenderAheadTests: RenderTestCase {
         let fonts = try SharedSoundFonts(paths: [Self.generalMIDIFont])
         let groups = try XCTUnwrap(options.channelSplit.groups(for: sequence))
         XCTAssertEqual(groups.groups.count, 2)
-        let source = SeekableEventSource(player: try SongRenderer.makePlayer(for: sequence, options: options))
+        let source = SeekableEventSource(player: try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, options: options.song))
         let fanOut = ChannelGroupFanOut(source: source, groups: groups)
         let format = AudioFormat(sampleRate: 44_100, channelCount: 2)
         let samplers = try fanOut.queues.map { queue in

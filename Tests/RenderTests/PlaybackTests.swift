@@ -26,7 +26,7 @@ final class PlaybackTests: RenderTestCase {
     func testPeriodSizedBlocksRenderTheSameAudioAsTheOfflineRender() throws {
         var options = RenderOptions()
         options.effects = try EffectChainSpec(parsing: everyEffect)
-        options.playback.end = .seconds(3)
+        options.song.end = .seconds(3)
         options.tail = .fixed(seconds: 0.5)
         let offline = try SongRenderer(sequence: shippedSong, soundFontPaths: [Self.generalMIDIFont], options: options)
         var expected: [Float] = []

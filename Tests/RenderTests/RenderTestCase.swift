@@ -52,8 +52,8 @@ class RenderTestCase: XCTestCase {
     /// Options with no reverb or chorus and a fixed tail.
     func dryOptions(tail seconds: Double = 0.5) -> RenderOptions {
         var options = RenderOptions()
-        options.reverbEnabled = false
-        options.chorusEnabled = false
+        options.sampler.reverb.isEnabled = false
+        options.sampler.chorus.isEnabled = false
         options.tail = .fixed(seconds: seconds)
         return options
     }

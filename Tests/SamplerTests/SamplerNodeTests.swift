@@ -20,7 +20,7 @@ final class SamplerNodeTests: XCTestCase {
     static func makeEngine(font: String, sampleRate: Double = 48_000, maximumFrameCount: Int = 512, effects: Bool = false)
         throws -> (AudioEngine, SamplerNode) {
         guard FileManager.default.fileExists(atPath: font) else { throw XCTSkip("\(font) is not installed") }
-        let sampler = try SamplerNode(settings: SynthesizerSettings(reverbEnabled: effects, chorusEnabled: effects))
+        let sampler = try SamplerNode(settings: SamplerSettings(reverb: .init(isEnabled: effects), chorus: .init(isEnabled: effects)))
         try sampler.loadSoundFont(at: font)
         let engine = AudioEngine()
         engine.attach(sampler)

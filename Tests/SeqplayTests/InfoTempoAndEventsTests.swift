@@ -1,4 +1,5 @@
 import Foundation
+import MIDICore
 import MIDIFile
 import TestSupport
 import XCTest
@@ -50,11 +51,7 @@ final class InfoTempoAndEventsTests: XCTestCase {
         XCTAssertTrue(track.dropFirst().allSatisfy { $0.hasPrefix("5\t") })
 
         // mido: the same events, types and numbers (mido numbers channels from 0).
-        let python = ProcessInfo.processInfo.environment["SEQPLAY_MIDO_PYTHON"] ?? Self.packageRoot.appendingPathComponent(".build-bench/venv/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            print("no Python with mido (run Benchmarks/smf-load.sh to make one): mido comparison skipped")
-            return
-        }
+        guard let python = Self.midoPython() else { return }
         let script = """
         import json, sys, mido
         out = []
@@ -82,5 +79,58 @@ final class InfoTempoAndEventsTests: XCTestCase {
             values.removeValue(forKey: "minor")
             XCTAssertEqual(values, reference[3] as? [String: Int], "\(event)")
         }
+    }
+
+    /// One vocabulary: every kind of MIDI message is named as mido names it (type and field names, the
+    /// same numbers), in `info --events` and in `monitor`'s lines and JSON alike.
+    func testEveryMessageIsNamedAsMidoNamesIt() throws {
+        let messages: [MIDIMessage] = [
+            .noteOff(channel: 0, note: 60, velocity: 64), .noteOn(channel: 9, note: 36, velocity: 100),
+            .polyPressure(channel: 1, note: 61, pressure: 50), .controlChange(channel: 2, controller: 7, value: 99),
+            .programChange(channel: 3, program: 19), .channelPressure(channel: 4, pressure: 70),
+            .pitchBend(channel: 5, value: 0), .pitchBend(channel: 5, value: 16383),
+            .systemExclusive([0xF0, 0x7E, 0x7F, 0x09, 0x01, 0xF7]), .timeCodeQuarterFrame(0x35), .songPosition(300),
+            .songSelect(5), .tuneRequest, .timingClock, .start, .continue, .stop, .activeSensing, .systemReset,
+        ]
+        let line = MonitoredEvent(.noteOn(channel: 0, note: 60, velocity: 100), time: 0.5, source: "14:0")
+        XCTAssertEqual(line.line, "  0.500000  14:0    note_on          1  note=60 (C4) velocity=100")
+        let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(line)) as? [String: Any]
+        XCTAssertEqual(json?["type"] as? String, "note_on")
+        XCTAssertEqual(json?["values"] as? [String: Int], ["note": 60, "velocity": 100])
+
+        guard let python = Self.midoPython() else { return }
+        let script = """
+        import json, sys, mido
+        out = []
+        for hex in sys.argv[1:]:
+            msg = mido.Message.from_bytes(bytes.fromhex(hex))
+            fields = {k: v for k, v in vars(msg).items() if k not in ("type", "time") and isinstance(v, int)}
+            if "channel" in fields: fields["channel"] += 1
+            out.append([msg.type, fields])
+        print(json.dumps(out))
+        """
+        let hex = messages.map { $0.bytes.map { String(format: "%02x", $0) }.joined() }
+        let mido = try run(python, ["-c", script] + hex)
+        XCTAssertEqual(mido.status, 0, mido.errors)
+        let decoded = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(mido.output.utf8)) as? [[Any]])
+        XCTAssertEqual(decoded.count, messages.count)
+        for (message, reference) in zip(messages, decoded) {
+            let monitored = MonitoredEvent(message, time: nil, source: "x")
+            XCTAssertEqual(message.typeName, reference[0] as? String, "\(message)")
+            XCTAssertEqual(monitored.type, message.typeName)
+            let values = message.namedValues.merging(monitored.channel.map { ["channel": $0] } ?? [:]) { $1 }
+            XCTAssertEqual(values, reference[1] as? [String: Int], "\(message)")
+        }
+    }
+
+    /// The Python that has mido ($SEQPLAY_MIDO_PYTHON, else the venv Scripts/test makes), or nil (the
+    /// comparison is skipped, and says so).
+    private static func midoPython() -> String? {
+        let python = ProcessInfo.processInfo.environment["SEQPLAY_MIDO_PYTHON"] ?? packageRoot.appendingPathComponent(".build-bench/venv/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            print("no Python with mido (Scripts/test makes one): mido comparison skipped")
+            return nil
+        }
+        return python
     }
 }

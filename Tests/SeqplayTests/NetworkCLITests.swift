@@ -60,11 +60,9 @@ final class NetworkCLITests: XCTestCase {
 
     /// The messages the sampler gets and their times (seconds), from its schedule in-process: what
     /// the player must send the network (by default: the excerpt).
-    private func expectedEvents(_ options: RenderOptions? = nil) throws -> [(time: Double, bytes: String)] {
+    private func expectedEvents(_ song: SongOptions = SongOptions(end: .seconds(excerptSeconds))) throws -> [(time: Double, bytes: String)] {
         let sequence = try MIDIFileReader.read(contentsOf: Self.song, mode: .lenient).sequence
-        var options = options ?? RenderOptions()
-        if options.playback == PlaybackSettings() { options.playback = PlaybackSettings(end: .seconds(Self.excerptSeconds)) }
-        let player = try SongRenderer.makePlayer(for: sequence, options: options)
+        let player = try MusicPlayer(sequence: sequence, sampleRate: RenderOptions().sampleRate, options: song)
         let collector = Collector()
         var events: [(time: Double, bytes: String)] = []
         while let next = player.nextEventSampleTime {
@@ -88,12 +86,9 @@ final class NetworkCLITests: XCTestCase {
     /// --start, --end, --loop, --rate, --transpose, --mute and --solo-channel reach the peer as the
     /// sampler plays them: the same events in the same order, at the same times within 2 ms.
     func testEveryPlaybackFlagReachesThePeerAsTheSamplerPlaysIt() throws {
-        var options = RenderOptions()
-        options.playback = PlaybackSettings(transpose: 3, rate: 1.5, start: .seconds(2), end: .seconds(12),
-                                            loop: LoopRegion(from: .seconds(4), to: .seconds(7), count: 2))
-        options.mutedTracks = [1]
-        options.soloedChannels = [0, 1]
-        try checkMonitorReceives(try expectedEvents(options), flags: ["--start", "2", "--end", "12", "--loop", "2", "--loop-from", "4",
+        let song = SongOptions(transpose: 3, rate: 1.5, start: .seconds(2), end: .seconds(12),
+                               loop: LoopRegion(from: .seconds(4), to: .seconds(7), count: 2), mutedTracks: [1], soloedChannels: [0, 1])
+        try checkMonitorReceives(try expectedEvents(song), flags: ["--start", "2", "--end", "12", "--loop", "2", "--loop-from", "4",
                                                                       "--loop-to", "7", "--rate", "1.5", "--transpose", "3", "--mute", "1",
                                                                       "--solo-channel", "1", "--solo-channel", "2"])
     }

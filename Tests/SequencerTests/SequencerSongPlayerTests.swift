@@ -3,7 +3,7 @@ import MIDICore
 import MIDIFile
 import Player
 import RealtimeSupport
-import SequencerPlayback
+import SongSessions
 import XCTest
 
 /// A song played to ports arrives complete, in order, at exactly the times seqplay scheduled on the
@@ -81,10 +81,10 @@ final class SequencerSongPlayerTests: XCTestCase {
         let listener = try SequencerClient(name: "seqplay settings listener")
         let inputs = try (0..<3).map { try listener.createPort(name: "in-\($0)", capabilities: .input) }
         let sequence = portRoutedSong()
-        var settings = PlaybackSettings(transpose: 3, rate: 1.25, start: .tick(240), loop: LoopRegion(from: .tick(480), to: .tick(1440), count: 2))
+        var settings = SongOptions(transpose: 3, rate: 1.25, start: .tick(240), loop: LoopRegion(from: .tick(480), to: .tick(1440), count: 2))
         settings.midiClock = true
         func makePlayer() throws -> MusicPlayer {
-            let player = try MusicPlayer(sequence: sequence, sampleRate: MusicPlayer.nanosecondRate, settings: settings)
+            let player = try MusicPlayer(sequence: sequence, sampleRate: MusicPlayer.nanosecondRate, options: settings)
             player.setTrack(4, muted: true)
             player.setChannel(2, soloed: true)
             player.setChannel(0, soloed: true)

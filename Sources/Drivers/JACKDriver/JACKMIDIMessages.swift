@@ -18,7 +18,7 @@ extension JACKMIDIOutputBuffer {
     /// Writes `message` at frame `frame` of the cycle (System Exclusive from its own storage, the
     /// others from the stack). Returns false when the buffer is full. Real-time safe.
     @discardableResult
-    func write(_ message: MIDIMessage, atFrame frame: Int) -> Bool {
+    public func write(_ message: MIDIMessage, atFrame frame: Int) -> Bool {
         if case .systemExclusive(let data) = message {
             return data.withUnsafeBufferPointer { write($0, atFrame: frame) }
         }

@@ -1,6 +1,6 @@
 import Atomics
 import JACK
-import JACKOutput
+import JACKDriver
 import MIDICore
 import MIDIFile
 import Player
@@ -9,9 +9,9 @@ import Rendering
 /// A song's MIDI on a JACK MIDI output port (`midi_out`) of the client playing its audio, so a DAW
 /// records the MIDI beside the audio (`seqplay song.mid -a jack --jack-midi-out`).
 ///
-/// It is one more destination of the scheduler: a `MusicPlayer` made as the playback's own is, from
-/// the same sequence and options (start, end, loop, rate, transpose, mute and solo apply as for the
-/// sampler), pulled in JACK's process callback after the output has rendered the cycle: each event
+/// It is one more destination of the scheduler (a `SongDestination`): a `MusicPlayer` made as the
+/// playback's own is, from the same sequence and `SongOptions` (start, end, loop, rate, transpose,
+/// mute and solo apply as for the sampler), pulled in JACK's process callback after the output has rendered the cycle: each event
 /// the audio's player reached in that cycle is written at its exact frame in the cycle (its player
 /// sample minus the cycle's first), where the sampler sounds it within 32 samples (its 64-sample
 /// grid). A cycle that renders nothing (paused, or held for a seek) writes nothing; a seek moves this
@@ -23,7 +23,7 @@ import Rendering
 /// let midi = try JACKSongMIDIOutput(sequence: song, playback: playback, driver: output.jack)
 /// try playback.start()
 /// ```
-public final class JACKSongMIDIOutput: JACKCycleHandler, @unchecked Sendable {
+public final class JACKSongMIDIOutput: JACKCycleHandler, SongDestination, @unchecked Sendable {
     public let port: JACKMIDIPort
     /// This destination's player (its own cursor through the same schedule as the playback's).
     public let player: MusicPlayer
@@ -37,6 +37,10 @@ public final class JACKSongMIDIOutput: JACKCycleHandler, @unchecked Sendable {
     /// The port's buffer for the cycle in progress, and the player sample its first frame plays.
     private var buffer: JACKMIDIOutputBuffer?
     private var cycleStart: Int64 = 0
+    /// Player samples and frames the cycle in progress spans, and its frame count.
+    private var cycleSpan: Int64 = 1
+    private var cycleRenderedFrames = 0
+    private var cycleFrameCount = 0
     private let lost = ManagedAtomic(0)
     private let allNotesOffRequested = ManagedAtomic(false)
 
@@ -44,7 +48,8 @@ public final class JACKSongMIDIOutput: JACKCycleHandler, @unchecked Sendable {
     /// Call before the playback starts (on a renderer that has not rendered yet).
     public init(sequence: MusicSequence, playback: SongPlayback, driver: JACKAudioDriver, portName: String = "midi_out",
                 connecting pattern: String? = nil) throws {
-        player = try SongRenderer.makePlayer(for: sequence, options: playback.renderer.options)
+        player = try MusicPlayer(sequence: sequence, sampleRate: playback.renderer.player.sampleRate,
+                                 options: playback.renderer.player.options)
         port = try driver.client.registerMIDIPort(named: portName, direction: .output)
         connectPattern = pattern
         renderer = playback.renderer
@@ -83,16 +88,22 @@ public final class JACKSongMIDIOutput: JACKCycleHandler, @unchecked Sendable {
     }
 
     public func endCycle(frameCount: Int, renderedFrames: Int) {
-        guard renderedFrames > 0, let buffer else { return }
+        guard renderedFrames > 0, buffer != nil else { return }
         let end = renderer.playerPosition - soundDelay
-        let span = max(end - cycleStart, 1)
-        let start = cycleStart
-        player.deliverEvents(before: end) { event in
-            // Player samples to frames of the cycle: equal, unless a varispeed plays the song faster or slower.
-            let offset = span == Int64(renderedFrames) ? event.sampleTime - start
-                : (event.sampleTime - start) * Int64(renderedFrames) / span
-            write(event.message, atFrame: Int(min(max(offset, 0), Int64(frameCount - 1))), to: buffer)
-        }
+        cycleSpan = max(end - cycleStart, 1)
+        cycleRenderedFrames = renderedFrames
+        cycleFrameCount = frameCount
+        player.deliverEvents(before: end, to: self)
+    }
+
+    /// Writes `event` into the port's buffer at its frame of the cycle in progress (JACK's process
+    /// callback pulls the player in `endCycle`).
+    public func receive(_ event: SongEvent) {
+        guard let buffer else { return }
+        // Player samples to frames of the cycle: equal, unless a varispeed plays the song faster or slower.
+        let offset = cycleSpan == Int64(cycleRenderedFrames) ? event.sampleTime - cycleStart
+            : (event.sampleTime - cycleStart) * Int64(cycleRenderedFrames) / cycleSpan
+        write(event.message, atFrame: Int(min(max(offset, 0), Int64(cycleFrameCount - 1))), to: buffer)
     }
 
     private func write(_ message: MIDIMessage, atFrame frame: Int, to buffer: JACKMIDIOutputBuffer) {

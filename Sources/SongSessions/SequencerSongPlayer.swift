@@ -6,9 +6,9 @@ import Player
 import Glibc
 #endif
 
-/// ALSA sequencer ports as the destination of a song: the events a `MusicPlayer` (in nanoseconds)
-/// hands out go ahead of time onto a kernel queue, stamped with their exact time, so the kernel
-/// delivers each on time. Stopping early drops what is still pending and sends Sustain Off and All
+/// ALSA sequencer ports as the destination of a song (a `SongDestination`): the events a
+/// `MusicPlayer` (in nanoseconds) hands out go ahead of time onto a kernel queue, stamped with their
+/// exact time, so the kernel delivers each on time. Stopping early drops what is still pending and sends Sustain Off and All
 /// Notes Off on every channel of every destination.
 ///
 /// Routing follows aplaymidi: an event goes to `ports[event.port % ports.count]` (a track starts on
@@ -16,7 +16,7 @@ import Glibc
 /// clock goes to every destination. Like aplaymidi, the player connects its port to every destination
 /// before playing: kernel drivers (hardware MIDI ports, snd-virmidi) only open their device for a port
 /// that has a subscriber, and ignore events sent to it otherwise.
-public final class SequencerSongPlayer: @unchecked Sendable {
+public final class SequencerSongPlayer: SongDestination, @unchecked Sendable {
     /// Events handed to the kernel before its queue starts, so the first ones are not late (the
     /// kernel's output pool for a client holds 200 events; writing more would wait for the queue).
     static let prerollEvents = 200
@@ -39,6 +39,11 @@ public final class SequencerSongPlayer: @unchecked Sendable {
     private let sendsToSubscribers: Bool
     /// Set by `stop()` from another thread (a signal handler's queue); read by `play()`.
     private let stopRequested = ManagedAtomic(false)
+    // The state of `play()`, which the events it pulls from the player (`receive`) update.
+    private var sent = 0
+    private var queueStarted = false
+    private var failure: SequencerError?
+    private var queueStarting: () -> Void = {}
 
     /// Plays `player` to `ports` (SMF port meta events choose among them) and `trackPorts` (a track's
     /// own port, whatever its port meta events say). With `sendsToSubscribers` (one destination in
@@ -79,28 +84,24 @@ public final class SequencerSongPlayer: @unchecked Sendable {
     /// `leadNanoseconds` away, which lets other destinations (a sampler, the network) start in step.
     @discardableResult
     public func play(queueStarting: () -> Void = {}) throws(SequencerError) -> Bool {
-        var sent = 0
-        var queueStarted = false
-        var failure: SequencerError?
-        while failure == nil, !stopRequested.load(ordering: .relaxed), let next = player.nextEventSampleTime {
-            player.deliverEvents(before: next + 1) { event in
-                for destination in destinations(of: event) where failure == nil {
-                    do throws(SequencerError) {
-                        if sent == Self.prerollEvents && !queueStarted {
-                            try startQueue(queueStarting)
-                            queueStarted = true
-                        }
-                        try client.send(event.message, from: port, to: sendsToSubscribers ? .subscribers : .port(destination),
-                                        at: .realTime(nanoseconds: UInt64(event.sampleTime) + Self.leadNanoseconds), on: queue)
-                        sent += 1
-                    } catch {
-                        failure = error
-                    }
+        sent = 0
+        queueStarted = false
+        failure = nil
+        withoutActuallyEscaping(queueStarting) { queueStarting in
+            self.queueStarting = queueStarting
+            while failure == nil, !stopRequested.load(ordering: .relaxed), let next = player.nextEventSampleTime {
+                player.deliverEvents(before: next + 1, to: self)
+            }
+            if failure == nil && !queueStarted {
+                do throws(SequencerError) {
+                    try startQueue(queueStarting)
+                } catch {
+                    failure = error
                 }
             }
+            self.queueStarting = {}
         }
         if let failure { throw failure }
-        if !queueStarted { try startQueue(queueStarting) }
         try client.flush()
         let end = UInt64(player.durationInSamples) + Self.leadNanoseconds
         while !stopRequested.load(ordering: .relaxed), try queue.position().nanoseconds < end {
@@ -111,6 +112,24 @@ public final class SequencerSongPlayer: @unchecked Sendable {
             return false
         }
         return true
+    }
+
+    /// Writes `event` onto the queue for each of its destinations, at its time (the player pulled by
+    /// `play()`); the first `prerollEvents` before the queue starts.
+    public func receive(_ event: SongEvent) {
+        for destination in destinations(of: event) where failure == nil {
+            do throws(SequencerError) {
+                if sent == Self.prerollEvents && !queueStarted {
+                    try startQueue(queueStarting)
+                    queueStarted = true
+                }
+                try client.send(event.message, from: port, to: sendsToSubscribers ? .subscribers : .port(destination),
+                                at: .realTime(nanoseconds: UInt64(event.sampleTime) + Self.leadNanoseconds), on: queue)
+                sent += 1
+            } catch {
+                failure = error
+            }
+        }
     }
 
     /// Asks `play()` to stop as soon as it can (safe from any thread).

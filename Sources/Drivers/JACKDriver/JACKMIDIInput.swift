@@ -1,9 +1,7 @@
 import Atomics
 import AudioOutput
 import JACK
-import JACKOutput
 import LiveInput
-import LiveSampler
 import MIDICore
 
 /// A JACK MIDI input port (`midi_in`) of a JACK output's client as a producer of the live-input
@@ -28,7 +26,7 @@ import MIDICore
 ///
 /// Without a session, `attach(to:destination:output:)` adds it to any `LiveMIDIInput` whose
 /// samplers render on that JACK output.
-public final class JACKMIDIInput: JACKCycleHandler, LiveSamplerInput, @unchecked Sendable {
+public final class JACKMIDIInput: JACKCycleHandler, @unchecked Sendable {
     /// Frames between an event's own frame and the sample it sounds at (before the 64-sample grid).
     public static let latencyFrames = 0
     /// The one source of the port: JACK merges whatever is connected into one stream.
@@ -57,7 +55,7 @@ public final class JACKMIDIInput: JACKCycleHandler, LiveSamplerInput, @unchecked
     /// Events not taken: System Exclusive and incomplete messages.
     public var ignoredEventCount: Int { ignored.load(ordering: .relaxed) }
 
-    // MARK: LiveSamplerInput
+    // MARK: Live input (LiveSamplerInput, in LiveSampler)
 
     /// Adds the port's producer to `input`, feeding `destination`. `output` must be the JACK output
     /// whose driver the port belongs to. Call once, before the output starts.

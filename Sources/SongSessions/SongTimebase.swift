@@ -22,11 +22,7 @@ final class SongTimebase: JACKTimebaseHandler, @unchecked Sendable {
         var index = signatures.count - 1  // never empty: 4/4 at tick 0 when the file sets none
         while index > 0 && signatures[index].tick > songTick { index -= 1 }
         let signature = signatures[index]
-        let ticksPerQuarter: Double
-        switch map.division {
-        case .ticksPerQuarter(let ppq): ticksPerQuarter = Double(max(1, ppq))
-        case .smpte(let framesPerSecond, let ticksPerFrame): ticksPerQuarter = Double(max(1, Int(framesPerSecond) * Int(ticksPerFrame)))
-        }
+        let ticksPerQuarter = Double(map.division.ticksPerQuarterNote)
         position.hasBarBeatTick = true
         position.bar = Int(clamping: place.bar)
         position.beat = Int(clamping: place.beat)

@@ -1,13 +1,18 @@
 import CFluidSynth
 
 extension Synthesizer {
-    /// Applies `sound` between two render cycles: polyphony, interpolation, reverb and chorus
-    /// parameters, drum channels (their presets re-chosen from bank 128, the others' from bank 0),
-    /// and forced programs, which from now on ignore the channel's program changes and bank selects
-    /// (and are selected again after a reset), and channel fonts, from which the channel's program
-    /// changes pick. Throws if no loaded font has a forced program, or a channel font is not loaded.
-    public func apply(_ sound: SoundSettings) throws(SynthesizerError) {
-        if let polyphony = sound.polyphony { self.polyphony = polyphony }
+    /// Applies `sound` between two render cycles: polyphony, gain and reverb/chorus on/off where
+    /// they changed, interpolation, reverb and chorus parameters, drum channels (their presets
+    /// re-chosen from bank 128, the others' from bank 0), and forced programs, which from now on
+    /// ignore the channel's program changes and bank selects (and are selected again after a reset),
+    /// and channel fonts, from which the channel's program changes pick. The bank-select mode is the
+    /// one the synthesizer was made with. Throws if no loaded font has a forced program, or a channel
+    /// font is not loaded.
+    public func apply(_ sound: SamplerSettings) throws(SynthesizerError) {
+        if sound.polyphony != polyphony { polyphony = sound.polyphony }
+        if sound.gain != gain { gain = sound.gain }
+        if sound.reverb.isEnabled != reverbEnabled { reverbEnabled = sound.reverb.isEnabled }
+        if sound.chorus.isEnabled != chorusEnabled { chorusEnabled = sound.chorus.isEnabled }
         var fontIDs: [UInt8: Int32] = [:]
         for (channel, path) in sound.channelFonts {
             guard let font = soundFonts.first(where: { $0.path == path }) else { throw .fontNotLoaded(path) }
@@ -33,6 +38,10 @@ extension Synthesizer {
             forcedPrograms.set(sound.programs, drums: sound.drumChannels, fonts: fontIDs)
             forcedPrograms.select(in: synth)
         }
+        var applied = sound
+        applied.bankSelect = settings.bankSelect
+        applied.polyphony = polyphony
+        settings = applied
     }
 }
 
@@ -67,7 +76,7 @@ final class ForcedProgramTable: @unchecked Sendable {
     func hasFont(_ channel: UInt8) -> Bool { font[Int(channel & 15)] >= 0 }
 
     /// Replaces the table (between render cycles).
-    func set(_ programs: [UInt8: SoundSettings.ForcedProgram], drums: Set<UInt8>?, fonts: [UInt8: Int32]) {
+    func set(_ programs: [UInt8: SamplerSettings.ForcedProgram], drums: Set<UInt8>?, fonts: [UInt8: Int32]) {
         for channel in 0..<16 {
             let forced = programs[UInt8(channel)]
             program[channel] = forced.map { Int32($0.program) } ?? -1
