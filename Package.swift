@@ -19,9 +19,9 @@ let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 let libraryModules = [
     "RealtimeSupport", "MIDICore", "MIDIFile", "Player", "SoundFontFile", "FluidSynth", "Sampler", "AudioGraph",
     "Effects", "AudioFiles", "AudioGraphFiles", "AudioOutput", "ALSA", "ALSAAudio", "Rendering",
-    "SequencerRecording", "LiveInput", "LiveSampler", "NetworkMIDI", "NetworkBridge", "MediaLibrary", "Drawing", "Pictures",
+    "SequencerRecording", "LiveInput", "LiveSampler", "NetworkMIDI", "MediaLibrary", "Drawing", "Pictures",
     "SeqplayVersion", "CheckedConversion", "SongSessions", "Loudness", "BatchRendering",
-    "JACK", "JACKOutput", "JACKMIDI", "OutputFiles",
+    "JACK", "JACKDriver", "OutputFiles",
 ]
 
 /// The modules a user may pick alone, as products of their own beside SeqplayKit: MIDI types, the
@@ -77,9 +77,11 @@ let package = Package(
         // Runs FluidSynth's one-thread OpenMP regions inline, so rendering with reverb/chorus does not allocate.
         .target(name: "FluidSynthOpenMP"),
         .target(name: "AudioFiles", dependencies: ["CSndFile", "OutputFiles"]),
-        .target(name: "ALSA", dependencies: ["CALSA", "MIDICore", atomics]),
+        // The drivers sit together in Sources/Drivers: each C library's thin wrapper beside the driver built on it.
+        // The thin alsa-lib wrapper: PCM playback and the sequencer.
+        .target(name: "ALSA", dependencies: ["CALSA", "MIDICore", atomics], path: "Sources/Drivers/ALSA"),
         // The thin libjack wrapper: client, ports, process callback, latency, transport, MIDI events.
-        .target(name: "JACK", dependencies: ["CJACK"]),
+        .target(name: "JACK", dependencies: ["CJACK"], path: "Sources/Drivers/JACK"),
 
         // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output.
         .target(name: "AudioGraph", dependencies: [atomics]),
@@ -93,43 +95,42 @@ let package = Package(
         // Real-time output: an AudioEngine played through an audio driver (blocking writes or callbacks), or a clock.
         .target(name: "AudioOutput", dependencies: ["AudioGraph", "RealtimeSupport", atomics]),
         // ALSA as an audio driver: ALSADriver and ALSAOutput.
-        .target(name: "ALSAAudio", dependencies: ["ALSA", "AudioOutput", "AudioGraph"]),
+        .target(name: "ALSAAudio", dependencies: ["ALSA", "AudioOutput", "AudioGraph"], path: "Sources/Drivers/ALSAAudio"),
 
-        // The JACK audio driver: the engine renders in JACK's process callback, into output ports.
-        .target(name: "JACKOutput", dependencies: ["JACK", "AudioOutput", "AudioGraph", atomics]),
-        // JACK MIDI: midi_in as a live-input producer.
-        .target(name: "JACKMIDI", dependencies: ["JACK", "JACKOutput", "AudioOutput", "LiveInput", "LiveSampler", "MIDICore", atomics]),
+        // The JACK driver: audio (the engine renders in JACK's process callback, into output ports) and
+        // MIDI (midi_in as a live-input producer).
+        .target(name: "JACKDriver", dependencies: ["JACK", "AudioOutput", "AudioGraph", "LiveInput", "MIDICore", atomics],
+                path: "Sources/Drivers/JACKDriver"),
 
         // Records what arrives at a sequencer port into a MIDI file (kernel timestamps, pauses cut out).
         .target(name: "SequencerRecording", dependencies: ["ALSA", "MIDICore", "MIDIFile", "OutputFiles"]),
 
         // Live input: producers' lock-free queues → one clock model and held-note table → what a sampler pulls.
         .target(name: "LiveInput", dependencies: ["MIDICore", "RealtimeSupport", atomics]),
-        // Live sampler sessions: ALSA input ports and network sessions as live-input producers → samplers → sound card or file.
+        // Live sampler sessions: ALSA input ports, network sessions and JACK MIDI input as live-input producers →
+        // samplers → sound card or file; each network MIDI peer as an ALSA sequencer port (NetworkALSABridge).
         .target(name: "LiveSampler", dependencies: [
             "ALSA", "LiveInput", "MIDICore", "Sampler", "FluidSynth", "SoundFontFile", "RealtimeSupport", "AudioGraph", "AudioGraphFiles",
-            "AudioFiles", "AudioOutput", "ALSAAudio", "NetworkMIDI", "NetworkBridge", atomics,
+            "AudioFiles", "AudioOutput", "ALSAAudio", "JACKDriver", "NetworkMIDI", atomics,
         ]),
 
         // Network MIDI sessions: RTP-MIDI (RFC 6295) with Apple's session protocol over UDP.
         .target(name: "NetworkMIDI", dependencies: ["MIDICore", "RealtimeSupport", "CheckedConversion"]),
-        // Each network MIDI peer as an ALSA sequencer port, so ALSA programs route to and from it.
-        .target(name: "NetworkBridge", dependencies: ["NetworkMIDI", "ALSA", "MIDICore"]),
 
         // A song to audio: sequence → player → sampler → effects → mixer → audio file or sound card.
         .target(name: "Rendering", dependencies: [
-            "MIDICore", "MIDIFile", "Player", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "Effects", "AudioOutput", "RealtimeSupport", atomics,
+            "MIDICore", "MIDIFile", "Player", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "AudioGraphFiles", "Effects", "AudioOutput", "RealtimeSupport", atomics,
             "CheckedConversion",
         ]),
 
         // Loudness as EBU R128 measures it (the thin libebur128 wrapper).
         .target(name: "Loudness", dependencies: ["CEBUR128"]),
         // Many songs at once: input discovery, shards, a pool of workers sharing the fonts, atomic outputs, resume.
-        .target(name: "BatchRendering", dependencies: ["Loudness", "Player", "Rendering", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "MIDIFile", "OutputFiles", "RealtimeSupport", atomics]),
+        .target(name: "BatchRendering", dependencies: ["Loudness", "Player", "Rendering", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "AudioGraphFiles", "MIDIFile", "OutputFiles", "RealtimeSupport", atomics]),
         // Song sessions: a song played to its destinations (`SongDestination`: the sampler, ALSA ports on a
         // kernel queue, network sessions, a JACK MIDI port) together, in step; a song driven by the JACK transport.
         .target(name: "SongSessions", dependencies: [
-            "ALSA", "AudioGraph", "AudioOutput", "JACK", "JACKMIDI", "JACKOutput", "LiveSampler", "MIDICore", "MIDIFile", "NetworkMIDI", "Player",
+            "ALSA", "AudioGraph", "AudioOutput", "JACK", "JACKDriver", "LiveSampler", "MIDICore", "MIDIFile", "NetworkMIDI", "Player",
             "Rendering", "RealtimeSupport", atomics,
         ]),
         // The library index: songs and SoundFonts in SQLite (GRDB), scanned on every core, and its query language.
@@ -145,11 +146,10 @@ let package = Package(
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA",
             "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "ALSAAudio", "Effects", "SequencerRecording", "LiveSampler",
-            "NetworkBridge", "RealtimeSupport", "BatchRendering", "SongSessions", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
+            "RealtimeSupport", "BatchRendering", "SongSessions", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
             "SoundFontFile", "MediaLibrary", "Drawing", "Pictures",
             "CheckedConversion", "SeqplayVersion", "OutputFiles",
-            "JACK", "JACKOutput",
-            "JACKMIDI",
+            "JACK", "JACKDriver",
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
@@ -184,7 +184,7 @@ let package = Package(
         ]),
         .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSAAudio", "ALSA", "AudioGraph", "AudioFiles", "AllocationCounter", "TestSupport"]),
         .testTarget(name: "LiveInputTests", dependencies: ["LiveInput", "MIDICore", "RealtimeSupport", "TestSupport", "AllocationCounter"]),
-        .testTarget(name: "LiveSamplerTests", dependencies: ["LiveSampler", "ALSA", "MIDICore", "RealtimeSupport", "NetworkMIDI", "NetworkBridge", "AudioFiles"]),
+        .testTarget(name: "LiveSamplerTests", dependencies: ["LiveSampler", "ALSA", "MIDICore", "RealtimeSupport", "NetworkMIDI", "AudioFiles"]),
         .testTarget(name: "SequencerRecordingTests", dependencies: ["SequencerRecording", "MIDICore", "MIDIFile"]),
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.
         .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SongSessions", "MIDICore", "MIDIFile", "Player", "RealtimeSupport", "AllocationCounter"]),
@@ -195,15 +195,15 @@ let package = Package(
         .testTarget(name: "PicturesTests", dependencies: ["Pictures", "Drawing", "MIDIFile", "MIDICore", "AudioFiles", "TestSupport"]),
         // JACK tests start their own jackd (Scripts/test-jack runs them) and skip where it is not installed.
         .testTarget(name: "JACKTests", dependencies: [
-            "JACK", "JACKOutput", "JACKTestSupport", "AudioOutput", "AudioGraph", "AllocationCounter", atomics,
+            "JACK", "JACKDriver", "JACKTestSupport", "AudioOutput", "AudioGraph", "AllocationCounter", atomics,
         ]),
         // Following the JACK transport allocates nothing on the process thread (Scripts/test-jack).
         .testTarget(name: "JACKSongTransportTests", dependencies: [
-            "JACK", "JACKOutput", "SongSessions", "JACKTestSupport", "AudioOutput", "AudioGraph", "Rendering", "MIDIFile", "AllocationCounter",
+            "JACK", "JACKDriver", "SongSessions", "JACKTestSupport", "AudioOutput", "AudioGraph", "Rendering", "MIDIFile", "AllocationCounter",
         ]),
         // JACK MIDI in and out against real servers (Scripts/test-jack).
         .testTarget(name: "JACKMIDITests", dependencies: [
-            "JACKMIDI", "SongSessions", "JACK", "JACKOutput", "JACKTestSupport", "LiveSampler", "Sampler", "FluidSynth", "RenderTestSupport",
+            "JACKDriver", "SongSessions", "JACK", "JACKTestSupport", "LiveSampler", "Sampler", "FluidSynth", "RenderTestSupport",
             "AllocationCounter", "seqplay", "LiveInput", "MIDICore", "MIDIFile", "Player", "Rendering", "TestSupport", atomics,
         ]),
         // seqplay --audio-driver jack recorded by jack_rec, compared with the offline render (Scripts/test-jack).
