@@ -10,7 +10,7 @@ target="${1:?usage: Scripts/fuzz.sh smf|sf2|rtpmidi [SECONDS]}"
 seconds="${2:-60}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$root/.build-fuzz/$target"
-flags=(-parse-as-library -sanitize=fuzzer,address -O -g)
+flags=(-parse-as-library -package-name seqplay -sanitize=fuzzer,address -O -g)  # -package-name: `package` declarations, as SwiftPM builds them
 mkdir -p "$build/lib" "$build/work-corpus" "$build/artifacts" "$build/seeds"
 
 # What is compiled is kept with a stamp of what it was made from (the compiler, the flags, the sources and
