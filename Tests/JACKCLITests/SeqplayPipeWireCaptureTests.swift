@@ -9,21 +9,20 @@ import XCTest
 /// the sink's monitor recorded by `pw-jack jack_rec`, compared with the offline render.
 final class SeqplayPipeWireCaptureTests: XCTestCase {
     private let song = "Songs/beethoven-ode-to-joy.mid"
-    private var directory: URL!
+    private var scratch: ScratchDirectory!
 
     override func setUpWithError() throws {
         if let reason = JACKTestServer.skipReason { throw XCTSkip(reason) }
         if let reason = PipeWireTestServer.skipReason { throw XCTSkip(reason) }
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("seqplay-pipewire-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory(prefix: "seqplay-pipewire")
     }
 
     override func tearDown() {
-        if let directory { try? FileManager.default.removeItem(at: directory) }
+        scratch?.remove()
     }
 
     func testPlaybackThroughPwJackToANullSinkEqualsTheOfflineRender() throws {
-        let reference = directory.appendingPathComponent("reference.wav").path
+        let reference = scratch.path("reference.wav")
         XCTAssertEqual(try seqplay([song, "--end", "4", "-r", "48000", "--bit-depth", "float", "-o", reference] + font, environment: nil).status, 0)
         let expected = try AudioFileReader(path: reference).readAll()
         // PipeWire's default quantum, 1024 frames. PipeWire has no synchronous mode (jackd's -S): on a
@@ -49,7 +48,7 @@ final class SeqplayPipeWireCaptureTests: XCTestCase {
         // Every client asks for this block size (what `pw-jack -p` sets).
         var environment = server.environment
         environment["PIPEWIRE_QUANTUM"] = "\(quantum)/48000"
-        let capture = directory.appendingPathComponent("capture-\(quantum)-\(attempt).wav").path
+        let capture = scratch.path("capture-\(quantum)-\(attempt).wav")
         // jack_rec's ring buffer holds 2^18 frames: its default overran on PipeWire's quanta.
         let recorder = try JACKTools.launch(PipeWireTestServer.pwJack,
                                             ["jack_rec", "-f", capture, "-d", "7", "-b", "32", "-B", "262144",
@@ -88,7 +87,7 @@ final class PipeWireTestServer {
     private let daemon: ChildProcess
 
     init(directory: URL) throws {
-        let runtime = directory.appendingPathComponent("pipewire-runtime-\(UUID().uuidString.prefix(8))")
+        let runtime = scratch.url.appendingPathComponent("pipewire-runtime-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         var environment = ProcessInfo.processInfo.environment
