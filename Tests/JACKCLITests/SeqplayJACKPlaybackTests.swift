@@ -16,10 +16,7 @@ final class SeqplayJACKPlaybackTests: XCTestCase {
         scratch = try ScratchDirectory(prefix: "seqplay-jack")
     }
 
-    override func tearDown() {
-        // nil when setUp skipped the test (no JACK server to run against).
-        scratch?.remove()
-    }
+    override func tearDown() { scratch?.remove() }  // nil when setUp skipped the test
 
     func testPlaybackRecordedByJackRecEqualsTheOfflineRenderAtBlockSizes64_256And1024() throws {
         let reference = scratch.path("reference.wav")

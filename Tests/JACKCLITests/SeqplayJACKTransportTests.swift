@@ -18,9 +18,7 @@ final class SeqplayJACKTransportTests: XCTestCase {
         scratch = try ScratchDirectory(prefix: "seqplay-transport")
     }
 
-    override func tearDown() {
-        scratch?.remove()
-    }
+    override func tearDown() { scratch?.remove() }  // nil when setUp skipped the test
 
     func testJackTransportPlayLocateAndStopPlayTheBarsTheyName() throws {
         // Eight 2-second bars (4/4 at 120 BPM, 96000 frames at 48 kHz), each one organ note of its own pitch.

@@ -17,9 +17,7 @@ final class SeqplayPipeWireCaptureTests: XCTestCase {
         scratch = try ScratchDirectory(prefix: "seqplay-pipewire")
     }
 
-    override func tearDown() {
-        scratch?.remove()
-    }
+    override func tearDown() { scratch?.remove() }  // nil when setUp skipped the test
 
     func testPlaybackThroughPwJackToANullSinkEqualsTheOfflineRender() throws {
         let reference = scratch.path("reference.wav")

@@ -25,9 +25,7 @@ final class JACKSongMIDIOutputTests: XCTestCase {
         scratch = try ScratchDirectory(prefix: "seqplay-jack-midi")
     }
 
-    override func tearDown() {
-        scratch?.remove()
-    }
+    override func tearDown() { scratch?.remove() }  // nil when setUp skipped the test
 
     /// Clicks on channels 1 and 2 at irregular ticks, at least 0.15 s apart, under three tempos, with
     /// a program change each and a controller on channel 1 mid-song (chased by --start).
