@@ -41,7 +41,7 @@ final class SeqplayPipeWireCaptureTests: XCTestCase {
     /// Plays the song through pw-jack at `quantum` frames a cycle and returns where jack_rec's capture
     /// of the null sink's monitor matches `expected`, and how well.
     private func capture(quantum: Int, attempt: Int, expected: [[Float]]) throws -> (lag: Int, correlation: Double) {
-        let server = try PipeWireTestServer(directory: directory)
+        let server = try PipeWireTestServer(directory: scratch.url)
         defer { server.stop() }
         // Every client asks for this block size (what `pw-jack -p` sets).
         var environment = server.environment
@@ -85,7 +85,7 @@ final class PipeWireTestServer {
     private let daemon: ChildProcess
 
     init(directory: URL) throws {
-        let runtime = scratch.url.appendingPathComponent("pipewire-runtime-\(UUID().uuidString.prefix(8))")
+        let runtime = directory.appendingPathComponent("pipewire-runtime-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         var environment = ProcessInfo.processInfo.environment
