@@ -170,9 +170,9 @@ let package = Package(
         .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player", "RealtimeSupport", "TestSupport", "AllocationCounter"]),
         .testTarget(name: "FluidSynthTests", dependencies: ["FluidSynth", "MIDICore", "AudioTestSupport", "AllocationCounter", logging]),
         .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles", "OutputFiles", "TestSupport"]),
-        .testTarget(name: "OutputFilesTests", dependencies: ["OutputFiles"]),
+        .testTarget(name: "OutputFilesTests", dependencies: ["OutputFiles", "TestSupport"]),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
-        .testTarget(name: "AudioGraphFilesTests", dependencies: ["AudioGraphFiles", "AudioGraph", "AudioFiles"]),
+        .testTarget(name: "AudioGraphFilesTests", dependencies: ["AudioGraphFiles", "AudioGraph", "AudioFiles", "TestSupport"]),
         .testTarget(name: "SamplerTests", dependencies: [
             "Sampler", "AudioGraph", "MIDICore", "AudioTestSupport", "AllocationCounter", "LockCounter", "CFluidSynth",
         ]),

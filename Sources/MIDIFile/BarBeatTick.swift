@@ -72,14 +72,7 @@ extension TempoMap {
         return Double(barAtTimeSignature[index]) + Double(max(0, tick) - signature.tick) / barTicks
     }
 
-    private func timeSignatureIndex(atTick tick: Int64) -> Int {
-        var low = 0, high = timeSignatures.count - 1
-        while low < high {
-            let middle = (low + high + 1) / 2
-            if timeSignatures[middle].tick <= tick { low = middle } else { high = middle - 1 }
-        }
-        return low
-    }
+    private func timeSignatureIndex(atTick tick: Int64) -> Int { timeSignatures.lastIndex(atOrBefore: tick) { $0.tick } }
 
     /// The 0-based bar at which each time signature starts: a change inside a bar starts a new one.
     static func barStarts(of signatures: [TimeSignatureChange], ticksPerQuarter: Int64) -> [Int64] {

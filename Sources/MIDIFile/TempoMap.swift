@@ -143,14 +143,7 @@ public struct TempoMap: Sendable {
         return slowest...fastest
     }
 
-    private func segmentIndex(atTick tick: Int64) -> Int {
-        var low = 0, high = segments.count - 1
-        while low < high {
-            let middle = (low + high + 1) / 2
-            if segments[middle].tick <= tick { low = middle } else { high = middle - 1 }
-        }
-        return low
-    }
+    private func segmentIndex(atTick tick: Int64) -> Int { segments.lastIndex(atOrBefore: tick) { $0.tick } }
 }
 
 /// A tempo change: from `tick` on, a quarter note lasts `microsecondsPerQuarter` µs.
@@ -241,5 +234,18 @@ extension TempoMap {
             if changes[changes.count - 1].tick == tick { changes[changes.count - 1] = change } else { changes.append(change) }
         }
         return changes
+    }
+}
+
+extension Array {
+    /// For elements in tick order (`tickOf`), binary search: the index of the last one whose tick is
+    /// at most `tick`; 0 when none is (or the array is empty).
+    func lastIndex(atOrBefore tick: Int64, tickOf: (Element) -> Int64) -> Int {
+        var low = 0, high = count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if tickOf(self[middle]) <= tick { low = middle } else { high = middle - 1 }
+        }
+        return low
     }
 }

@@ -112,4 +112,13 @@ final class PeerConnection {
                                clockSyncExchanges: clockSyncExchanges, packetsReceived: packetsReceived,
                                packetsLost: packetsLost)
     }
+
+    /// Records a finished clock sync exchange at `now`: the peer's clock minus ours, and half the
+    /// round trip, both in 100 µs ticks.
+    func recordClockSync(offsetTicks: Int64, latencyTicks: Int64, now: UInt64) {
+        clockOffsetTicks = offsetTicks
+        self.latencyTicks = latencyTicks
+        clockSyncExchanges += 1
+        lastHeardClockSyncAt = now
+    }
 }

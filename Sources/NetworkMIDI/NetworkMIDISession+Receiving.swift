@@ -183,10 +183,7 @@ extension NetworkMIDISession {
                 throw .unexpected("CK reply to a request we did not send")
             }
             let midpoint = t1 + (nowTicks - t1) / 2
-            peer.clockOffsetTicks = Int64(bitPattern: t2 &- midpoint)
-            peer.latencyTicks = Int64((nowTicks - t1) / 2)
-            peer.clockSyncExchanges += 1
-            peer.lastHeardClockSyncAt = now
+            peer.recordClockSync(offsetTicks: Int64(bitPattern: t2 &- midpoint), latencyTicks: Int64((nowTicks - t1) / 2), now: now)
             let confirm = SessionPacket.ClockSync(ssrc: ssrc, count: 2, timestamps: (t1, t2, nowTicks))
             (onDataPort ? dataSocket : controlSocket).send(SessionPacket.clockSync(confirm).encoded, to: source)
         default:
@@ -194,10 +191,7 @@ extension NetworkMIDISession {
                 throw .unexpected("CK confirmation with impossible timestamps")
             }
             let midpoint = t1 + (t3 - t1) / 2
-            peer.clockOffsetTicks = Int64(bitPattern: midpoint &- t2)
-            peer.latencyTicks = Int64((t3 - t1) / 2)
-            peer.clockSyncExchanges += 1
-            peer.lastHeardClockSyncAt = now
+            peer.recordClockSync(offsetTicks: Int64(bitPattern: midpoint &- t2), latencyTicks: Int64((t3 - t1) / 2), now: now)
         }
     }
 

@@ -1,20 +1,13 @@
 import AudioFiles
 import Foundation
+import TestSupport
 import XCTest
 
 final class AudioFileRoundTripTests: XCTestCase {
-    var directory: URL!
+    var scratch: ScratchDirectory!
 
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("af-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+    override func setUpWithError() throws { scratch = try ScratchDirectory(prefix: "af") }
+    override func tearDown() { scratch?.remove() }
 
     /// A 0.8-amplitude sine (left 440 Hz, right 660 Hz), `frames` long.
     func sine(frames: Int, sampleRate: Int) -> (left: [Float], right: [Float]) {
@@ -36,8 +29,8 @@ final class AudioFileRoundTripTests: XCTestCase {
     func assertRoundTrip(_ name: String, sampleFormat: AudioSampleFormat?, tolerance: Float,
                          sampleRate: Int = 48_000, file: StaticString = #filePath, line: UInt = #line) throws {
         let (left, right) = sine(frames: 10_000, sampleRate: sampleRate)
-        try writeStereo(path(name), sampleFormat: sampleFormat, sampleRate: sampleRate, left: left, right: right)
-        let reader = try AudioFileReader(path: path(name))
+        try writeStereo(scratch.path(name), sampleFormat: sampleFormat, sampleRate: sampleRate, left: left, right: right)
+        let reader = try AudioFileReader(path: scratch.path(name))
         XCTAssertEqual(reader.sampleRate, sampleRate, file: file, line: line)
         XCTAssertEqual(reader.channelCount, 2, file: file, line: line)
         XCTAssertEqual(reader.frameCount, 10_000, file: file, line: line)
@@ -73,13 +66,13 @@ final class AudioFileRoundTripTests: XCTestCase {
 
     func testMonoFileAndBlockReads() throws {
         let (left, _) = sine(frames: 3000, sampleRate: 8000)
-        let writer = try AudioFileWriter(path: path("mono.wav"), sampleFormat: .float32, sampleRate: 8000, channelCount: 1)
+        let writer = try AudioFileWriter(path: scratch.path("mono.wav"), sampleFormat: .float32, sampleRate: 8000, channelCount: 1)
         XCTAssertThrowsError(try writer.write(left: left, right: left, frameCount: 3000)) { error in
             XCTAssertEqual((error as? AudioFileError)?.problem, .channelCountMismatch(expected: 1, given: 2))
         }
         try writer.write(left: left, right: nil, frameCount: 3000)
         try writer.finish()
-        let reader = try AudioFileReader(path: path("mono.wav"))
+        let reader = try AudioFileReader(path: scratch.path("mono.wav"))
         XCTAssertEqual(try reader.read(maxFrames: 1000).first, Array(left[0..<1000]))
         try reader.seek(toFrame: 2500)
         XCTAssertEqual(try reader.read(maxFrames: 1000).first, Array(left[2500...]))
@@ -87,8 +80,8 @@ final class AudioFileRoundTripTests: XCTestCase {
     }
 
     func testClippingInsteadOfWrapAround() throws {
-        try writeStereo(path("loud.wav"), sampleFormat: .int16, sampleRate: 44_100, left: [1.5, -2], right: [0.5, 3])
-        let channels = try AudioFileReader(path: path("loud.wav")).readAll()
+        try writeStereo(scratch.path("loud.wav"), sampleFormat: .int16, sampleRate: 44_100, left: [1.5, -2], right: [0.5, 3])
+        let channels = try AudioFileReader(path: scratch.path("loud.wav")).readAll()
         XCTAssertEqual(channels[0][0], 1, accuracy: 1e-4)
         XCTAssertEqual(channels[0][1], -1, accuracy: 1e-4)
         XCTAssertEqual(channels[1][1], 1, accuracy: 1e-4)

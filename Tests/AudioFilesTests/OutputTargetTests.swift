@@ -7,22 +7,10 @@ import XCTest
 /// Where the writer's bytes go: devices and FIFOs written through, symbolic links followed, and
 /// directories, read-only files, missing directories and the inputs themselves refused untouched.
 final class OutputTargetTests: XCTestCase {
-    var directory: URL!
+    var scratch: ScratchDirectory!
 
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("target-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
-
-    func contents() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
-    }
+    override func setUpWithError() throws { scratch = try ScratchDirectory(prefix: "target") }
+    override func tearDown() { scratch?.remove() }
 
     /// Writes 100 frames of mono WAV to `target` and finishes.
     func writeShortWAV(to target: String, protecting inputs: [String] = []) throws {
@@ -49,7 +37,7 @@ final class OutputTargetTests: XCTestCase {
     }
 
     func testAFIFOsReaderGetsTheWholeStream() throws {
-        let fifo = path("stream.wav")
+        let fifo = scratch.path("stream.wav")
         XCTAssertEqual(mkfifo(fifo, 0o644), 0)
         let received = DispatchSemaphore(value: 0)
         nonisolated(unsafe) var bytes = Data()
@@ -61,13 +49,13 @@ final class OutputTargetTests: XCTestCase {
         XCTAssertEqual(received.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(bytes.count, 44 + 200, "streaming header and 100 16-bit samples")
         XCTAssertEqual(Array(bytes.prefix(4)), Array("RIFF".utf8))
-        try bytes.write(to: directory.appendingPathComponent("copy.wav"))
-        XCTAssertEqual(try AudioFileReader(path: path("copy.wav")).readAll()[0].count, 100)
-        XCTAssertEqual(try contents(), ["copy.wav", "stream.wav"], "no temporary file beside the FIFO")
+        try bytes.write(to: scratch.url.appendingPathComponent("copy.wav"))
+        XCTAssertEqual(try AudioFileReader(path: scratch.path("copy.wav")).readAll()[0].count, 100)
+        XCTAssertEqual(try scratch.contents(), ["copy.wav", "stream.wav"], "no temporary file beside the FIFO")
     }
 
     func testAPipeTakesWAVOnly() throws {
-        let fifo = path("stream.flac")
+        let fifo = scratch.path("stream.flac")
         XCTAssertEqual(mkfifo(fifo, 0o644), 0)
         Thread.detachNewThread { _ = FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() }
         XCTAssertThrowsError(try AudioFileWriter(path: fifo, sampleRate: 8_000, channelCount: 1)) { error in
@@ -77,69 +65,69 @@ final class OutputTargetTests: XCTestCase {
     }
 
     func testASymbolicLinkIsFollowedAndItsTargetReplaced() throws {
-        try Data("old".utf8).write(to: directory.appendingPathComponent("real.wav"))
-        try FileManager.default.createSymbolicLink(atPath: path("link.wav"), withDestinationPath: "real.wav")
-        try FileManager.default.createSymbolicLink(atPath: path("dangling.wav"), withDestinationPath: "new.wav")
-        try writeShortWAV(to: path("link.wav"))
-        try writeShortWAV(to: path("dangling.wav"))
-        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: path("link.wav")), "real.wav")
-        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: path("dangling.wav")), "new.wav")
-        XCTAssertEqual(try AudioFileReader(path: path("real.wav")).frameCount, 100)
-        XCTAssertEqual(try AudioFileReader(path: path("new.wav")).frameCount, 100)
-        XCTAssertEqual(try contents(), ["dangling.wav", "link.wav", "new.wav", "real.wav"])
+        try Data("old".utf8).write(to: scratch.url.appendingPathComponent("real.wav"))
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("link.wav"), withDestinationPath: "real.wav")
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("dangling.wav"), withDestinationPath: "new.wav")
+        try writeShortWAV(to: scratch.path("link.wav"))
+        try writeShortWAV(to: scratch.path("dangling.wav"))
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: scratch.path("link.wav")), "real.wav")
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: scratch.path("dangling.wav")), "new.wav")
+        XCTAssertEqual(try AudioFileReader(path: scratch.path("real.wav")).frameCount, 100)
+        XCTAssertEqual(try AudioFileReader(path: scratch.path("new.wav")).frameCount, 100)
+        XCTAssertEqual(try scratch.contents(), ["dangling.wav", "link.wav", "new.wav", "real.wav"])
     }
 
     func testReplacingKeepsThePermissions() throws {
-        try Data("old".utf8).write(to: directory.appendingPathComponent("out.wav"))
-        XCTAssertEqual(chmod(path("out.wav"), 0o640), 0)
-        try writeShortWAV(to: path("out.wav"))
-        let mode = try FileManager.default.attributesOfItem(atPath: path("out.wav"))[.posixPermissions] as? Int
+        try Data("old".utf8).write(to: scratch.url.appendingPathComponent("out.wav"))
+        XCTAssertEqual(chmod(scratch.path("out.wav"), 0o640), 0)
+        try writeShortWAV(to: scratch.path("out.wav"))
+        let mode = try FileManager.default.attributesOfItem(atPath: scratch.path("out.wav"))[.posixPermissions] as? Int
         XCTAssertEqual(mode, 0o640)
     }
 
     func testRefusalsLeaveEverythingAsItWas() throws {
-        try Data("read-only".utf8).write(to: directory.appendingPathComponent("locked.wav"))
-        XCTAssertEqual(chmod(path("locked.wav"), 0o444), 0)
-        try Data("MThd".utf8).write(to: directory.appendingPathComponent("song.mid"))
-        XCTAssertEqual(link(path("song.mid"), path("hard-link.wav")), 0)
-        try FileManager.default.createSymbolicLink(atPath: path("song-link.wav"), withDestinationPath: "song.mid")
-        try FileManager.default.createDirectory(atPath: path("folder"), withIntermediateDirectories: false)
-        let inputs = [path("song.mid"), path("absent.sf2")]
+        try Data("read-only".utf8).write(to: scratch.url.appendingPathComponent("locked.wav"))
+        XCTAssertEqual(chmod(scratch.path("locked.wav"), 0o444), 0)
+        try Data("MThd".utf8).write(to: scratch.url.appendingPathComponent("song.mid"))
+        XCTAssertEqual(link(scratch.path("song.mid"), scratch.path("hard-link.wav")), 0)
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("song-link.wav"), withDestinationPath: "song.mid")
+        try FileManager.default.createDirectory(atPath: scratch.path("folder"), withIntermediateDirectories: false)
+        let inputs = [scratch.path("song.mid"), scratch.path("absent.sf2")]
         let cases: [(String, AudioFileError.Problem)] = [
-            (path("locked.wav"), .readOnly),
-            (path("folder"), .isDirectory),
-            (path("song.mid"), .isInput(path("song.mid"))),
-            (path("hard-link.wav"), .isInput(path("song.mid"))),
-            (path("song-link.wav"), .isInput(path("song.mid"))),
-            (path("missing/out.wav"), .noDirectory(path("missing"))),
+            (scratch.path("locked.wav"), .readOnly),
+            (scratch.path("folder"), .isDirectory),
+            (scratch.path("song.mid"), .isInput(scratch.path("song.mid"))),
+            (scratch.path("hard-link.wav"), .isInput(scratch.path("song.mid"))),
+            (scratch.path("song-link.wav"), .isInput(scratch.path("song.mid"))),
+            (scratch.path("missing/out.wav"), .noDirectory(scratch.path("missing"))),
         ]
-        let before = try contents()
+        let before = try scratch.contents()
         for (target, expected) in cases {
             XCTAssertEqual(problem(writing: target, protecting: inputs), expected, target)
         }
-        XCTAssertEqual(try contents(), before, "nothing created, nothing removed")
-        XCTAssertEqual(try String(contentsOfFile: path("locked.wav"), encoding: .utf8), "read-only")
-        XCTAssertEqual(try String(contentsOfFile: path("song.mid"), encoding: .utf8), "MThd")
-        let message = "\(AudioFileError(path: path("song.mid"), problem: .isInput(path("song.mid"))))"
+        XCTAssertEqual(try scratch.contents(), before, "nothing created, nothing removed")
+        XCTAssertEqual(try String(contentsOfFile: scratch.path("locked.wav"), encoding: .utf8), "read-only")
+        XCTAssertEqual(try String(contentsOfFile: scratch.path("song.mid"), encoding: .utf8), "MThd")
+        let message = "\(AudioFileError(path: scratch.path("song.mid"), problem: .isInput(scratch.path("song.mid"))))"
         XCTAssertTrue(message.contains("refusing to overwrite"), message)
     }
 
     func testSmallWAVIsPlainRIFF() throws {
-        try writeShortWAV(to: path("small.wav"))
-        let bytes = try Data(contentsOf: directory.appendingPathComponent("small.wav"))
+        try writeShortWAV(to: scratch.path("small.wav"))
+        let bytes = try Data(contentsOf: scratch.url.appendingPathComponent("small.wav"))
         XCTAssertEqual(Array(bytes.prefix(4)), Array("RIFF".utf8), "RF64 downgraded to WAV under 4 GiB")
-        XCTAssertEqual(try AudioFileReader(path: path("small.wav")).format, .wav)
+        XCTAssertEqual(try AudioFileReader(path: scratch.path("small.wav")).format, .wav)
     }
 
     /// A WAV whose length is known to fit (a render) is a plain RIFF WAV: `fmt ` first, format tag 1
     /// (PCM) rather than the extensible header of a downgraded RF64, which some readers (Python's
     /// `wave`) refuse. One over 4 GiB, or of unknown length, is RF64 first.
     func testWAVOfKnownLengthThatFitsHasAPlainHeader() throws {
-        let writer = try AudioFileWriter(path: path("known.wav"), sampleRate: 44_100, channelCount: 2, expectedFrameCount: 100)
+        let writer = try AudioFileWriter(path: scratch.path("known.wav"), sampleRate: 44_100, channelCount: 2, expectedFrameCount: 100)
         let samples = [Float](repeating: 0.25, count: 100)
         try writer.write(left: samples, right: samples, frameCount: 100)
         try writer.finish()
-        let bytes = try Data(contentsOf: directory.appendingPathComponent("known.wav"))
+        let bytes = try Data(contentsOf: scratch.url.appendingPathComponent("known.wav"))
         XCTAssertEqual(Array(bytes[12..<16]), Array("fmt ".utf8))
         XCTAssertEqual(bytes[20], 1, "WAVE_FORMAT_PCM")
         XCTAssertTrue(AudioFileWriter.fitsInRIFF(frames: 1_000_000_000, sampleFormat: .int16, channelCount: 1))
@@ -158,15 +146,15 @@ final class OutputTargetTests: XCTestCase {
     /// length libsndfile and sox read back whole (a plain WAV header would wrap at 4 GiB).
     func testWAVOver4GiBIsRF64WithItsFullLength() throws {
         var fileSystem = statvfs()
-        XCTAssertEqual(statvfs(directory.path, &fileSystem), 0)
+        XCTAssertEqual(statvfs(scratch.url.path, &fileSystem), 0)
         let available = Double(fileSystem.f_bavail) * Double(fileSystem.f_frsize)
         guard available >= 5 * 1_073_741_824 else {
-            throw XCTSkip("needs 5 GiB free in \(directory.path), has \(Int(available / 1_048_576)) MiB")
+            throw XCTSkip("needs 5 GiB free in \(scratch.url.path), has \(Int(available / 1_048_576)) MiB")
         }
         let frames = 96_000 * 5_600  // 4.3e9 bytes of 32-bit stereo
         let block = 65_536
         let silence = [Float](repeating: 0, count: block * 2)
-        let target = path("long.wav")
+        let target = scratch.path("long.wav")
         let writer = try AudioFileWriter(path: target, sampleFormat: .float32, sampleRate: 96_000, channelCount: 2)
         var written = 0
         while written < frames {

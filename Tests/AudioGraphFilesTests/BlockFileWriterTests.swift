@@ -2,21 +2,16 @@ import AudioFiles
 import AudioGraph
 import AudioGraphFiles
 import Foundation
+import TestSupport
 import XCTest
 
 /// `BlockFileWriter`: gathered writes hold the very bytes block-by-block writes do, with the gain
 /// applied in place and the peak measured; silence pads; a cancelled one leaves no file.
 final class BlockFileWriterTests: XCTestCase {
-    private var directory: URL!
+    private var scratch: ScratchDirectory!
 
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("BlockFileWriterTests-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try FileManager.default.removeItem(at: directory)
-    }
+    override func setUpWithError() throws { scratch = try ScratchDirectory(prefix: "BlockFileWriterTests") }
+    override func tearDown() { scratch?.remove() }
 
     /// Blocks of 512 frames (a renderer's), the last one cut short, a ramp that tells every frame apart.
     private func blocks(channelCount: Int) -> [(AudioBuffer, Int)] {
@@ -32,8 +27,8 @@ final class BlockFileWriterTests: XCTestCase {
 
     func testGatheredWritesHoldTheBytesOfBlockByBlockWrites() throws {
         for (format, channels) in [(AudioFileFormat.wav, 2), (.flac, 2), (.aiff, 1)] {
-            let direct = directory.appendingPathComponent("direct-\(channels).\(format.rawValue)").path
-            let gathered = directory.appendingPathComponent("gathered-\(channels).\(format.rawValue)").path
+            let direct = scratch.url.appendingPathComponent("direct-\(channels).\(format.rawValue)").path
+            let gathered = scratch.url.appendingPathComponent("gathered-\(channels).\(format.rawValue)").path
             let writer = try AudioFileWriter(path: direct, format: format, sampleRate: 44_100, channelCount: channels)
             for (block, count) in blocks(channelCount: channels) {
                 for channel in 0..<channels { for i in 0..<count { block[channel][i] *= 0.5 } }
@@ -67,11 +62,11 @@ final class BlockFileWriterTests: XCTestCase {
         XCTAssertEqual(measured.peak, 1.998, accuracy: 1e-6)
         XCTAssertEqual(measured.frameCount, 20 * 512 + 300)
 
-        let path = directory.appendingPathComponent("cancelled.wav").path
+        let path = scratch.path("cancelled.wav")
         let output = BlockFileWriter(file: try AudioFileWriter(path: path, sampleRate: 44_100, channelCount: 2))
         for (block, count) in blocks(channelCount: 2) { try output.append(block, frameCount: count) }
         output.cancel()
         XCTAssertFalse(FileManager.default.fileExists(atPath: path))
-        XCTAssertTrue(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "no temporary file left")
+        XCTAssertTrue(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).isEmpty, "no temporary file left")
     }
 }

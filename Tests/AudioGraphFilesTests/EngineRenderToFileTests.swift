@@ -2,20 +2,15 @@ import AudioFiles
 import AudioGraph
 import AudioGraphFiles
 import Foundation
+import TestSupport
 import XCTest
 
 /// `AudioEngine.render(to:frameCount:untilSilent:)`, `AudioFileWriter.write(_:)` and closure taps.
 final class EngineRenderToFileTests: XCTestCase {
-    private var directory: URL!
+    private var scratch: ScratchDirectory!
 
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("EngineRenderToFileTests-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try FileManager.default.removeItem(at: directory)
-    }
+    override func setUpWithError() throws { scratch = try ScratchDirectory(prefix: "EngineRenderToFileTests") }
+    override func tearDown() { scratch?.remove() }
 
     /// A player with a 0.25 s tone burst, then silence: rendering runs past `frameCount` only until the
     /// first silent block, and the closure tap saw every frame the file holds.
@@ -40,7 +35,7 @@ final class EngineRenderToFileTests: XCTestCase {
         try engine.start()
         player.play()
 
-        let path = directory.appendingPathComponent("burst.wav").path
+        let path = scratch.path("burst.wav")
         let written = try engine.render(to: AudioFileWriter(path: path, format: engine.outputFormat), frameCount: 4096,
                                         untilSilent: 2)
         // The burst ends at 11025; the block holding it is not silent, the next one is, and ends the render.
@@ -60,7 +55,7 @@ final class EngineRenderToFileTests: XCTestCase {
         engine.connect(tone, to: engine.mainMixerNode)
         try engine.enableManualRenderingMode(format: AudioFormat(sampleRate: 48_000, channelCount: 2), maximumFrameCount: 256)
         try engine.start()
-        let path = directory.appendingPathComponent("tone.flac").path
+        let path = scratch.path("tone.flac")
         let written = try engine.render(to: AudioFileWriter(path: path, format: engine.outputFormat), frameCount: 1000,
                                         untilSilent: 0.5)
         XCTAssertEqual(written, 25_000)
@@ -75,7 +70,7 @@ final class EngineRenderToFileTests: XCTestCase {
         engine.connect(tone, to: engine.mainMixerNode)
         try engine.enableManualRenderingMode(format: .standard, maximumFrameCount: 256)
         try engine.start()
-        let path = directory.appendingPathComponent("mono.wav").path
+        let path = scratch.path("mono.wav")
         let writer = try AudioFileWriter(path: path, format: AudioFormat(sampleRate: 44_100, channelCount: 1))
         XCTAssertThrowsError(try engine.render(to: writer, frameCount: 100))
         XCTAssertFalse(FileManager.default.fileExists(atPath: path))
@@ -89,7 +84,7 @@ final class EngineRenderToFileTests: XCTestCase {
             buffer[0][i] = Float(i % 100) / 200
             buffer[1][i] = -Float(i % 100) / 200
         }
-        let path = directory.appendingPathComponent("buffer.wav").path
+        let path = scratch.path("buffer.wav")
         let writer = try AudioFileWriter(path: path, format: buffer.format, sampleFormat: .float32)
         try writer.write(buffer)
         try writer.finish()

@@ -2,19 +2,14 @@ import AudioFiles
 import AudioGraph
 import AudioGraphFiles
 import Foundation
+import TestSupport
 import XCTest
 
 final class RecorderTapTests: XCTestCase {
-    private var directory: URL!
+    private var scratch: ScratchDirectory!
 
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("RecorderTapTests-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try FileManager.default.removeItem(at: directory)
-    }
+    override func setUpWithError() throws { scratch = try ScratchDirectory(prefix: "RecorderTapTests") }
+    override func tearDown() { scratch?.remove() }
 
     /// A started engine: 441 Hz tone → main mixer, with `recorder` on the mixer's output.
     private func recordingEngine(_ recorder: RecorderTap) throws -> AudioEngine {
@@ -30,7 +25,7 @@ final class RecorderTapTests: XCTestCase {
     }
 
     func testTheFileHoldsEveryFrameRenderedWhileRecording() throws {
-        let path = directory.appendingPathComponent("take.wav").path
+        let path = scratch.path("take.wav")
         let recorder = RecorderTap(path: path, sampleFormat: .float32, bufferFrames: 1 << 18)
         let engine = try recordingEngine(recorder)
         _ = engine.renderBlock(frameCount: 512) // before start: not recorded
@@ -55,7 +50,7 @@ final class RecorderTapTests: XCTestCase {
     }
 
     func testAWriterThatFallsBehindDropsWholeCyclesAndCountsThem() throws {
-        let path = directory.appendingPathComponent("drops.flac").path
+        let path = scratch.path("drops.flac")
         let recorder = RecorderTap(path: path, bufferFrames: 512)
         let engine = try recordingEngine(recorder)
         try recorder.start()
@@ -70,7 +65,7 @@ final class RecorderTapTests: XCTestCase {
     }
 
     func testStartAndStopOutOfOrderAreRefused() throws {
-        let path = directory.appendingPathComponent("never.wav").path
+        let path = scratch.path("never.wav")
         let recorder = RecorderTap(path: path)
         XCTAssertThrowsError(try recorder.start()) { error in
             XCTAssertEqual(error as? RecorderError, .notPrepared(path: path))
@@ -88,7 +83,7 @@ final class RecorderTapTests: XCTestCase {
     }
 
     func testAnUnwritableDestinationFailsAtStartNamingTheFile() throws {
-        let path = directory.appendingPathComponent("missing/dir/take.wav").path
+        let path = scratch.path("missing/dir/take.wav")
         let recorder = RecorderTap(path: path)
         _ = try recordingEngine(recorder)
         XCTAssertThrowsError(try recorder.start()) { error in

@@ -2,23 +2,18 @@ import AudioFiles
 import AudioGraph
 import AudioGraphFiles
 import Foundation
+import TestSupport
 import XCTest
 
 final class ScheduleFileTests: XCTestCase {
-    private var directory: URL!
+    private var scratch: ScratchDirectory!
 
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ScheduleFileTests-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try FileManager.default.removeItem(at: directory)
-    }
+    override func setUpWithError() throws { scratch = try ScratchDirectory(prefix: "ScheduleFileTests") }
+    override func tearDown() { scratch?.remove() }
 
     /// Writes a float WAV whose left channel is `left` and right channel its negative.
     private func writeFile(_ name: String, left: [Float], sampleRate: Int = 44_100) throws -> String {
-        let path = directory.appendingPathComponent(name).path
+        let path = scratch.path(name)
         let writer = try AudioFileWriter(path: path, sampleFormat: .float32, sampleRate: sampleRate, channelCount: 2)
         let right = left.map { -$0 }
         try writer.write(left: left, right: right, frameCount: left.count)
@@ -57,7 +52,7 @@ final class ScheduleFileTests: XCTestCase {
     }
 
     func testAMissingFileIsAnAudioFileErrorNamingIt() {
-        let path = directory.appendingPathComponent("nothing.wav").path
+        let path = scratch.path("nothing.wav")
         XCTAssertThrowsError(try AudioPlayerNode().scheduleFile(atPath: path)) { error in
             XCTAssertEqual((error as? AudioFileError)?.path, path)
         }

@@ -41,15 +41,21 @@ final class FluidSynthLogTests: XCTestCase {
         XCTAssertTrue(record?.message.contains("synth.polyphony") ?? false, "\(String(describing: record?.message))")
     }
 
-    /// A warning FluidSynth raises on the audio thread (a program the font lacks) is queued without
-    /// allocating, and logged once a normal thread forwards the queue.
-    func testWarningOnTheRenderThreadIsQueuedWithoutAllocating() throws {
+    /// A synthesizer with click.sf2 loaded, once the logging system is bootstrapped, and how many
+    /// records were collected before it.
+    private func synthesizerWithClickFont() throws -> (synth: Synthesizer, before: Int) {
         _ = Self.bootstrapped
         let font = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../SoundFonts/click.sf2").standardized.path
         let synth = try Synthesizer()
         try synth.loadSoundFont(at: font)
-        let before = CollectingLogHandler.shared.all.count
+        return (synth, CollectingLogHandler.shared.all.count)
+    }
+
+    /// A warning FluidSynth raises on the audio thread (a program the font lacks) is queued without
+    /// allocating, and logged once a normal thread forwards the queue.
+    func testWarningOnTheRenderThreadIsQueuedWithoutAllocating() throws {
+        let (synth, before) = try synthesizerWithClickFont()
 
         // The warning is raised inside receive(), on the thread that plays the message. (The render
         // that follows a program change is not measured: Debian's libfluidsynth runs an OpenMP region
@@ -70,12 +76,7 @@ final class FluidSynthLogTests: XCTestCase {
 
     /// A warning FluidSynth repeats (a missing instrument on every loop pass) is logged once.
     func testARepeatedWarningIsLoggedOnce() throws {
-        _ = Self.bootstrapped
-        let font = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../SoundFonts/click.sf2").standardized.path
-        let synth = try Synthesizer()
-        try synth.loadSoundFont(at: font)
-        let before = CollectingLogHandler.shared.all.count
+        let (synth, before) = try synthesizerWithClickFont()
         for _ in 0..<3 {
             synth.receive(.programChange(channel: 1, program: 77))
             FluidSynthLog.forwardPendingMessages()

@@ -2,33 +2,30 @@ import AudioFiles
 import AudioTestSupport
 import Foundation
 import JACKTestSupport
+import TestSupport
 import XCTest
 
 /// `seqplay SONG --audio-driver jack` against a real server (`jackd -d dummy`), recorded by jackd2's
 /// `jack_rec`, compared with seqplay's own offline render of the same song at 48 kHz.
 final class SeqplayJACKPlaybackTests: XCTestCase {
     private let song = "Songs/beethoven-ode-to-joy.mid"  // 17 tempo changes
-    private var directory: URL!
+    private var scratch: ScratchDirectory!
 
     override func setUpWithError() throws {
         if let reason = JACKTestServer.skipReason { throw XCTSkip(reason) }
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("seqplay-jack-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory(prefix: "seqplay-jack")
     }
 
-    override func tearDown() {
-        // nil when setUp skipped the test (no JACK server to run against).
-        if let directory { try? FileManager.default.removeItem(at: directory) }
-    }
+    override func tearDown() { scratch?.remove() }  // nil when setUp skipped the test
 
     func testPlaybackRecordedByJackRecEqualsTheOfflineRenderAtBlockSizes64_256And1024() throws {
-        let reference = directory.appendingPathComponent("reference.wav").path
+        let reference = scratch.path("reference.wav")
         let offline = try seqplay([song, "--end", "4", "-r", "48000", "--bit-depth", "float", "-o", reference] + font, environment: nil)
         XCTAssertEqual(offline.status, 0, offline.errors)
         let expected = try AudioFileReader(path: reference).readAll()
         for blockFrames in [64, 256, 1024] {
             let server = try JACKTestServer(blockFrames: blockFrames)
-            let capture = directory.appendingPathComponent("capture-\(blockFrames).wav").path
+            let capture = scratch.path("capture-\(blockFrames).wav")
             let recorder = try JACKTools.launch(URL(fileURLWithPath: "/usr/bin/jack_rec"),
                                                 ["-f", capture, "-d", "7", "-b", "32", "system:capture_1", "system:capture_2"],
                                                 environment: server.environment)
@@ -63,12 +60,12 @@ final class SeqplayJACKPlaybackTests: XCTestCase {
         // Each sounding pair is its channel alone: the song rendered offline with only that channel.
         let sounding = (1...16).filter { channel in recorded[2 * channel].contains { $0 != 0 } }
         XCTAssertGreaterThanOrEqual(sounding.count, 3, "the song plays on several channels")
-        let full = directory.appendingPathComponent("full.wav").path
+        let full = scratch.path("full.wav")
         XCTAssertEqual(try seqplay([song, "--end", "4", "-r", "48000", "--bit-depth", "float", "-o", full] + font, environment: nil).status, 0)
         let (lag, mixCorrelation) = try align(try AudioFileReader(path: full).readAll(), in: mix)
         XCTAssertGreaterThanOrEqual(mixCorrelation, 0.99)
         for channel in sounding {
-            let solo = directory.appendingPathComponent("solo-\(channel).wav").path
+            let solo = scratch.path("solo-\(channel).wav")
             XCTAssertEqual(try seqplay([song, "--end", "4", "-r", "48000", "--bit-depth", "float", "--solo-channel", "\(channel)",
                                         "-o", solo] + font, environment: nil).status, 0)
             let value = correlation(try AudioFileReader(path: solo).readAll(), Array(recorded[2 * channel...2 * channel + 1]), lag: lag)
@@ -78,7 +75,7 @@ final class SeqplayJACKPlaybackTests: XCTestCase {
     }
 
     func testWhenTheServerFreewheelsEveryCycleIsRenderedAndTheSongStaysExact() throws {
-        let reference = directory.appendingPathComponent("reference.wav").path
+        let reference = scratch.path("reference.wav")
         XCTAssertEqual(try seqplay([song, "--end", "4", "-r", "48000", "--bit-depth", "float", "-o", reference] + font, environment: nil).status, 0)
         let server = try JACKTestServer()
         let recorder = try JACKTestRecorder(name: "rec", serverName: server.name, capacity: 48_000 * 40)

@@ -4,27 +4,25 @@ import Foundation
 import JACK
 import JACKTestSupport
 import MIDIFile
+import TestSupport
 import XCTest
 
 /// `seqplay SONG -a jack --jack-transport follow|lead` against a real server: jackd2's
 /// `jack_transport` starts, locates and stops the song (checked from what seqplay plays at each
 /// transport frame), and as leader seqplay's bar:beat:tick and tempo are what other clients see.
 final class SeqplayJACKTransportTests: XCTestCase {
-    private var directory: URL!
+    private var scratch: ScratchDirectory!
 
     override func setUpWithError() throws {
         if let reason = JACKTestServer.skipReason { throw XCTSkip(reason) }
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("seqplay-transport-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory(prefix: "seqplay-transport")
     }
 
-    override func tearDown() {
-        if let directory { try? FileManager.default.removeItem(at: directory) }
-    }
+    override func tearDown() { scratch?.remove() }  // nil when setUp skipped the test
 
     func testJackTransportPlayLocateAndStopPlayTheBarsTheyName() throws {
         // Eight 2-second bars (4/4 at 120 BPM, 96000 frames at 48 kHz), each one organ note of its own pitch.
-        let song = directory.appendingPathComponent("bars.mid").path
+        let song = scratch.path("bars.mid")
         var events = [TimedEvent(tick: 0, .midi(.programChange(channel: 0, program: 16)))]
         for bar in 0..<8 {
             let note = UInt8(59 + 2 * bar)
@@ -32,7 +30,7 @@ final class SeqplayJACKTransportTests: XCTestCase {
             events.append(TimedEvent(tick: Int64(bar * 1920 + 1900), .midi(.noteOff(channel: 0, note: note, velocity: 0))))
         }
         try write(events, endTick: 8 * 1920, to: song)
-        let reference = directory.appendingPathComponent("reference.wav").path
+        let reference = scratch.path("reference.wav")
         XCTAssertEqual(try seqplay([song, "-r", "48000", "--bit-depth", "float", "-o", reference] + font, environment: nil).status, 0)
         let expected = try AudioFileReader(path: reference).readAll()
 
@@ -90,7 +88,7 @@ final class SeqplayJACKTransportTests: XCTestCase {
 
     func testAsLeaderTheSongIsTheTimebaseAndStartsTheTransport() throws {
         // 4/4 at 120 BPM for two bars (a tick is 50 frames), then 3/4 at 100 BPM (60 frames), then 6/8.
-        let song = directory.appendingPathComponent("metres.mid").path
+        let song = scratch.path("metres.mid")
         try write([TimedEvent(tick: 0, .midi(.programChange(channel: 0, program: 0))),
                    TimedEvent(tick: 0, .midi(.noteOn(channel: 0, note: 60, velocity: 90))),
                    TimedEvent(tick: 480, .midi(.noteOff(channel: 0, note: 60, velocity: 0))),

@@ -9,21 +9,18 @@ import XCTest
 /// the sink's monitor recorded by `pw-jack jack_rec`, compared with the offline render.
 final class SeqplayPipeWireCaptureTests: XCTestCase {
     private let song = "Songs/beethoven-ode-to-joy.mid"
-    private var directory: URL!
+    private var scratch: ScratchDirectory!
 
     override func setUpWithError() throws {
         if let reason = JACKTestServer.skipReason { throw XCTSkip(reason) }
         if let reason = PipeWireTestServer.skipReason { throw XCTSkip(reason) }
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("seqplay-pipewire-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory(prefix: "seqplay-pipewire")
     }
 
-    override func tearDown() {
-        if let directory { try? FileManager.default.removeItem(at: directory) }
-    }
+    override func tearDown() { scratch?.remove() }  // nil when setUp skipped the test
 
     func testPlaybackThroughPwJackToANullSinkEqualsTheOfflineRender() throws {
-        let reference = directory.appendingPathComponent("reference.wav").path
+        let reference = scratch.path("reference.wav")
         XCTAssertEqual(try seqplay([song, "--end", "4", "-r", "48000", "--bit-depth", "float", "-o", reference] + font, environment: nil).status, 0)
         let expected = try AudioFileReader(path: reference).readAll()
         // PipeWire's default quantum, 1024 frames. PipeWire has no synchronous mode (jackd's -S): on a
@@ -44,12 +41,12 @@ final class SeqplayPipeWireCaptureTests: XCTestCase {
     /// Plays the song through pw-jack at `quantum` frames a cycle and returns where jack_rec's capture
     /// of the null sink's monitor matches `expected`, and how well.
     private func capture(quantum: Int, attempt: Int, expected: [[Float]]) throws -> (lag: Int, correlation: Double) {
-        let server = try PipeWireTestServer(directory: directory)
+        let server = try PipeWireTestServer(directory: scratch.url)
         defer { server.stop() }
         // Every client asks for this block size (what `pw-jack -p` sets).
         var environment = server.environment
         environment["PIPEWIRE_QUANTUM"] = "\(quantum)/48000"
-        let capture = directory.appendingPathComponent("capture-\(quantum)-\(attempt).wav").path
+        let capture = scratch.path("capture-\(quantum)-\(attempt).wav")
         // jack_rec's ring buffer holds 2^18 frames: its default overran on PipeWire's quanta.
         let recorder = try JACKTools.launch(PipeWireTestServer.pwJack,
                                             ["jack_rec", "-f", capture, "-d", "7", "-b", "32", "-B", "262144",

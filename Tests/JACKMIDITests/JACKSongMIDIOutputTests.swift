@@ -18,17 +18,14 @@ import XCTest
 /// its click starts in the audio (within the sampler's 64-sample grid). And the process thread
 /// does not allocate while it writes midi_out.
 final class JACKSongMIDIOutputTests: XCTestCase {
-    private var directory: URL!
+    private var scratch: ScratchDirectory!
 
     override func setUpWithError() throws {
         if let reason = JACKTestServer.skipReason { throw XCTSkip(reason) }
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("seqplay-jack-midi-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try ScratchDirectory(prefix: "seqplay-jack-midi")
     }
 
-    override func tearDown() {
-        if let directory { try? FileManager.default.removeItem(at: directory) }
-    }
+    override func tearDown() { scratch?.remove() }  // nil when setUp skipped the test
 
     /// Clicks on channels 1 and 2 at irregular ticks, at least 0.15 s apart, under three tempos, with
     /// a program change each and a controller on channel 1 mid-song (chased by --start).
@@ -54,7 +51,7 @@ final class JACKSongMIDIOutputTests: XCTestCase {
     }
 
     func testMidiOutCarriesTheSchedulesEventsAtTheirExactSampleTimesBesideTheirAudio() throws {
-        let path = directory.appendingPathComponent("clicks.mid").path
+        let path = scratch.path("clicks.mid")
         try MIDIFileWriter.write(Self.song(), to: path)
         let server = try JACKTestServer(blockFrames: 256)
         let midi = try JACKTestMIDIRecorder(name: "midirec", serverName: server.name)

@@ -113,13 +113,7 @@ final class LiveInputTests: XCTestCase {
         jack.push(.noteOn(channel: 0, note: 60, velocity: 1), at: .outputSampleTime(95), from: 0)   // block 64 (95 < 64 + 32)
         jack.push(.noteOn(channel: 0, note: 61, velocity: 1), at: .outputSampleTime(96), from: 0)   // block 128 (the nearest)
         jack.push(.noteOn(channel: 0, note: 62, velocity: 1), at: .outputSampleTime(1000), from: 0) // block 1024 (1000 ≥ 960 + 32)
-        var delivered: [(note: UInt8, block: Int64)] = []
-        let receiver = CollectingReceiver()
-        for block in Int64(0)..<20 {
-            input.destinations[0].deliverEvents(before: block * 64 + 32, to: receiver)
-            for case .noteOn(_, let note, _) in receiver.messages { delivered.append((note, block * 64)) }
-            receiver.clear()
-        }
+        let delivered = noteOnsByBlock(input, blockCount: 20)
         XCTAssertEqual(delivered.map(\.note), [60, 61, 62])
         XCTAssertEqual(delivered.map(\.block), [64, 128, 1024])
         XCTAssertEqual(input.lateEventCount, 0)
@@ -137,13 +131,7 @@ final class LiveInputTests: XCTestCase {
         network.push(.noteOn(channel: 0, note: 61, velocity: 1), at: .monotonic(10 * second + 30_000_000), from: 1)  // 1440 + 480
         ports.push(.noteOn(channel: 0, note: 62, velocity: 1), at: .producerClock(2_020_000_000), from: 20)          // 960 + 480
         ports.push(.noteOn(channel: 0, note: 63, velocity: 1), at: .immediate, from: 20)
-        var delivered: [(note: UInt8, block: Int64)] = []
-        let receiver = CollectingReceiver()
-        for block in Int64(0)..<40 {
-            input.destinations[0].deliverEvents(before: block * 64 + 32, to: receiver)
-            for case .noteOn(_, let note, _) in receiver.messages { delivered.append((note, block * 64)) }
-            receiver.clear()
-        }
+        let delivered = noteOnsByBlock(input, blockCount: 40)
         // 62 is due at 1440, the middle of the block at 1408: the block from 1472 takes it. 63 waits
         // behind it in the ports' queue (first in, first out per producer).
         XCTAssertEqual(delivered.map(\.note), [60, 62, 63, 61])
@@ -176,5 +164,18 @@ final class LiveInputTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(receiver.total, 3 * 200, "every message went through")
         XCTAssertEqual(counts.allocations, 0)
         XCTAssertEqual(counts.frees, 0)
+    }
+
+    /// Plays destination 0 in `blockCount` blocks of 64 frames, each taking the events due before
+    /// its middle: each note-on's note and the first frame of the block it came in.
+    private func noteOnsByBlock(_ input: LiveMIDIInput, blockCount: Int64) -> [(note: UInt8, block: Int64)] {
+        var delivered: [(note: UInt8, block: Int64)] = []
+        let receiver = CollectingReceiver()
+        for block in Int64(0)..<blockCount {
+            input.destinations[0].deliverEvents(before: block * 64 + 32, to: receiver)
+            for case .noteOn(_, let note, _) in receiver.messages { delivered.append((note, block * 64)) }
+            receiver.clear()
+        }
+        return delivered
     }
 }

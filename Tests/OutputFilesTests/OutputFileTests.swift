@@ -1,40 +1,33 @@
 import Foundation
 @testable import OutputFiles
+import TestSupport
 import XCTest
 
 /// Whole files and appended lines written through `OutputTarget`: files replaced atomically with
 /// their permissions, symbolic links followed, devices and FIFOs written through, a full device an
 /// error naming the file, and nothing left behind when a write fails.
 final class OutputFileTests: XCTestCase {
-    var directory: URL!
+    var scratch: ScratchDirectory!
 
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("output-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { scratch = try ScratchDirectory(prefix: "output") }
+    override func tearDown() { scratch?.remove() }
 
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
-    func contents() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() }
-    func text(_ name: String) throws -> String { try String(contentsOfFile: path(name), encoding: .utf8) }
+    func text(_ name: String) throws -> String { try String(contentsOfFile: scratch.path(name), encoding: .utf8) }
 
     func testAFileIsReplacedKeepingItsPermissions() throws {
-        try Data("old".utf8).write(to: URL(fileURLWithPath: path("out.txt")))
-        XCTAssertEqual(chmod(path("out.txt"), 0o640), 0)
-        try OutputFile.write(Data("new".utf8), to: path("out.txt"))
+        try Data("old".utf8).write(to: URL(fileURLWithPath: scratch.path("out.txt")))
+        XCTAssertEqual(chmod(scratch.path("out.txt"), 0o640), 0)
+        try OutputFile.write(Data("new".utf8), to: scratch.path("out.txt"))
         XCTAssertEqual(try text("out.txt"), "new")
-        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path("out.txt"))[.posixPermissions] as? Int, 0o640)
-        XCTAssertEqual(try contents(), ["out.txt"])
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: scratch.path("out.txt"))[.posixPermissions] as? Int, 0o640)
+        XCTAssertEqual(try scratch.contents(), ["out.txt"])
     }
 
     func testASymbolicLinksTargetIsReplacedAndTheLinkKept() throws {
-        try Data("old".utf8).write(to: URL(fileURLWithPath: path("real.txt")))
-        try FileManager.default.createSymbolicLink(atPath: path("link.txt"), withDestinationPath: "real.txt")
-        try OutputFile.write(Array("new".utf8), to: path("link.txt"))
-        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: path("link.txt")), "real.txt")
+        try Data("old".utf8).write(to: URL(fileURLWithPath: scratch.path("real.txt")))
+        try FileManager.default.createSymbolicLink(atPath: scratch.path("link.txt"), withDestinationPath: "real.txt")
+        try OutputFile.write(Array("new".utf8), to: scratch.path("link.txt"))
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: scratch.path("link.txt")), "real.txt")
         XCTAssertEqual(try text("real.txt"), "new")
     }
 
@@ -50,10 +43,10 @@ final class OutputFileTests: XCTestCase {
     }
 
     func testAFIFOsReaderGetsTheBytes() throws {
-        XCTAssertEqual(mkfifo(path("fifo"), 0o644), 0)
+        XCTAssertEqual(mkfifo(scratch.path("fifo"), 0o644), 0)
         nonisolated(unsafe) var received = Data()
         let done = DispatchSemaphore(value: 0)
-        let fifo = path("fifo")
+        let fifo = scratch.path("fifo")
         Thread.detachNewThread {
             received = FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data()
             done.signal()
@@ -61,43 +54,43 @@ final class OutputFileTests: XCTestCase {
         try OutputFile.write(Data(repeating: 7, count: 200_000), to: fifo)
         XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
         XCTAssertEqual(received, Data(repeating: 7, count: 200_000))
-        XCTAssertEqual(try contents(), ["fifo"])
+        XCTAssertEqual(try scratch.contents(), ["fifo"])
     }
 
     func testRefusalsLeaveEverythingAsItWas() throws {
-        try Data("read-only".utf8).write(to: URL(fileURLWithPath: path("locked.txt")))
-        XCTAssertEqual(chmod(path("locked.txt"), 0o444), 0)
-        try Data("input".utf8).write(to: URL(fileURLWithPath: path("in.mid")))
-        try FileManager.default.createDirectory(atPath: path("folder"), withIntermediateDirectories: false)
+        try Data("read-only".utf8).write(to: URL(fileURLWithPath: scratch.path("locked.txt")))
+        XCTAssertEqual(chmod(scratch.path("locked.txt"), 0o444), 0)
+        try Data("input".utf8).write(to: URL(fileURLWithPath: scratch.path("in.mid")))
+        try FileManager.default.createDirectory(atPath: scratch.path("folder"), withIntermediateDirectories: false)
         let cases: [(String, OutputFileError.Problem)] = [
-            (path("locked.txt"), .readOnly),
-            (path("folder"), .isDirectory),
-            (path("in.mid"), .isInput(path("in.mid"))),
-            (path("missing/out.txt"), .noDirectory(path("missing"))),
+            (scratch.path("locked.txt"), .readOnly),
+            (scratch.path("folder"), .isDirectory),
+            (scratch.path("in.mid"), .isInput(scratch.path("in.mid"))),
+            (scratch.path("missing/out.txt"), .noDirectory(scratch.path("missing"))),
         ]
-        let before = try contents()
+        let before = try scratch.contents()
         for (target, problem) in cases {
-            XCTAssertThrowsError(try OutputFile.write(Data("x".utf8), to: target, protecting: [path("in.mid")])) { error in
+            XCTAssertThrowsError(try OutputFile.write(Data("x".utf8), to: target, protecting: [scratch.path("in.mid")])) { error in
                 XCTAssertEqual((error as? OutputFileError)?.problem, problem, target)
             }
         }
-        XCTAssertEqual(try contents(), before)
+        XCTAssertEqual(try scratch.contents(), before)
         XCTAssertEqual(try text("locked.txt"), "read-only")
         XCTAssertEqual(try text("in.mid"), "input")
         XCTAssertEqual("\(OutputFileError(path: "x", problem: .isDirectory))", "x is a directory")
     }
 
     func testAppendedLinesReplaceTheFileAtOnceAndAreKeptAsWritten() throws {
-        try Data("old manifest\n".utf8).write(to: URL(fileURLWithPath: path("m.jsonl")))
-        XCTAssertEqual(chmod(path("m.jsonl"), 0o600), 0)
-        let file = try AppendingOutputFile(path: path("m.jsonl"))
+        try Data("old manifest\n".utf8).write(to: URL(fileURLWithPath: scratch.path("m.jsonl")))
+        XCTAssertEqual(chmod(scratch.path("m.jsonl"), 0o600), 0)
+        let file = try AppendingOutputFile(path: scratch.path("m.jsonl"))
         XCTAssertEqual(try text("m.jsonl"), "", "replaced by an empty file when opened")
         try file.append(Data("one\n".utf8))
         XCTAssertEqual(try text("m.jsonl"), "one\n", "each line is in the file as soon as it is appended")
         try file.append(Data("two\n".utf8))
         XCTAssertEqual(try text("m.jsonl"), "one\ntwo\n")
-        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path("m.jsonl"))[.posixPermissions] as? Int, 0o600)
-        XCTAssertEqual(try contents(), ["m.jsonl"])
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: scratch.path("m.jsonl"))[.posixPermissions] as? Int, 0o600)
+        XCTAssertEqual(try scratch.contents(), ["m.jsonl"])
     }
 
     func testAppendingToAFullDeviceFails() throws {
@@ -105,6 +98,6 @@ final class OutputFileTests: XCTestCase {
         XCTAssertThrowsError(try file.append(Data("line\n".utf8))) { error in
             XCTAssertEqual((error as? OutputFileError)?.problem, .writeFailed(String(cString: strerror(ENOSPC))))
         }
-        XCTAssertThrowsError(try AppendingOutputFile(path: path("folder-missing/m.jsonl")))
+        XCTAssertThrowsError(try AppendingOutputFile(path: scratch.path("folder-missing/m.jsonl")))
     }
 }
