@@ -24,6 +24,18 @@ struct DestinationArguments: ParsableArguments {
     /// Whether the song goes to sequencer ports (other than through `--route alsa`).
     var hasPorts: Bool { !ports.isEmpty || !trackPorts.isEmpty }
 
+    /// The flags given that play in real time to somewhere besides the sampler, for messages.
+    var realtimeFlags: [String] {
+        [(networkConnect != nil, "--network-connect"), (hasPorts, "--port"), (route == .alsa, "--route alsa")].filter(\.0).map(\.1)
+    }
+
+    /// These destinations play in real time: refuses `-o`.
+    func refuseRendering(to output: String?) throws {
+        if let first = realtimeFlags.first, output != nil {
+            throw ValidationError("\(first) plays in real time; it cannot be combined with -o.")
+        }
+    }
+
     func validate() throws {
         if clock && !hasPorts && route == .direct { throw ValidationError("--clock needs --port or --port-for-track.") }
         if route == .alsa {

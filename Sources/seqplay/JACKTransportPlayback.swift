@@ -7,11 +7,19 @@ import Rendering
 
 /// `seqplay SONG -a jack --jack-transport follow|lead`: the song plays, stops and seeks with the JACK
 /// transport (`JACKSongTransport`). On a terminal: space starts/stops the transport, ←/→ locate it
-/// ∓5 s, q quits; the status line shows the song where the transport has it.
-extension RenderCommand {
-    func playWithJACKTransport(_ sequence: MusicSequence, mode: JACKTransportMode) throws {
-        var options = try renderOptions(for: sequence)
-        guard let output = try openPlaybackOutput(&options) as? JACKOutput else { return }
+/// ∓5 s, q quits; the status line shows the song where the transport has it (`PlaybackMode.jackTransport`).
+struct JACKTransportPlayback {
+    let song: SongArguments
+    let sampler: SamplerArguments
+    let sound: SoundArguments
+    let device: DeviceArguments
+    let audio: AudioDriverArguments
+    let mode: JACKTransportMode
+
+    func play(_ sequence: MusicSequence) throws {
+        var options = try sound.renderOptions(song: song, sequence: sequence, sampler: sampler.settings())
+        guard let output = try audio.openPlaybackOutput(device: device, options: &options) as? JACKOutput else { return }
+        let outputName = audio.outputName(device: device.device)
         let playback = try SongPlayback(sequence: sequence, soundFontPaths: sampler.fontPaths(), options: options, output: output)
         let transport: JACKSongTransport
         do {
@@ -42,7 +50,7 @@ extension RenderCommand {
     private func runTransportKeys(_ transport: JACKSongTransport, interruption: Interruption) {
         let keys = PlaybackKeys(togglePause: { transport.togglePlay() }, seek: { transport.locate(bySeconds: $0) },
                                 isPaused: { !transport.isRolling }, position: { transport.positionSeconds })
-        _ = runKeys(transport.playback, keys, interruption: interruption) {
+        _ = keys.run(transport.playback, interruption: interruption) {
             transport.mode == .lead && transport.playback.isFinished
         }
     }

@@ -9,12 +9,10 @@ struct PlaybackKeys {
     var seek: (_ seconds: Double) -> Void
     var isPaused: () -> Bool
     var position: () -> Double
-}
 
-extension RenderCommand {
-    /// Shows the status line and acts on keys until `isDone`, the output's end, q (returns true)
-    /// or a signal.
-    func runKeys(_ playback: SongPlayback, _ keys: PlaybackKeys, interruption: Interruption, isDone: () -> Bool) -> Bool {
+    /// Shows `playback`'s status line and acts on keys until `isDone`, the output's end, q (returns
+    /// true) or a signal.
+    func run(_ playback: SongPlayback, interruption: Interruption, isDone: () -> Bool) -> Bool {
         let terminal = Terminal()
         defer { terminal?.restore() }
         let statusLine = StatusLine(player: playback.renderer.player)
@@ -26,13 +24,13 @@ extension RenderCommand {
             }
             for key in terminal.readKeys(waitingUpTo: 100) {
                 switch key {
-                case .space: keys.togglePause()
-                case .left: keys.seek(-5)
-                case .right: keys.seek(5)
+                case .space: togglePause()
+                case .left: seek(-5)
+                case .right: seek(5)
                 case .quit: return true
                 }
             }
-            terminal.showStatus(statusLine.text(paused: keys.isPaused(), position: keys.position(),
+            terminal.showStatus(statusLine.text(paused: isPaused(), position: position(),
                                                 duration: playback.durationSeconds,
                                                 voices: playback.renderer.samplers.reduce(0) { $0 + $1.activeVoiceCount },
                                                 xruns: playback.output.xrunCount,

@@ -7,12 +7,21 @@ import Foundation
 import MIDIFile
 import Rendering
 
-/// `seqplay song.mid` without `-o`: plays to a sound device in real time, with a status line and
-/// keys (space pause/resume, ←/→ seek ±5 s, q quit) when on a terminal. `SongPlayback` does the work.
-extension RenderCommand {
-    func playToDevice(_ sequence: MusicSequence) throws {
-        var options = try device.mapped(renderOptions(for: sequence))
-        let output = try openPlaybackOutput(&options)
+/// `seqplay song.mid` without `-o` (`PlaybackMode.soundCard`): plays to a sound device (or JACK) in real
+/// time, with a status line and keys (space pause/resume, ←/→ seek ±5 s, q quit) when on a terminal.
+/// `SongPlayback` does the work.
+struct RealtimePlayback {
+    let song: SongArguments
+    let sampler: SamplerArguments
+    let sound: SoundArguments
+    let device: DeviceArguments
+    let audio: AudioDriverArguments
+    let jackMIDI: JACKMIDIArguments
+
+    func play(_ sequence: MusicSequence) throws {
+        var options = try device.mapped(sound.renderOptions(song: song, sequence: sequence, sampler: sampler.settings()))
+        let output = try audio.openPlaybackOutput(device: device, options: &options)
+        let outputName = audio.outputName(device: device.device)
         let playback = try SongPlayback(sequence: sequence, soundFontPaths: sampler.fontPaths(), options: options, output: output)
         let midiOut = try jackMIDIOutput(sequence, playback: playback)
         let interruption = Interruption()
@@ -53,6 +62,20 @@ extension RenderCommand {
         let keys = PlaybackKeys(togglePause: { playback.isPaused ? playback.resume() : playback.pause() },
                                 seek: { playback.seek(bySeconds: $0) }, isPaused: { playback.isPaused },
                                 position: { playback.positionSeconds })
-        return runKeys(playback, keys, interruption: interruption) { playback.isFinished }
+        return keys.run(playback, interruption: interruption) { playback.isFinished }
+    }
+}
+
+extension AudioDriverArguments {
+    /// The output real-time playback plays to, `options` given the channels it needs: the JACK client with
+    /// `--audio-driver jack` (a stereo pair per MIDI channel beside the mix with `--jack-multi`), else the
+    /// ALSA `device`; throws (5) when it cannot be opened.
+    func openPlaybackOutput(device: DeviceArguments, options: inout RenderOptions) throws(CommandFailure) -> RealtimeOutput {
+        guard usesJACK else { return try device.openSoundCard(options: options) }
+        if jackMulti {
+            options.channelOutputs = true
+            options.outputChannelCount = jackPortNames.count
+        }
+        return try openJACKOutput(portNames: jackPortNames)
     }
 }

@@ -1,12 +1,10 @@
 import ArgumentParser
-import AudioOutput
 import MIDIFile
-import Rendering
 
 /// `seqplay SONG.mid`: plays a MIDI file through a SoundFont to the sound card, or with `-o SONG.wav`
 /// renders it to an audio file (the default command); with `--port`/`--port-for-track`/`--network-connect`
-/// also (or only) to ALSA ports and network sessions. Parses the flags and picks the mode; each mode
-/// (one file each) calls the library and prints.
+/// also (or only) to ALSA ports and network sessions. Parses the flags, picks the `PlaybackMode` and runs
+/// it; each mode (a type and a file each) takes the option groups it needs, calls the library and prints.
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
@@ -29,12 +27,21 @@ struct RenderCommand: ParsableCommand {
     @OptionGroup var waveform: WaveformOption
     @OptionGroup(title: "Every core") var threading: ThreadsArgument
 
+    /// The mode the flags ask for.
+    var mode: PlaybackMode { PlaybackMode(batch: batch, destinations: destinations, file: file, transport: transport) }
+
+    /// The mode's own rules first (how many songs; what a mode playing in real time refuses), then the
+    /// rules between option groups.
     func validate() throws {
-        try validateSongCount()
-        let realtime = [(destinations.networkConnect != nil, "--network-connect"), (destinations.hasPorts, "--port"),
-                        (destinations.route == .alsa, "--route alsa")].filter(\.0).map(\.1)
-        if let first = realtime.first, file.output != nil {
-            throw ValidationError("\(first) plays in real time; it cannot be combined with -o.")
+        let mode = self.mode
+        switch mode {
+        case .batch:
+            try BatchRender.validate(song: song, file: file, destinations: destinations)
+        case .sequencerRoute, .destinations:
+            try validateOneSong()
+            try destinations.refuseRendering(to: file.output)
+        case .file, .jackTransport, .soundCard:
+            try validateOneSong()
         }
         try waveform.validate(output: file.output)
         if audio.usesJACK && device.channelMap != nil {
@@ -44,50 +51,49 @@ struct RenderCommand: ParsableCommand {
             throw ValidationError("--jack-multi plays to JACK without --fx or -o.")
         }
         try transport.validate(usesJACK: audio.usesJACK, rendersToFile: file.output != nil || batch.isRequested,
-                               hasVarispeed: sound.fx?.contains("varispeed") == true, otherDestination: realtime.first)
+                               hasVarispeed: sound.fx?.contains("varispeed") == true,
+                               otherDestination: destinations.realtimeFlags.first)
         try jackMIDI.validate(audio: audio, songs: true)
-        if jackMIDI.jackMidiOut && (file.output != nil || !realtime.isEmpty) {
+        if jackMIDI.jackMidiOut && (file.output != nil || !destinations.realtimeFlags.isEmpty) {
             throw ValidationError("--jack-midi-out plays a song to JACK alone: not with -o, --port, --network-connect or --route.")
         }
     }
 
+    /// One song without --output-dir.
+    private func validateOneSong() throws {
+        if song.songs.count != 1 {
+            throw ValidationError(song.songs.isEmpty ? "Missing the MIDI file to play." : "One MIDI file at a time; to render many, add --output-dir DIR.")
+        }
+    }
+
+    /// Runs the mode: the batch, or the one song read and played (its errors mapped with its name).
     func run() throws {
-        if batch.isRequested { return try runBatch() }
+        let play: (MusicSequence) throws -> Void
+        switch mode {
+        case .batch:
+            return try BatchRender(song: song, batch: batch, sampler: sampler, sound: sound, encoding: encoding,
+                                   file: file, threading: threading).run()
+        case .sequencerRoute:
+            play = SequencerRoute(song: song, sampler: sampler, sound: sound, device: device, destinations: destinations).play
+        case .destinations:
+            play = SongDestinationsPlayback(song: song, sampler: sampler, sound: sound, device: device,
+                                            destinations: destinations, networkOptions: networkOptions).play
+        case .file(let path):
+            let render = RenderToFile(song: song, sampler: sampler, sound: sound, encoding: encoding, file: file,
+                                      waveform: waveform, threading: threading)
+            play = { try render.render($0, to: path) }
+        case .jackTransport(let transportMode):
+            play = JACKTransportPlayback(song: song, sampler: sampler, sound: sound, device: device, audio: audio,
+                                         mode: transportMode).play
+        case .soundCard:
+            play = RealtimePlayback(song: song, sampler: sampler, sound: sound, device: device, audio: audio,
+                                    jackMIDI: jackMIDI).play
+        }
         let sequence = try song.read()
         do {
-            if destinations.route == .alsa {
-                try playThroughSequencer(sequence)
-            } else if destinations.hasPorts || destinations.networkConnect != nil {
-                try playToDestinations(sequence)
-            } else if let output = file.output {
-                try render(sequence, to: output)
-            } else if let mode = transport.jackTransport {
-                try playWithJACKTransport(sequence, mode: mode)
-            } else {
-                try playToDevice(sequence)
-            }
+            try play(sequence)
         } catch {
             throw CommandFailure(mapping: error, file: song.song)
         }
-    }
-
-    /// The output real-time playback plays to, `options` given the channels it needs: the JACK client with
-    /// `--audio-driver jack` (a stereo pair per MIDI channel beside the mix with `--jack-multi`), else the
-    /// ALSA device; throws (5) when it cannot be opened.
-    func openPlaybackOutput(_ options: inout RenderOptions) throws(CommandFailure) -> RealtimeOutput {
-        guard audio.usesJACK else { return try device.openSoundCard(options: options) }
-        if audio.jackMulti {
-            options.channelOutputs = true
-            options.outputChannelCount = audio.jackPortNames.count
-        }
-        return try audio.openJACKOutput(portNames: audio.jackPortNames)
-    }
-
-    /// What messages call the playback output: the ALSA device or the JACK client.
-    var outputName: String { audio.outputName(device: device.device) }
-
-    /// The render options of the flags, for `sequence`.
-    func renderOptions(for sequence: MusicSequence) throws -> RenderOptions {
-        try sound.renderOptions(song: song, sequence: sequence, sampler: sampler.settings())
     }
 }

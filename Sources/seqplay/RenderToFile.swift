@@ -4,11 +4,21 @@ import MIDIFile
 import RealtimeSupport
 import Rendering
 
-/// `seqplay SONG.mid -o FILE`: renders the song to an audio file with a progress bar; Ctrl-C leaves no file.
-extension RenderCommand {
+/// `seqplay SONG.mid -o FILE` (`PlaybackMode.file`): renders the song to an audio file with a progress
+/// bar; Ctrl-C leaves no file.
+struct RenderToFile {
+    let song: SongArguments
+    let sampler: SamplerArguments
+    let sound: SoundArguments
+    let encoding: EncodingArguments
+    let file: FileArguments
+    let waveform: WaveformOption
+    let threading: ThreadsArgument
+
     func render(_ sequence: MusicSequence, to path: String) throws {
         let interruption = Interruption()
-        var options = threading.fileOptions(try renderOptions(for: sequence), defaultThreads: AvailableCores.count)
+        var options = threading.fileOptions(try sound.renderOptions(song: song, sequence: sequence, sampler: sampler.settings()),
+                                          defaultThreads: AvailableCores.count)
         options.sampleRate = encoding.sampleRate(sound.sampleRate, for: fileFormat(of: path))
         let fontPaths = try sampler.fontPaths()
         let renderer = try SongRenderer(sequence: sequence, soundFontPaths: fontPaths, options: options)

@@ -6,12 +6,18 @@ import SongSessions
 
 /// `seqplay SONG.mid --route alsa`: the song to its sampler through the sequencer (`SequencerRoutedSong`):
 /// from client "seqplay", port "song" to the input port of client "seqplay sampler"; `--port`s and
-/// any program subscribing to the song's port (aseqdump -p) get the same stream.
-extension RenderCommand {
-    func playThroughSequencer(_ sequence: MusicSequence) throws {
+/// any program subscribing to the song's port (aseqdump -p) get the same stream (`PlaybackMode.sequencerRoute`).
+struct SequencerRoute {
+    let song: SongArguments
+    let sampler: SamplerArguments
+    let sound: SoundArguments
+    let device: DeviceArguments
+    let destinations: DestinationArguments
+
+    func play(_ sequence: MusicSequence) throws {
         let samplerClient = try SequencerCommandSupport.openClient(name: "seqplay sampler")
         let songClient = try SequencerCommandSupport.openClient()
-        let options = try device.mapped(renderOptions(for: sequence))
+        let options = try device.mapped(sound.renderOptions(song: song, sequence: sequence, sampler: sampler.settings()))
         let output = try device.openSoundCard(options: options)
         let listeners = try SequencerCommandSupport.resolve(destinations.ports, on: songClient)
         let song = try SequencerRoutedSong(sequence: sequence, song: options.song,

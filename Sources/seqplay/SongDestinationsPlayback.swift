@@ -9,14 +9,21 @@ import SongSessions
 
 /// `seqplay SONG.mid --port 14:0 [--port-for-track 2=20:0] [--clock] [--network-connect HOST:PORT]`:
 /// the song to ALSA ports and/or a network session and, unless `--no-audio` or audio cannot be
-/// opened (said once), through the sampler, all in step (`SongSession`).
-extension RenderCommand {
-    func playToDestinations(_ sequence: MusicSequence) throws {
+/// opened (said once), through the sampler, all in step (`SongSession`; `PlaybackMode.destinations`).
+struct SongDestinationsPlayback {
+    let song: SongArguments
+    let sampler: SamplerArguments
+    let sound: SoundArguments
+    let device: DeviceArguments
+    let destinations: DestinationArguments
+    let networkOptions: NetworkArguments
+
+    func play(_ sequence: MusicSequence) throws {
         let interruption = Interruption()
         let ports = try destinations.hasPorts ? songPorts() : nil
         let network = try destinations.networkConnect.map { try connectNetwork(to: $0, interruption: interruption) }
         let only = ports == nil ? "the network" : network == nil ? "the ports" : "the ports and the network"
-        let options = try device.mapped(renderOptions(for: sequence))
+        let options = try device.mapped(sound.renderOptions(song: song, sequence: sequence, sampler: self.sampler.settings()))
         var sampler: SongSession.Sampler?
         if !destinations.noAudio {
             let fontPaths = try self.sampler.fontPaths()

@@ -6,23 +6,27 @@ import OutputFiles
 import RealtimeSupport
 import Rendering
 
-extension RenderCommand {
-    /// One song without --output-dir; any number of paths with it.
-    func validateSongCount() throws {
-        if batch.isRequested {
-            if song.songs.isEmpty { throw ValidationError("--output-dir needs MIDI files or directories to render ('-' reads a list).") }
-            if file.output != nil { throw ValidationError("-o names one output; with --output-dir the outputs are named after the inputs.") }
-            if destinations.networkConnect != nil || destinations.hasPorts || destinations.route == .alsa {
-                throw ValidationError("--output-dir renders to files; --network-connect, --port, --port-for-track and --route alsa play in real time.")
-            }
-        } else if song.songs.count != 1 {
-            throw ValidationError(song.songs.isEmpty ? "Missing the MIDI file to play." : "One MIDI file at a time; to render many, add --output-dir DIR.")
+/// `seqplay render A.mid DIR… --output-dir OUT` (`PlaybackMode.batch`): renders every song with the
+/// same flags, reports the files that failed, and exits 2 if any did (130 when interrupted).
+struct BatchRender {
+    let song: SongArguments
+    let batch: BatchArguments
+    let sampler: SamplerArguments
+    let sound: SoundArguments
+    let encoding: EncodingArguments
+    let file: FileArguments
+    let threading: ThreadsArgument
+
+    /// Any number of paths, none of the one-song outputs (-o, real-time destinations).
+    static func validate(song: SongArguments, file: FileArguments, destinations: DestinationArguments) throws {
+        if song.songs.isEmpty { throw ValidationError("--output-dir needs MIDI files or directories to render ('-' reads a list).") }
+        if file.output != nil { throw ValidationError("-o names one output; with --output-dir the outputs are named after the inputs.") }
+        if destinations.networkConnect != nil || destinations.hasPorts || destinations.route == .alsa {
+            throw ValidationError("--output-dir renders to files; --network-connect, --port, --port-for-track and --route alsa play in real time.")
         }
     }
 
-    /// `seqplay render A.mid DIR… --output-dir OUT`: renders every song with the same flags, reports
-    /// the files that failed, and exits 2 if any did (130 when interrupted).
-    func runBatch() throws {
+    func run() throws {
         let (inputs, problems) = BatchInputDiscovery.discover(batchPaths())
         for problem in problems { CommandLineOutput.note("\(problem)") }
         let selected = batch.parsedShard.map { shard in inputs.filter(shard.contains) } ?? inputs
@@ -54,7 +58,7 @@ extension RenderCommand {
 
         let interruption = Interruption()
         let progress = BatchProgress(inputs: selected, sampleRate: sampleRate)
-        let command = UncheckedSendable(value: self)
+        let flags = UncheckedSendable(value: self)
         let threadsPerJob = max(1, AvailableCores.count / settings.jobs)
         let renderer: BatchRenderer
         do {
@@ -78,8 +82,10 @@ extension RenderCommand {
                 }
             },
             options: { sequence in
-                var options = command.value.threading.fileOptions(try command.value.renderOptions(for: sequence),
-                                                                  defaultThreads: threadsPerJob)
+                let render = flags.value
+                var options = render.threading.fileOptions(
+                    try render.sound.renderOptions(song: render.song, sequence: sequence, sampler: render.sampler.settings()),
+                    defaultThreads: threadsPerJob)
                 options.sampleRate = sampleRate
                 return options
             })
