@@ -103,7 +103,10 @@ public final class SequencerSongPlayer: SongDestination, @unchecked Sendable {
         }
         if let failure { throw failure }
         try client.flush()
-        let end = UInt64(player.durationInSamples) + Self.leadNanoseconds
+        // The kernel sends a queue's events in the timer interrupt that moves its clock past them, so the
+        // clock read at `end` may not have sent the events stamped `end` yet (the note-offs of the notes held
+        // at the song's end); the queue goes with the client. Waiting a margin past the end lets them leave.
+        let end = UInt64(player.durationInSamples) + Self.leadNanoseconds + Self.deliveryMarginNanoseconds
         while !stopRequested.load(ordering: .relaxed), try queue.position().nanoseconds < end {
             usleep(10_000)
         }
@@ -113,6 +116,9 @@ public final class SequencerSongPlayer: SongDestination, @unchecked Sendable {
         }
         return true
     }
+
+    /// How long past the song's last event `play()` keeps the queue, so that its last events are sent.
+    static let deliveryMarginNanoseconds: UInt64 = 20_000_000
 
     /// Writes `event` onto the queue for each of its destinations, at its time (the player pulled by
     /// `play()`); the first `prerollEvents` before the queue starts.
