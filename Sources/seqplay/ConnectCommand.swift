@@ -21,7 +21,7 @@ struct ConnectCommand: ParsableCommand {
 
     func run() throws {
         let client = try SequencerCommandSupport.openClient()
-        try SequencerCommandSupport.run { () throws(SequencerError) in
+        try { () throws(SequencerError) in
             let from = try client.resolve(source)
             let to = try client.resolve(destination)
             if disconnect {
@@ -29,6 +29,6 @@ struct ConnectCommand: ParsableCommand {
             } else {
                 try client.connect(from: from, to: to)
             }
-        }
+        }()
     }
 }

@@ -49,11 +49,11 @@ extension CommandFailure {
             switch error {
             case .song(let error): self.init(mapping: RenderError.song(error), file: about)
             case .render(let error): self.init(mapping: error, file: about)
-            case .sequencer(let error): self.init(nil, SequencerCommandSupport.exit(for: error))
+            case .sequencer(let error): self.init(mapping: error)
             case .audio, .deviceFailed: self.init(error.description, .inputOutput)
             }
         case let error as SequencerError:
-            self.init(nil, SequencerCommandSupport.exit(for: error))
+            if case .notAvailable = error { self.init("\(error)", .sequencerNotAvailable) } else { self.init("\(error)", .generic) }
         case let error as AudioOutputError:
             self.init("\(error)", .inputOutput)
         case let error as NetworkSongError:

@@ -85,7 +85,7 @@ enum LiveSessionRunner {
             session.onBridgePortChange = report
             try session.start()
         } catch {
-            throw exit(for: error, command: command)
+            throw Self.failure(for: error, command: command)
         }
         status(describe(session))
         if session.network?.bridgeError != nil {
@@ -111,7 +111,7 @@ enum LiveSessionRunner {
         if summary.droppedMessages > 0 {
             CommandLineOutput.note("\(summary.droppedMessages) MIDI events were dropped (the input queue was full)")
         }
-        if let failure = summary.failure { throw exit(for: failure, command: command) }
+        if let failure = summary.failure { throw Self.failure(for: failure, command: command) }
     }
 
     /// "seqplay serve: ports 128:0 128:1; network session at 127.0.0.1:5004; default at 48000 Hz, …"
@@ -153,31 +153,24 @@ enum LiveSessionRunner {
         }
     }
 
-    /// Prints `error` and returns the exit status that goes with it.
-    static func exit(for error: any Error, command: String) -> ExitCode {
-        guard let error = error as? LiveSamplerError else {
-            CommandLineOutput.note("\(error)")
-            return .generic
-        }
+    /// The line and exit status of a live session's `error`; `command` is named in the advice to record
+    /// to a file when there is no sound card.
+    static func failure(for error: any Error, command: String) -> CommandFailure {
+        guard let error = error as? LiveSamplerError else { return CommandFailure("\(error)", .generic) }
         switch error {
         case .output(.device(let deviceError)) where deviceError.kind == .noDevice:
             let reason = (deviceError.underlying as? ALSAError).map { error -> String in
                 if case .noSoundCard(let reason) = error { return reason }
                 return "\(error)"
             } ?? deviceError.description
-            CommandLineOutput.note("no sound card to play to (\(reason)); record what is played to a file instead: \(command) -o live.wav")
-            return .inputOutput
-        case .sequencer(let error):
-            return SequencerCommandSupport.exit(for: error)
-        default:
-            CommandLineOutput.note("\(error)")
-        }
-        switch error {
-        case .soundFont: return .badSoundFont
-        case .output, .deviceFailed, .recording, .input: return .inputOutput
-        case .network: return .networkUnavailable
-        case .noInput: return .validationFailure
-        case .synthesizer, .sequencer: return .generic
+            return CommandFailure("no sound card to play to (\(reason)); record what is played to a file instead: \(command) -o live.wav",
+                                  .inputOutput)
+        case .sequencer(let error): return CommandFailure(mapping: error)
+        case .soundFont: return CommandFailure("\(error)", .badSoundFont)
+        case .output, .deviceFailed, .recording, .input: return CommandFailure("\(error)", .inputOutput)
+        case .network: return CommandFailure("\(error)", .networkUnavailable)
+        case .noInput: return CommandFailure("\(error)", .validationFailure)
+        case .synthesizer: return CommandFailure("\(error)", .generic)
         }
     }
 }

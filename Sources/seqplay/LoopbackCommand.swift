@@ -22,12 +22,12 @@ struct LoopbackCommand: ParsableCommand {
 
     func run() throws {
         let client = try SequencerCommandSupport.openClient(name: name)
-        let (input, output, thread) = try SequencerCommandSupport.run { () throws(SequencerError) in
+        let (input, output, thread) = try { () throws(SequencerError) in
             let input = try client.createPort(name: "in", capabilities: .input)
             let output = try SequencerOutputPort(client: client, name: "out")
             let thread = try SequencerInputThread(client: client, receiver: output)
             return (input, output, thread)
-        }
+        }()
         try SequencerCommandSupport.printLine("\(input.address) → \(output.port.address)")
         if let duration {
             Thread.sleep(forTimeInterval: duration)

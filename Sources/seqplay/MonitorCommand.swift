@@ -44,7 +44,7 @@ struct MonitorCommand: ParsableCommand {
     func run() throws {
         if network { return try monitorNetwork() }
         let client = try SequencerCommandSupport.openClient(name: "seqplay monitor")
-        let input = try SequencerCommandSupport.run { () throws(SequencerError) in
+        let input = try { () throws(SequencerError) in
             let clock = try SequencerQueue(client: client, name: "seqplay monitor clock")
             let port = try client.createPort(name: "monitor", capabilities: .input, timestampQueue: clock)
             try clock.start()
@@ -52,7 +52,7 @@ struct MonitorCommand: ParsableCommand {
                 try client.connect(from: try client.resolve(source), to: port.address)
             }
             return (clock, port)
-        }
+        }()
         CommandLineOutput.writeStandardError(Data("Waiting for data at \(input.1.address). Press Ctrl+C to end.\n".utf8))
         if !json {
             try SequencerCommandSupport.printLine(MonitoredEvent.header)
@@ -63,9 +63,9 @@ struct MonitorCommand: ParsableCommand {
             // Milliseconds left, clamped so that any --duration (even infinite) converts without trapping.
             let timeout = deadline.map { Int(min(max($0.timeIntervalSinceNow * 1000, 0), Double(Int32.max))) }
             if timeout == 0 { break }
-            guard let event = try SequencerCommandSupport.run({ () throws(SequencerError) in
+            guard let event = try { () throws(SequencerError) in
                 try client.nextEvent(timeoutMilliseconds: timeout)
-            }) else { continue }
+            }() else { continue }
             received += 1
             var time: Double?
             if case .realTime(let nanoseconds) = event.timestamp { time = Double(nanoseconds) / 1e9 }

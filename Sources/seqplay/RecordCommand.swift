@@ -57,10 +57,10 @@ struct RecordCommand: ParsableCommand {
         }
         let client = try SequencerCommandSupport.openClient(name: "seqplay record")
         let take = TakeRecorder(ticksPerQuarter: ppq, beatsPerMinute: tempo, timeSignature: TimeSignature(timeSignature)!)
-        let recording = try SequencerCommandSupport.run { () throws(SequencerError) in
+        let recording = try { () throws(SequencerError) in
             let addresses = try sources.map { (source) throws(SequencerError) in try client.resolve(source) }
             return try SequencerTakeRecording(client: client, sources: addresses, path: file, take: take)
-        }
+        }()
         recording.autosaveInterval = autosaveInterval
         recording.duration = duration
         do {
@@ -73,9 +73,9 @@ struct RecordCommand: ParsableCommand {
                 switch keys.nextKey() {
                 case " ", "p":
                     let paused = recording.take.isPaused
-                    try SequencerCommandSupport.run { () throws(SequencerError) in
+                    try { () throws(SequencerError) in
                         paused ? try recording.resume() : try recording.pause()
-                    }
+                    }()
                     status(paused ? "Recording" : "Paused")
                 case "q", "\n":
                     break recording
@@ -86,7 +86,7 @@ struct RecordCommand: ParsableCommand {
             try recording.finish()
         } catch let error as SequencerRecordingError {
             switch error {
-            case .sequencer(let error): throw SequencerCommandSupport.exit(for: error)
+            case .sequencer(let error): throw CommandFailure(mapping: error)
             case .cannotSave(let error): throw CommandFailure("\(error)", .inputOutput)
             }
         }

@@ -2,39 +2,20 @@ import ALSA
 import ArgumentParser
 import Foundation
 
-/// What the sequencer commands (`ports`, `connect`, `monitor`, `loopback`) share: opening the
-/// client and turning sequencer errors into a message on stderr and an exit status.
+/// What the sequencer commands (`ports`, `connect`, `monitor`, `loopback`) share: opening the client,
+/// resolving ports, printing lines and JSON. Their `SequencerError`s go to the one exit table
+/// (`CommandFailure(mapping:)`: 6 when there is no sequencer).
 enum SequencerCommandSupport {
-    /// Opens the sequencer as client "seqplay" (or `name`); exits with status 6 when there is none.
-    static func openClient(name: String = "seqplay") throws -> SequencerClient {
-        do {
-            return try SequencerClient(name: name)
-        } catch {
-            throw exit(for: error)
-        }
-    }
-
-    /// Prints `error` on stderr and returns the exit status that goes with it.
-    static func exit(for error: SequencerError) -> ExitCode {
-        CommandLineOutput.writeStandardError(Data("seqplay: \(error)\n".utf8))
-        if case .notAvailable = error { return .sequencerNotAvailable }
-        return .generic
-    }
-
-    /// Runs `body`, turning a `SequencerError` into a message and an exit status.
-    static func run<T>(_ body: () throws(SequencerError) -> T) throws -> T {
-        do {
-            return try body()
-        } catch {
-            throw exit(for: error)
-        }
+    /// Opens the sequencer as client "seqplay" (or `name`); throws `.notAvailable` (status 6) when there is none.
+    static func openClient(name: String = "seqplay") throws(SequencerError) -> SequencerClient {
+        try SequencerClient(name: name)
     }
 
     /// The ports `names` name (each may list several, separated by commas), resolved on `client`.
-    static func resolve(_ names: [String], on client: SequencerClient) throws -> [PortAddress] {
-        try run { () throws(SequencerError) in
+    static func resolve(_ names: [String], on client: SequencerClient) throws(SequencerError) -> [PortAddress] {
+        try { () throws(SequencerError) in
             try names.flatMap { $0.split(separator: ",").map(String.init) }.map { (name) throws(SequencerError) in try client.resolve(name) }
-        }
+        }()
     }
 
     /// Writes a line to stdout unbuffered, so a pipe or file sees each line as it happens.
