@@ -21,7 +21,7 @@ let libraryModules = [
     "Effects", "AudioFiles", "AudioGraphFiles", "AudioOutput", "ALSA", "ALSAAudio", "Rendering",
     "SequencerRecording", "LiveInput", "LiveSampler", "NetworkMIDI", "MediaLibrary", "Drawing", "Pictures",
     "SeqplayVersion", "CheckedConversion", "SongSessions", "Loudness", "BatchRendering",
-    "JACK", "JACKDriver", "OutputFiles",
+    "JACK", "JACKDriver", "OutputFiles", "Control",
 ]
 
 /// The modules a user may pick alone, as products of their own beside SeqplayKit: MIDI types, the
@@ -133,6 +133,9 @@ let package = Package(
             "ALSA", "AudioGraph", "AudioOutput", "JACK", "JACKDriver", "LiveSampler", "MIDICore", "MIDIFile", "NetworkMIDI", "Player",
             "Rendering", "RealtimeSupport", atomics,
         ]),
+        // The control model of a running sound module (live, serve): state, typed commands, change events,
+        // the state file; the faces over it (FluidSynth shell over TCP, OSC over UDP through liblo).
+        .target(name: "Control", dependencies: ["Sampler", "FluidSynth", "SoundFontFile", "MIDICore", "OutputFiles"]),
         // The library index: songs and SoundFonts in SQLite (GRDB), scanned on every core, and its query language.
         .target(name: "MediaLibrary", dependencies: ["MIDIFile", "SoundFontFile", "OutputFiles", "RealtimeSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         // Pictures: the thin cairo wrapper, then piano rolls and waveforms drawn with it.
@@ -149,7 +152,7 @@ let package = Package(
             "RealtimeSupport", "BatchRendering", "SongSessions", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
             "SoundFontFile", "MediaLibrary", "Drawing", "Pictures",
             "CheckedConversion", "SeqplayVersion", "OutputFiles",
-            "JACK", "JACKDriver",
+            "JACK", "JACKDriver", "Control",
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.

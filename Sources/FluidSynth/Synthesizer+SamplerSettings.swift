@@ -37,6 +37,7 @@ extension Synthesizer {
             if let value = chorus.type { fluid_synth_set_chorus_group_type(synth, -1, Int32(value.rawValue)) }
             forcedPrograms.set(sound.programs, drums: sound.drumChannels, fonts: fontIDs)
             forcedPrograms.select(in: synth)
+            publishAllChannels()
         }
         var applied = sound
         applied.bankSelect = settings.bankSelect

@@ -49,6 +49,10 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     private let owner = ManagedAtomic<Int>(Owner.free)
     private let voices = ManagedAtomic<Int>(0)
     private let voiceStartGains: VoiceStartGains
+    /// What each channel plays, as the render thread last saw it (`channelStatus`).
+    public let channelStatus = ChannelStatusTable()
+    /// Channels whose note-ons are dropped (bit n: channel n); render thread only.
+    private var mutedChannels: UInt16 = 0
 
     /// Creates a synthesizer with no fonts loaded, its polyphony, bank-select mode, gain and effects
     /// on/off as `settings` say, at `sampleRate` Hz (FluidSynth accepts 8000...96000). The settings'
@@ -112,6 +116,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
         let id = withSynthBetweenCycles {
             let id = fluid_synth_sfload(synth, path, 1)
             refreshFontStack()
+            publishAllChannels()
             return id
         }
         // What FluidSynth said while loading: a refusal's reason goes into the error, not the log.
@@ -131,6 +136,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
         withSynthBetweenCycles {
             _ = fluid_synth_sfunload(synth, Int32(font.id), 1)
             refreshFontStack()
+            publishAllChannels()
         }
         soundFonts.removeAll { $0 == font }
     }
@@ -170,6 +176,17 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
         // which with the thread-safe API off still reaps finished voices and commits the event
         // queue the render thread is filling (see `withSynthBetweenCycles`).
         for font in fontStack where fluid_sfont_get_preset(font.sfont, Int32(bank), Int32(program)) != nil {
+            perform(.selectProgram(channel: Int32(channel), font: font.id, bank: Int32(bank), program: Int32(program)))
+            return
+        }
+        throw .noSuchPreset(bank: bank, program: Int(program), channel: Int(channel))
+    }
+
+    /// Makes `channel` (0-based) play `program` from `bank` of the font FluidSynth knows as `font`
+    /// (its id, as `soundFonts` lists it), as FluidSynth's `select` does. Throws if that font has no
+    /// such preset. Takes effect at the next render.
+    public func selectProgram(_ program: UInt8, bank: Int, channel: UInt8, font fontID: Int) throws(SynthesizerError) {
+        for font in fontStack where Int(font.id) == fontID && fluid_sfont_get_preset(font.sfont, Int32(bank), Int32(program)) != nil {
             perform(.selectProgram(channel: Int32(channel), font: font.id, bank: Int32(bank), program: Int32(program)))
             return
         }
@@ -319,6 +336,43 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
             case .system: systemReset()
             case .generalMIDI, .rolandGS, .yamahaXG: sendSysEx(kind.sysExBody)
             }
+        case .message(let status, let data1, let data2):
+            let channel = status & 0x0F
+            switch status & 0xF0 {
+            case 0x80: receive(.noteOff(channel: channel, note: data1, velocity: data2))
+            case 0x90: receive(.noteOn(channel: channel, note: data1, velocity: data2))
+            case 0xA0: receive(.polyPressure(channel: channel, note: data1, pressure: data2))
+            case 0xB0: receive(.controlChange(channel: channel, controller: data1, value: data2))
+            case 0xC0: receive(.programChange(channel: channel, program: data1))
+            case 0xD0: receive(.channelPressure(channel: channel, pressure: data1))
+            default: receive(.pitchBend(channel: channel, value: UInt16(data1) | UInt16(data2) << 7))
+            }
+        case .mute(let channel, let muted):
+            if muted {
+                mutedChannels |= 1 << UInt16(channel)
+                fluid_synth_all_sounds_off(synth, Int32(channel))
+            } else {
+                mutedChannels &= ~(1 << UInt16(channel))
+            }
+        case .reverbParameter(let parameter, let value):
+            switch parameter {
+            case 0: fluid_synth_set_reverb_group_roomsize(synth, -1, value)
+            case 1: fluid_synth_set_reverb_group_damp(synth, -1, value)
+            case 2: fluid_synth_set_reverb_group_width(synth, -1, value)
+            default: fluid_synth_set_reverb_group_level(synth, -1, value)
+            }
+        case .chorusParameter(let parameter, let value):
+            switch parameter {
+            case 0: fluid_synth_set_chorus_group_nr(synth, -1, Int32(value))
+            case 1: fluid_synth_set_chorus_group_level(synth, -1, value)
+            case 2: fluid_synth_set_chorus_group_speed(synth, -1, value)
+            default: fluid_synth_set_chorus_group_depth(synth, -1, value)
+            }
+        }
+        switch command {
+        case .selectProgram(let channel, _, _, _): publishProgram(channel)
+        case .reset: publishAllChannels()
+        default: break
         }
     }
 
@@ -331,6 +385,87 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
         case allNotesOff
         case allSoundsOff
         case reset(ResetKind)
+        /// A channel voice message (status with channel, two data bytes), as `receive` takes it.
+        case message(status: UInt8, data1: UInt8, data2: UInt8)
+        case mute(channel: UInt8, muted: Bool)
+        /// 0 room size, 1 damping, 2 width, 3 level.
+        case reverbParameter(Int, Double)
+        /// 0 voices, 1 level, 2 speed, 3 depth.
+        case chorusParameter(Int, Double)
+    }
+
+    // MARK: Control of a running synthesizer (queued for the render thread)
+
+    /// Queues a channel voice message (note, controller, program, pressure, pitch bend) for the render
+    /// thread, which acts on it at the start of the next render as `receive(_:)` would. Other
+    /// messages are ignored. From a control thread; does not wait for the render thread.
+    public func enqueue(_ message: MIDIMessage) {
+        switch message {
+        case .noteOff(let c, let n, let v): perform(.message(status: 0x80 | c & 15, data1: n & 127, data2: v & 127))
+        case .noteOn(let c, let n, let v): perform(.message(status: 0x90 | c & 15, data1: n & 127, data2: v & 127))
+        case .polyPressure(let c, let n, let p): perform(.message(status: 0xA0 | c & 15, data1: n & 127, data2: p & 127))
+        case .controlChange(let c, let cc, let v): perform(.message(status: 0xB0 | c & 15, data1: cc & 127, data2: v & 127))
+        case .programChange(let c, let p): perform(.message(status: 0xC0 | c & 15, data1: p & 127, data2: 0))
+        case .channelPressure(let c, let p): perform(.message(status: 0xD0 | c & 15, data1: p & 127, data2: 0))
+        case .pitchBend(let c, let v):
+            perform(.message(status: 0xE0 | c & 15, data1: UInt8(v & 127), data2: UInt8(v >> 7 & 127)))
+        default: break
+        }
+    }
+
+    /// Mutes or unmutes `channel` (0-based): a muted channel's sounding voices are silenced and its
+    /// note-ons dropped (controllers and programs still act). At the next render.
+    public func setMuted(_ muted: Bool, channel: UInt8) { perform(.mute(channel: channel & 15, muted: muted)) }
+
+    /// Sets the reverb's parameters given (FluidSynth's ranges), at the next render.
+    public func setReverb(roomSize: Double? = nil, damping: Double? = nil, width: Double? = nil, level: Double? = nil) {
+        for (index, value) in [roomSize, damping, width, level].enumerated() {
+            guard let value else { continue }
+            perform(.reverbParameter(index, value))
+        }
+        if let roomSize { settings.reverb.roomSize = roomSize }
+        if let damping { settings.reverb.damping = damping }
+        if let width { settings.reverb.width = width }
+        if let level { settings.reverb.level = level }
+    }
+
+    /// Sets the chorus's parameters given (FluidSynth's ranges), at the next render.
+    public func setChorus(voices: Int? = nil, level: Double? = nil, speed: Double? = nil, depth: Double? = nil) {
+        for (index, value) in [voices.map(Double.init), level, speed, depth].enumerated() {
+            guard let value else { continue }
+            perform(.chorusParameter(index, value))
+        }
+        if let voices { settings.chorus.voices = voices }
+        if let level { settings.chorus.level = level }
+        if let speed { settings.chorus.speed = speed }
+        if let depth { settings.chorus.depth = depth }
+    }
+
+    /// Publishes every channel's program, volume and pan to `channelStatus` now (between render
+    /// cycles), e.g. before the first render.
+    public func refreshChannelStatus() {
+        withSynthBetweenCycles { publishAllChannels() }
+    }
+
+    /// Publishes `channel`'s preset (render thread, or a control thread holding the synth).
+    private func publishProgram(_ channel: Int32) {
+        var fontID: Int32 = 0, bank: Int32 = 0, program: Int32 = 0
+        let known = fluid_synth_get_program(synth, channel, &fontID, &bank, &program) == FLUID_OK
+            && fluid_synth_get_channel_preset(synth, channel) != nil
+        channelStatus.setProgram(channel: Int(channel), known: known, font: Int(fontID), bank: Int(bank), program: Int(program))
+    }
+
+    /// Publishes every channel's preset and controllers 7 and 10.
+    func publishAllChannels() {
+        var channel: Int32 = 0
+        while channel < 16 {
+            publishProgram(channel)
+            var volume: Int32 = 100, pan: Int32 = 64
+            _ = fluid_synth_get_cc(synth, channel, 7, &volume)
+            _ = fluid_synth_get_cc(synth, channel, 10, &pan)
+            channelStatus.setController(channel: Int(channel), volume: Int(volume), pan: Int(pan))
+            channel += 1
+        }
     }
 
     private enum Owner {
@@ -345,17 +480,21 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// FluidSynth's SysEx handler (GM/GS/XG resets, MIDI Tuning Standard). Does not allocate.
     public func receive(_ message: MIDIMessage) {
         switch message {
+        case .noteOn(let c, _, _) where mutedChannels & (1 << UInt16(c & 15)) != 0: break
         case .noteOn(let c, let note, let velocity):
             fluid_synth_noteon(synth, Int32(c), Int32(note), Int32(velocity))
             voiceStartGains.voicesStarted(in: synth)
         case .noteOff(let c, let note, _): fluid_synth_noteoff(synth, Int32(c), Int32(note))
         case .polyPressure(let c, let note, let p): fluid_synth_key_pressure(synth, Int32(c), Int32(note), Int32(p))
         case .controlChange(let c, let cc, _) where (cc == 0 || cc == 32) && forcedPrograms.isForced(c): break
-        case .controlChange(let c, let cc, let value): fluid_synth_cc(synth, Int32(c), Int32(cc), Int32(value))
+        case .controlChange(let c, let cc, let value):
+            fluid_synth_cc(synth, Int32(c), Int32(cc), Int32(value))
+            if cc == 7 || cc == 10 { channelStatus.setController(channel: Int(c & 15), cc: cc, value: Int(value)) }
         case .programChange(let c, _) where forcedPrograms.isForced(c): break
         case .programChange(let c, let program):
             fluid_synth_program_change(synth, Int32(c), Int32(program))
             if forcedPrograms.hasFont(c) { forcedPrograms.selectFromFont(c, in: synth) }
+            publishProgram(Int32(c & 15))
         case .channelPressure(let c, let p): fluid_synth_channel_pressure(synth, Int32(c), Int32(p))
         case .pitchBend(let c, let value): fluid_synth_pitch_bend(synth, Int32(c), Int32(value))
         case .systemExclusive(let bytes): sendSysEx(bytes)
@@ -386,6 +525,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
         fluid_synth_system_reset(synth)
         fluid_synth_all_sounds_off(synth, -1)
         forcedPrograms.select(in: synth)
+        publishAllChannels()
     }
 
     /// Hands a SysEx message to FluidSynth without its framing bytes (F0 ... F7), as it expects.
@@ -407,6 +547,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
                 if handled == 0 { fluid_synth_system_reset(synth) }
                 fluid_synth_all_sounds_off(synth, -1)
                 forcedPrograms.select(in: synth)
+                publishAllChannels()
             }
         }
     }

@@ -79,6 +79,11 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
         try synthesizer.selectProgram(program, bank: bank, channel: channel)
     }
 
+    /// Makes `channel` play `program` from `bank` of the loaded font with FluidSynth id `font`.
+    public func selectProgram(_ program: UInt8, bank: Int, channel: UInt8, font: Int) throws(SynthesizerError) {
+        try synthesizer.selectProgram(program, bank: bank, channel: channel, font: font)
+    }
+
     /// The preset `channel` plays now.
     public func program(onChannel channel: UInt8) -> ChannelProgram? { synthesizer.program(onChannel: channel) }
 
@@ -134,6 +139,31 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
 
     /// Silences every voice at once.
     public func allSoundsOff() { synthesizer.allSoundsOff() }
+
+    // MARK: Control of a running sampler (queued for the render thread)
+
+    /// Queues a channel voice message for the render thread (`Synthesizer.enqueue`): from a control
+    /// thread, while the engine runs or not.
+    public func enqueue(_ message: MIDIMessage) { synthesizer.enqueue(message) }
+
+    /// Mutes or unmutes `channel` (0-based; `Synthesizer.setMuted`).
+    public func setMuted(_ muted: Bool, channel: UInt8) { synthesizer.setMuted(muted, channel: channel) }
+
+    /// Sets the reverb parameters given (`Synthesizer.setReverb`).
+    public func setReverb(roomSize: Double? = nil, damping: Double? = nil, width: Double? = nil, level: Double? = nil) {
+        synthesizer.setReverb(roomSize: roomSize, damping: damping, width: width, level: level)
+    }
+
+    /// Sets the chorus parameters given (`Synthesizer.setChorus`).
+    public func setChorus(voices: Int? = nil, level: Double? = nil, speed: Double? = nil, depth: Double? = nil) {
+        synthesizer.setChorus(voices: voices, level: level, speed: speed, depth: depth)
+    }
+
+    /// What each channel plays and its volume and pan, as the render thread last set them.
+    public var channelStatus: ChannelStatusTable { synthesizer.channelStatus }
+
+    /// Publishes every channel's state to `channelStatus` now (between render cycles).
+    public func refreshChannelStatus() { synthesizer.refreshChannelStatus() }
 
     // MARK: AudioNode
 

@@ -1,0 +1,149 @@
+/// What a face asks a sound module to do (`SoundModuleControl.perform`). Channels are numbered
+/// 1...16 here (the FluidSynth shell's 0-based channels are converted by the shell face).
+public enum ControlCommand: Sendable, Equatable {
+    /// A program change on `channel`; with `bank`, the preset `bank`/`program` of the highest-priority
+    /// font that has it (an error if none has), without, a MIDI program change in the channel's bank.
+    case program(channel: Int, program: Int, bank: Int? = nil)
+    /// The preset `bank`/`program` of the font with id `font` (FluidSynth's `select`).
+    case select(channel: Int, font: Int, bank: Int, program: Int)
+    /// CC 7, 0...127.
+    case volume(channel: Int, value: Int)
+    /// CC 10, 0...127 (64 centre).
+    case pan(channel: Int, value: Int)
+    /// Silences the channel's notes (or lets them sound again).
+    case mute(channel: Int, muted: Bool)
+    /// Any controller, 0...127 each.
+    case controlChange(channel: Int, controller: Int, value: Int)
+    case noteOn(channel: Int, key: Int, velocity: Int)
+    case noteOff(channel: Int, key: Int)
+    /// 0...16383 (8192 centre).
+    case pitchBend(channel: Int, value: Int)
+    /// FluidSynth's master gain, 0...10.
+    case gain(Double)
+    case reverb(ReverbChange)
+    case chorus(ChorusChange)
+    /// Loads a SoundFont (on top of the others).
+    case loadFont(path: String)
+    /// Unloads the font with this id.
+    case unloadFont(id: Int)
+    /// Loads every font again from its file (SIGHUP), keeping the channels' programs where it can.
+    case reloadFonts
+    /// Silences every voice on every channel at once.
+    case panic
+    /// A MIDI system reset: programs, controllers and notes to their defaults (mutes stay).
+    case reset
+    /// Plays a song (where the host plays songs).
+    case playSong(path: String)
+    case stopSong
+    /// Starts recording what is played to a file (where the host records on request).
+    case startRecording(path: String)
+    case stopRecording
+}
+
+/// A change to the reverb: each field given is set, the others kept.
+public struct ReverbChange: Sendable, Equatable {
+    public var enabled: Bool?
+    public var roomSize: Double?
+    public var damping: Double?
+    public var width: Double?
+    public var level: Double?
+
+    public init(enabled: Bool? = nil, roomSize: Double? = nil, damping: Double? = nil, width: Double? = nil, level: Double? = nil) {
+        self.enabled = enabled; self.roomSize = roomSize; self.damping = damping; self.width = width; self.level = level
+    }
+}
+
+/// A change to the chorus: each field given is set, the others kept.
+public struct ChorusChange: Sendable, Equatable {
+    public var enabled: Bool?
+    public var voices: Int?
+    public var level: Double?
+    public var speed: Double?
+    public var depth: Double?
+
+    public init(enabled: Bool? = nil, voices: Int? = nil, level: Double? = nil, speed: Double? = nil, depth: Double? = nil) {
+        self.enabled = enabled; self.voices = voices; self.level = level; self.speed = speed; self.depth = depth
+    }
+}
+
+/// Why a `ControlCommand` was refused; its description is the one line a face answers with.
+public enum ControlError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A channel outside 1...16.
+    case noSuchChannel(Int)
+    /// A value outside its range (name, the value as given, the range).
+    case outOfRange(name: String, value: String, range: String)
+    /// No loaded font has that preset.
+    case noSuchPreset(bank: Int, program: Int)
+    /// No loaded font has that id.
+    case noSuchFont(Int)
+    /// A font that could not be loaded, and why.
+    case fontFailed(path: String, reason: String)
+    /// The host cannot do that (no song player, no recorder, …).
+    case unsupported(String)
+    /// Song or recording handlers' own failures.
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .noSuchChannel(let channel): return "no channel \(channel) (channels are 1-16)"
+        case .outOfRange(let name, let value, let range): return "\(name) \(value) is out of range (\(range))"
+        case .noSuchPreset(let bank, let program): return "no loaded SoundFont has bank \(bank) program \(program)"
+        case .noSuchFont(let id): return "no SoundFont with id \(id) is loaded"
+        case .fontFailed(let path, let reason): return "cannot load \(path): \(reason)"
+        case .unsupported(let what): return "\(what) is not available here"
+        case .failed(let reason): return reason
+        }
+    }
+}
+
+/// What changed in a sound module, as subscribers of `SoundModuleControl` get it.
+public enum ControlEvent: Sendable, Equatable, Encodable {
+    /// A channel's preset, volume, pan or mute changed (from a face or from a keyboard).
+    case channel(ChannelState)
+    case fonts([FontState])
+    case gain(Double)
+    case reverb(ReverbState)
+    case chorus(ChorusState)
+    case inputs([InputState])
+    case song(SongState?)
+    case recording(RecordingState?)
+    /// Every voice was silenced.
+    case panic
+    /// A system reset (the channels' new state follows as `.channel` events).
+    case reset
+
+    /// The event's name in JSON (`{"type": "channel", "channel": {…}}`).
+    public var type: String {
+        switch self {
+        case .channel: return "channel"
+        case .fonts: return "fonts"
+        case .gain: return "gain"
+        case .reverb: return "reverb"
+        case .chorus: return "chorus"
+        case .inputs: return "inputs"
+        case .song: return "song"
+        case .recording: return "recording"
+        case .panic: return "panic"
+        case .reset: return "reset"
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey { case type, channel, fonts, gain, reverb, chorus, inputs, song, recording }
+
+    /// `{"type": NAME, NAME: value}` (no value for `panic` and `reset`).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(type, forKey: .type)
+        switch self {
+        case .channel(let value): try c.encode(value, forKey: .channel)
+        case .fonts(let value): try c.encode(value, forKey: .fonts)
+        case .gain(let value): try c.encode(value, forKey: .gain)
+        case .reverb(let value): try c.encode(value, forKey: .reverb)
+        case .chorus(let value): try c.encode(value, forKey: .chorus)
+        case .inputs(let value): try c.encode(value, forKey: .inputs)
+        case .song(let value): try c.encode(value, forKey: .song)
+        case .recording(let value): try c.encode(value, forKey: .recording)
+        case .panic, .reset: break
+        }
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+
+/// A snapshot of a sound module's state (`SoundModuleControl.state`): what every face shows and the
+/// state file keeps. Its JSON field names are stable: `channels` (16, numbered 1-16), `fonts`,
+/// `gain`, `reverb`, `chorus`, `inputs`, `song`, `recording` (the last two `null` when there is none).
+public struct ControlState: Codable, Equatable, Sendable {
+    /// The 16 MIDI channels, channel 1 first.
+    public var channels: [ChannelState]
+    /// The SoundFonts loaded, oldest (lowest priority) first.
+    public var fonts: [FontState]
+    /// FluidSynth's master gain (0...10).
+    public var gain: Double
+    public var reverb: ReverbState
+    public var chorus: ChorusState
+    /// The MIDI inputs connected (keyboards, network peers, JACK ports).
+    public var inputs: [InputState]
+    /// The song playing, if any.
+    public var song: SongState?
+    /// The recording being written, if any.
+    public var recording: RecordingState?
+
+    public init(channels: [ChannelState] = (1...16).map { ChannelState(channel: $0) }, fonts: [FontState] = [], gain: Double = 0.2,
+                reverb: ReverbState = ReverbState(), chorus: ChorusState = ChorusState(), inputs: [InputState] = [],
+                song: SongState? = nil, recording: RecordingState? = nil) {
+        self.channels = channels; self.fonts = fonts; self.gain = gain; self.reverb = reverb; self.chorus = chorus
+        self.inputs = inputs; self.song = song; self.recording = recording
+    }
+
+    private enum CodingKeys: String, CodingKey { case channels, fonts, gain, reverb, chorus, inputs, song, recording }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        channels = try c.decode([ChannelState].self, forKey: .channels)
+        fonts = try c.decodeIfPresent([FontState].self, forKey: .fonts) ?? []
+        gain = try c.decode(Double.self, forKey: .gain)
+        reverb = try c.decodeIfPresent(ReverbState.self, forKey: .reverb) ?? ReverbState()
+        chorus = try c.decodeIfPresent(ChorusState.self, forKey: .chorus) ?? ChorusState()
+        inputs = try c.decodeIfPresent([InputState].self, forKey: .inputs) ?? []
+        song = try c.decodeIfPresent(SongState.self, forKey: .song)
+        recording = try c.decodeIfPresent(RecordingState.self, forKey: .recording)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(channels, forKey: .channels)
+        try c.encode(fonts, forKey: .fonts)
+        try c.encode(gain, forKey: .gain)
+        try c.encode(reverb, forKey: .reverb)
+        try c.encode(chorus, forKey: .chorus)
+        try c.encode(inputs, forKey: .inputs)
+        try c.encode(song, forKey: .song)
+        try c.encode(recording, forKey: .recording)
+    }
+
+    /// The state as JSON (keys sorted, so equal states give equal bytes).
+    public func jsonData(pretty: Bool = false) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted] : [.sortedKeys]
+        return (try? encoder.encode(self)) ?? Data("{}".utf8)
+    }
+
+    /// The channel numbered `number` (1...16), if there is one.
+    public func channel(_ number: Int) -> ChannelState? {
+        channels.first { $0.channel == number }
+    }
+}
+
+/// One MIDI channel of a `ControlState`: the preset it plays and its mixer settings.
+public struct ChannelState: Codable, Equatable, Sendable {
+    /// 1...16.
+    public var channel: Int
+    /// 0...127.
+    public var program: Int
+    /// The bank (128: percussion).
+    public var bank: Int
+    /// The preset's name as the font has it (nil: the channel plays no preset).
+    public var name: String?
+    /// CC 7, 0...127.
+    public var volume: Int
+    /// CC 10, 0...127 (64 centre).
+    public var pan: Int
+    /// Whether the channel's notes are silenced.
+    public var mute: Bool
+    /// The id of the font the preset comes from (as `ControlState.fonts` lists it), nil: none.
+    public var font: Int?
+
+    public init(channel: Int, program: Int = 0, bank: Int = 0, name: String? = nil, volume: Int = 100, pan: Int = 64,
+                mute: Bool = false, font: Int? = nil) {
+        self.channel = channel; self.program = program; self.bank = bank; self.name = name
+        self.volume = volume; self.pan = pan; self.mute = mute; self.font = font
+    }
+
+    private enum CodingKeys: String, CodingKey { case channel, program, bank, name, volume, pan, mute, font }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        channel = try c.decode(Int.self, forKey: .channel)
+        program = try c.decodeIfPresent(Int.self, forKey: .program) ?? 0
+        bank = try c.decodeIfPresent(Int.self, forKey: .bank) ?? 0
+        name = try c.decodeIfPresent(String.self, forKey: .name)
+        volume = try c.decodeIfPresent(Int.self, forKey: .volume) ?? 100
+        pan = try c.decodeIfPresent(Int.self, forKey: .pan) ?? 64
+        mute = try c.decodeIfPresent(Bool.self, forKey: .mute) ?? false
+        font = try c.decodeIfPresent(Int.self, forKey: .font)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(channel, forKey: .channel)
+        try c.encode(program, forKey: .program)
+        try c.encode(bank, forKey: .bank)
+        try c.encode(name, forKey: .name)
+        try c.encode(volume, forKey: .volume)
+        try c.encode(pan, forKey: .pan)
+        try c.encode(mute, forKey: .mute)
+        try c.encode(font, forKey: .font)
+    }
+}
+
+/// A loaded SoundFont of a `ControlState`, with the presets it offers (names as the font has them).
+public struct FontState: Codable, Equatable, Sendable {
+    /// FluidSynth's id of the font (what the shell's `fonts` lists and `select`/`unload` take).
+    public var id: Int
+    public var path: String
+    /// The font's own name (INAM), or the file name.
+    public var name: String
+    public var presets: [PresetState]
+
+    public init(id: Int, path: String, name: String, presets: [PresetState]) {
+        self.id = id; self.path = path; self.name = name; self.presets = presets
+    }
+}
+
+/// One preset of a `FontState`.
+public struct PresetState: Codable, Equatable, Sendable {
+    public var bank: Int
+    public var program: Int
+    public var name: String
+
+    public init(bank: Int, program: Int, name: String) {
+        self.bank = bank; self.program = program; self.name = name
+    }
+}
+
+/// The reverb of a `ControlState`: on or off and FluidSynth's parameters.
+public struct ReverbState: Codable, Equatable, Sendable {
+    public var enabled: Bool
+    /// 0...1.
+    public var roomSize: Double
+    /// 0...1.
+    public var damping: Double
+    /// 0...100.
+    public var width: Double
+    /// 0...1.
+    public var level: Double
+
+    /// FluidSynth 2.3's defaults.
+    public init(enabled: Bool = true, roomSize: Double = 0.2, damping: Double = 0, width: Double = 0.5, level: Double = 0.9) {
+        self.enabled = enabled; self.roomSize = roomSize; self.damping = damping; self.width = width; self.level = level
+    }
+}
+
+/// The chorus of a `ControlState`: on or off and FluidSynth's parameters.
+public struct ChorusState: Codable, Equatable, Sendable {
+    public var enabled: Bool
+    /// 0...99 delay lines.
+    public var voices: Int
+    /// 0...10.
+    public var level: Double
+    /// Modulation speed in Hz, 0.1...5.
+    public var speed: Double
+    /// Modulation depth in ms, 0...256.
+    public var depth: Double
+
+    /// FluidSynth 2.3's defaults.
+    public init(enabled: Bool = true, voices: Int = 3, level: Double = 2, speed: Double = 0.3, depth: Double = 8) {
+        self.enabled = enabled; self.voices = voices; self.level = level; self.speed = speed; self.depth = depth
+    }
+}
+
+/// A MIDI input connected to a sound module (a keyboard's ALSA port, a network peer, a JACK port).
+public struct InputState: Codable, Equatable, Hashable, Sendable {
+    /// As the host names it ("20:0 (USB Keyboard: Port 1)", "network peer iPad", "JACK midi_in").
+    public var name: String
+
+    public init(name: String) { self.name = name }
+}
+
+/// The song a sound module plays.
+public struct SongState: Codable, Equatable, Sendable {
+    public var path: String
+    public var playing: Bool
+
+    public init(path: String, playing: Bool) { self.path = path; self.playing = playing }
+}
+
+/// The recording a sound module writes.
+public struct RecordingState: Codable, Equatable, Sendable {
+    public var path: String
+    /// Whether it is being written now.
+    public var active: Bool
+
+    public init(path: String, active: Bool) { self.path = path; self.active = active }
+}

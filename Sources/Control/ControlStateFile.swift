@@ -1,0 +1,119 @@
+import Foundation
+import OutputFiles
+
+/// Where a sound module keeps its state between runs (`--state FILE`): read at start, written on
+/// change (debounced, atomically through OutputFiles). A file that cannot be read as a state is
+/// renamed aside (`FILE.damaged`) and reported in one line; never fatal.
+public final class ControlStateFile: @unchecked Sendable {
+    /// The file.
+    public let path: String
+    /// How long after the last change the file is written.
+    public let delay: Double
+    /// Told of each write that failed (one line).
+    public var onWriteFailure: (@Sendable (String) -> Void)?
+
+    private let queue = DispatchQueue(label: "seqplay.control.state-file")
+    private var pending: ControlState?
+    private var scheduled = false
+    private var lastWritten: Data?
+    private var subscription: ControlSubscription?
+
+    public init(path: String, delay: Double = 0.5) {
+        self.path = path
+        self.delay = delay
+    }
+
+    /// `$XDG_STATE_HOME/seqplay/state.json`, else `~/.local/state/seqplay/state.json`.
+    public static var defaultPath: String {
+        let environment = ProcessInfo.processInfo.environment
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/seqplay/state.json" }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return home + "/.local/state/seqplay/state.json"
+    }
+
+    /// What reading the file found.
+    public enum ReadResult: Sendable {
+        /// No file yet.
+        case missing
+        case state(ControlState)
+        /// The file was damaged and renamed to `movedTo` (nil: it could not be moved); `reason` says why.
+        case damaged(reason: String, movedTo: String?)
+    }
+
+    /// Reads the state; a damaged file is renamed aside.
+    public func read() -> ReadResult {
+        guard FileManager.default.fileExists(atPath: path) else { return .missing }
+        let reason: String
+        do {
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            let state = try JSONDecoder().decode(ControlState.self, from: data)
+            guard state.channels.allSatisfy({ (1...16).contains($0.channel) }) else {
+                throw CocoaError(.coderInvalidValue)
+            }
+            lastWritten = data
+            return .state(state)
+        } catch let error as DecodingError {
+            reason = Self.describe(error)
+        } catch {
+            reason = (error as NSError).localizedDescription
+        }
+        let aside = path + ".damaged"
+        try? FileManager.default.removeItem(atPath: aside)
+        let moved = rename(path, aside) == 0
+        return .damaged(reason: reason, movedTo: moved ? aside : nil)
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .dataCorrupted(let context): return "not JSON (\(context.debugDescription))"
+        case .keyNotFound(let key, _): return "no \(key.stringValue)"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            return "wrong value at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+        @unknown default: return "not a state"
+        }
+    }
+
+    /// Writes `state` now (atomically), creating the directory if needed.
+    public func write(_ state: ControlState) throws {
+        let data = state.jsonData(pretty: true)
+        guard data != lastWritten else { return }
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        try OutputFile.write(data, to: path)
+        lastWritten = data
+    }
+
+    /// Writes `state` `delay` seconds from now, unless a newer one comes first (then that one).
+    public func schedule(_ state: ControlState) {
+        queue.async { [self] in
+            pending = state
+            guard !scheduled else { return }
+            scheduled = true
+            queue.asyncAfter(deadline: .now() + delay) { [self] in
+                scheduled = false
+                guard let state = pending else { return }
+                pending = nil
+                do { try write(state) } catch { onWriteFailure?("cannot save the state to \(path): \(error)") }
+            }
+        }
+    }
+
+    /// Saves `control`'s state after each change from now on (debounced).
+    public func follow(_ control: SoundModuleControl) {
+        subscription = control.subscribe { [weak self, weak control] _ in
+            guard let self, let control else { return }
+            self.schedule(control.state)
+        }
+    }
+
+    /// Writes what is pending (or `state`) now; for the end of a run.
+    public func flush(_ state: ControlState? = nil) {
+        queue.sync {
+            let latest = state ?? pending
+            pending = nil
+            if let latest {
+                do { try write(latest) } catch { onWriteFailure?("cannot save the state to \(path): \(error)") }
+            }
+        }
+    }
+}

@@ -1,0 +1,530 @@
+import Foundation
+import FluidSynth
+import MIDICore
+import Sampler
+import SoundFontFile
+
+/// Plays songs for a `SoundModuleControl` (`playSong`/`stopSong`), where the host can.
+public protocol SoundModuleSongPlayer: AnyObject, Sendable {
+    /// Starts playing the song at `path` (stopping one playing).
+    func play(path: String) throws
+    /// Stops the song.
+    func stop()
+}
+
+/// Records what a sound module plays for a `SoundModuleControl` (`startRecording`/`stopRecording`).
+public protocol SoundModuleRecorder: AnyObject, Sendable {
+    func startRecording(path: String) throws
+    func stopRecording()
+}
+
+/// A handle for a subscription to a `SoundModuleControl`'s events; `cancel()` (or the control going
+/// away) ends it.
+public final class ControlSubscription: @unchecked Sendable {
+    private weak var control: SoundModuleControl?
+    let id: Int
+
+    init(control: SoundModuleControl, id: Int) {
+        self.control = control
+        self.id = id
+    }
+
+    /// No more events for this subscriber (events already being delivered may still arrive).
+    public func cancel() { control?.unsubscribe(id) }
+}
+
+/// The one control model of a running sound module (`seqplay live`/`serve`): it owns the host's
+/// state (fonts loaded, per-channel program, bank, font, volume, pan and mute, master gain, reverb
+/// and chorus, inputs connected, the song and the recording), takes typed commands (`perform`),
+/// and tells subscribers what changed (`subscribe`). Every face (the FluidSynth shell, OSC, HTTP)
+/// is a thin adapter over it.
+///
+/// Commands reach the samplers only through their lock-free control path: programs, controllers,
+/// notes, mutes, gain and effects are queued for the render thread (`SamplerNode.enqueue`,
+/// `setMuted`, `gain`…); loading a font takes the synthesizer between two render cycles, as
+/// loading always does. What the samplers really play (a keyboard's program changes and
+/// controllers too) comes back through each sampler's `channelStatus`, which the render thread
+/// publishes and a thread of the control's polls every 10 ms (`start()`).
+///
+/// Channel commands go to every sampler of the host; notes to the first. Thread-safe: commands
+/// from any thread are serialised; events are delivered in order on a queue of the control's.
+public final class SoundModuleControl: @unchecked Sendable {
+    /// The samplers the control drives (a live session's: one per port, the network's, JACK's).
+    public let samplers: [SamplerNode]
+    /// Where `playSong`/`stopSong` go (nil: refused as unsupported).
+    public var songPlayer: (any SoundModuleSongPlayer)? {
+        get { lock.withLock { _songPlayer } }
+        set { lock.withLock { _songPlayer = newValue } }
+    }
+    /// Where `startRecording`/`stopRecording` go (nil: refused as unsupported).
+    public var recorder: (any SoundModuleRecorder)? {
+        get { lock.withLock { _recorder } }
+        set { lock.withLock { _recorder = newValue } }
+    }
+
+    private let lock = NSRecursiveLock()
+    private var current: ControlState
+    private var _songPlayer: (any SoundModuleSongPlayer)?
+    private var _recorder: (any SoundModuleRecorder)?
+    /// Per sampler, what its channels looked like at the last poll.
+    private var seen: [[ChannelStatusTable.Channel]]
+    private var seenGenerations: [UInt64]
+    private var presetNames: [String: FontState] = [:]
+
+    private let subscriberLock = NSLock()
+    private var subscribers: [Int: @Sendable (ControlEvent) -> Void] = [:]
+    private var nextSubscriber = 0
+    private let delivery = DispatchQueue(label: "seqplay.control.events")
+
+    private let pollLock = NSLock()
+    private var pollThread: Thread?
+    private var polling = false
+
+    /// A control over `samplers` (at least one), reading their fonts, programs and settings as they are now.
+    public init(samplers: [SamplerNode]) {
+        precondition(!samplers.isEmpty, "a sound module has at least one sampler")
+        self.samplers = samplers
+        for sampler in samplers { sampler.refreshChannelStatus() }
+        let settings = samplers[0].settings
+        current = ControlState(
+            gain: Double(settings.gain),
+            reverb: ReverbState(enabled: settings.reverb.isEnabled, roomSize: settings.reverb.roomSize ?? 0.2,
+                                damping: settings.reverb.damping ?? 0, width: settings.reverb.width ?? 0.5,
+                                level: settings.reverb.level ?? 0.9),
+            chorus: ChorusState(enabled: settings.chorus.isEnabled, voices: settings.chorus.voices ?? 3,
+                                level: settings.chorus.level ?? 2, speed: settings.chorus.speed ?? 0.3,
+                                depth: settings.chorus.depth ?? 8))
+        seen = samplers.map { sampler in (0..<16).map { sampler.channelStatus[$0] } }
+        seenGenerations = samplers.map { $0.channelStatus.generation }
+        current.fonts = fontStates()
+        for channel in 0..<16 { current.channels[channel] = channelState(channel, from: seen[0][channel], mute: false) }
+    }
+
+    deinit { stop() }
+
+    // MARK: State
+
+    /// The state now.
+    public var state: ControlState { lock.withLock { current } }
+
+    /// The names of `fonts`' presets come from the files (SoundFontFile), read once per path.
+    private func fontStates() -> [FontState] {
+        samplers[0].soundFonts.map { font in
+            if let known = presetNames[font.path] {
+                return FontState(id: font.id, path: font.path, name: known.name, presets: known.presets)
+            }
+            let contents = try? SoundFontContents(path: font.path)
+            let presets = (contents?.presets ?? []).map { PresetState(bank: $0.bank, program: $0.program, name: $0.name) }
+                .sorted { ($0.bank, $0.program) < ($1.bank, $1.program) }
+            let name = contents?.name.flatMap { $0.isEmpty ? nil : $0 } ?? (font.path as NSString).lastPathComponent
+            let state = FontState(id: font.id, path: font.path, name: name, presets: presets)
+            presetNames[font.path] = state
+            return state
+        }
+    }
+
+    /// The preset name of `font`/`bank`/`program`, as the font has it.
+    private func presetName(font: Int?, bank: Int, program: Int) -> String? {
+        guard let font else { return nil }
+        return current.fonts.first { $0.id == font }?.presets.first { $0.bank == bank && $0.program == program }?.name
+    }
+
+    private func channelState(_ index: Int, from status: ChannelStatusTable.Channel, mute: Bool) -> ChannelState {
+        ChannelState(channel: index + 1, program: status.program, bank: status.bank,
+                     name: presetName(font: status.font, bank: status.bank, program: status.program),
+                     volume: status.volume, pan: status.pan, mute: mute, font: status.font)
+    }
+
+    // MARK: Events
+
+    /// Calls `handler` with every change from now on, in order, on a queue of the control's (never
+    /// the render thread). Keep the returned subscription; `cancel()` it to stop.
+    public func subscribe(_ handler: @escaping @Sendable (ControlEvent) -> Void) -> ControlSubscription {
+        subscriberLock.lock()
+        defer { subscriberLock.unlock() }
+        nextSubscriber += 1
+        subscribers[nextSubscriber] = handler
+        return ControlSubscription(control: self, id: nextSubscriber)
+    }
+
+    func unsubscribe(_ id: Int) {
+        subscriberLock.lock()
+        subscribers[id] = nil
+        subscriberLock.unlock()
+    }
+
+    private func emit(_ events: [ControlEvent]) {
+        guard !events.isEmpty else { return }
+        subscriberLock.lock()
+        let handlers = Array(subscribers.sorted { $0.key < $1.key }.map(\.value))
+        subscriberLock.unlock()
+        guard !handlers.isEmpty else { return }
+        delivery.async {
+            for event in events { for handler in handlers { handler(event) } }
+        }
+    }
+
+    // MARK: Following the samplers
+
+    /// Starts following what the samplers play (a keyboard's program changes, volume and pan), every 10 ms.
+    public func start() {
+        pollLock.lock()
+        defer { pollLock.unlock() }
+        guard pollThread == nil else { return }
+        polling = true
+        let thread = Thread { [weak self] in
+            while let control = self, control.isPolling {
+                control.poll()
+                usleep(10_000)
+            }
+        }
+        thread.name = "seqplay control"
+        pollThread = thread
+        thread.start()
+    }
+
+    /// Stops following the samplers.
+    public func stop() {
+        pollLock.lock()
+        polling = false
+        pollThread = nil
+        pollLock.unlock()
+    }
+
+    private var isPolling: Bool { pollLock.withLock { polling } }
+
+    /// Takes what the samplers' render threads published since the last look into the state and
+    /// tells subscribers; returns whether anything changed.
+    @discardableResult
+    public func poll() -> Bool {
+        lock.lock()
+        var events: [ControlEvent] = []
+        for (index, sampler) in samplers.enumerated() {
+            let generation = sampler.channelStatus.generation
+            guard generation != seenGenerations[index] else { continue }
+            seenGenerations[index] = generation
+            for channel in 0..<16 {
+                let status = sampler.channelStatus[channel]
+                guard status != seen[index][channel] else { continue }
+                seen[index][channel] = status
+                let updated = channelState(channel, from: status, mute: current.channels[channel].mute)
+                if updated != current.channels[channel] {
+                    current.channels[channel] = updated
+                    events.append(.channel(updated))
+                }
+            }
+        }
+        lock.unlock()
+        emit(events)
+        return !events.isEmpty
+    }
+
+    /// Waits (up to `timeout` s) until every sampler's render thread has published something newer
+    /// than `generations`, then polls: so a command's effect is in the state when `perform` returns.
+    private func settle(after generations: [UInt64], timeout: Double = 0.1) {
+        let end = Date().addingTimeInterval(timeout)
+        while Date() < end {
+            if zip(samplers, generations).allSatisfy({ $0.channelStatus.generation != $1 }) { break }
+            usleep(500)
+        }
+        poll()
+    }
+
+    // MARK: The host's own changes
+
+    /// The host connected an input (a keyboard, a network peer).
+    public func inputConnected(_ name: String) {
+        let inputs: [InputState]? = lock.withLock {
+            guard !current.inputs.contains(InputState(name: name)) else { return nil }
+            current.inputs.append(InputState(name: name))
+            return current.inputs
+        }
+        if let inputs { emit([.inputs(inputs)]) }
+    }
+
+    /// The host lost an input.
+    public func inputDisconnected(_ name: String) {
+        let inputs: [InputState]? = lock.withLock {
+            guard current.inputs.contains(InputState(name: name)) else { return nil }
+            current.inputs.removeAll { $0.name == name }
+            return current.inputs
+        }
+        if let inputs { emit([.inputs(inputs)]) }
+    }
+
+    /// The host's recording (nil: none).
+    public func recordingChanged(_ recording: RecordingState?) {
+        let changed = lock.withLock { () -> Bool in
+            guard current.recording != recording else { return false }
+            current.recording = recording
+            return true
+        }
+        if changed { emit([.recording(recording)]) }
+    }
+
+    /// The host's song (nil: none).
+    public func songChanged(_ song: SongState?) {
+        let changed = lock.withLock { () -> Bool in
+            guard current.song != song else { return false }
+            current.song = song
+            return true
+        }
+        if changed { emit([.song(song)]) }
+    }
+
+    // MARK: Commands
+
+    /// Does `command` (from any thread): validates it, queues it for the samplers' render threads,
+    /// and returns once the state shows it (or after 100 ms if nothing renders). Throws the one line
+    /// a face answers with when the command is refused; nothing changes then.
+    public func perform(_ command: ControlCommand) throws(ControlError) {
+        lock.lock()
+        defer { lock.unlock() }
+        let generations = samplers.map { $0.channelStatus.generation }
+        var events: [ControlEvent] = []
+        switch command {
+        case .program(let channel, let program, let bank):
+            let c = try Self.channelIndex(channel)
+            let p = try Self.checked(program, "program", 0...127)
+            if let bank {
+                let b = try Self.checked(bank, "bank", 0...16383)
+                for sampler in samplers {
+                    do {
+                        try sampler.selectProgram(UInt8(p), bank: b, channel: c)
+                    } catch {
+                        throw .noSuchPreset(bank: b, program: p)
+                    }
+                }
+            } else {
+                for sampler in samplers { sampler.enqueue(.programChange(channel: c, program: UInt8(p))) }
+            }
+            settle(after: generations)
+        case .select(let channel, let font, let bank, let program):
+            let c = try Self.channelIndex(channel)
+            let p = try Self.checked(program, "program", 0...127)
+            let b = try Self.checked(bank, "bank", 0...16383)
+            guard let index = samplers[0].soundFonts.firstIndex(where: { $0.id == font }) else { throw .noSuchFont(font) }
+            for sampler in samplers where index < sampler.soundFonts.count {
+                do {
+                    try sampler.selectProgram(UInt8(p), bank: b, channel: c, font: sampler.soundFonts[index].id)
+                } catch {
+                    throw .noSuchPreset(bank: b, program: p)
+                }
+            }
+            settle(after: generations)
+        case .volume(let channel, let value):
+            try controlChange(channel, 7, value, "volume")
+            settle(after: generations)
+        case .pan(let channel, let value):
+            try controlChange(channel, 10, value, "pan")
+            settle(after: generations)
+        case .controlChange(let channel, let controller, let value):
+            let cc = try Self.checked(controller, "controller", 0...127)
+            try controlChange(channel, UInt8(cc), value, "value")
+            if cc == 7 || cc == 10 || cc == 0 || cc == 32 || cc == 121 { settle(after: generations) }
+        case .mute(let channel, let muted):
+            let c = try Self.channelIndex(channel)
+            for sampler in samplers { sampler.setMuted(muted, channel: c) }
+            if current.channels[Int(c)].mute != muted {
+                current.channels[Int(c)].mute = muted
+                events.append(.channel(current.channels[Int(c)]))
+            }
+        case .noteOn(let channel, let key, let velocity):
+            let c = try Self.channelIndex(channel)
+            let k = try Self.checked(key, "key", 0...127), v = try Self.checked(velocity, "velocity", 0...127)
+            samplers[0].enqueue(.noteOn(channel: c, note: UInt8(k), velocity: UInt8(v)))
+        case .noteOff(let channel, let key):
+            let c = try Self.channelIndex(channel)
+            let k = try Self.checked(key, "key", 0...127)
+            samplers[0].enqueue(.noteOff(channel: c, note: UInt8(k), velocity: 0))
+        case .pitchBend(let channel, let value):
+            let c = try Self.channelIndex(channel)
+            let v = try Self.checked(value, "pitch bend", 0...16383)
+            for sampler in samplers { sampler.enqueue(.pitchBend(channel: c, value: UInt16(v))) }
+        case .gain(let gain):
+            guard gain.isFinite, (0...10).contains(gain) else { throw .outOfRange(name: "gain", value: "\(gain)", range: "0-10") }
+            for sampler in samplers { sampler.gain = Float(gain) }
+            if current.gain != gain {
+                current.gain = gain
+                events.append(.gain(gain))
+            }
+        case .reverb(let change):
+            let reverb = try Self.applied(change, to: current.reverb)
+            for sampler in samplers {
+                if let enabled = change.enabled { sampler.reverbEnabled = enabled }
+                sampler.setReverb(roomSize: change.roomSize, damping: change.damping, width: change.width, level: change.level)
+            }
+            if reverb != current.reverb {
+                current.reverb = reverb
+                events.append(.reverb(reverb))
+            }
+        case .chorus(let change):
+            let chorus = try Self.applied(change, to: current.chorus)
+            for sampler in samplers {
+                if let enabled = change.enabled { sampler.chorusEnabled = enabled }
+                sampler.setChorus(voices: change.voices, level: change.level, speed: change.speed, depth: change.depth)
+            }
+            if chorus != current.chorus {
+                current.chorus = chorus
+                events.append(.chorus(chorus))
+            }
+        case .loadFont(let path):
+            for (index, sampler) in samplers.enumerated() {
+                do {
+                    try sampler.loadSoundFont(at: path)
+                } catch {
+                    // Samplers that loaded it already give it up again, so they all keep the same fonts.
+                    for loaded in samplers[..<index] { if let font = loaded.soundFonts.last { loaded.unloadSoundFont(font) } }
+                    throw .fontFailed(path: path, reason: "\(error)")
+                }
+            }
+            current.fonts = fontStates()
+            events.append(.fonts(current.fonts))
+            settle(after: generations)
+        case .unloadFont(let id):
+            guard let index = samplers[0].soundFonts.firstIndex(where: { $0.id == id }) else { throw .noSuchFont(id) }
+            for sampler in samplers where index < sampler.soundFonts.count { sampler.unloadSoundFont(sampler.soundFonts[index]) }
+            current.fonts = fontStates()
+            events.append(.fonts(current.fonts))
+            settle(after: generations)
+        case .reloadFonts:
+            let programs = current.channels
+            for sampler in samplers {
+                let fonts = sampler.soundFonts
+                for font in fonts.reversed() { sampler.unloadSoundFont(font) }
+                for font in fonts {
+                    do {
+                        try sampler.loadSoundFont(at: font.path)
+                    } catch {
+                        current.fonts = fontStates()
+                        emit([.fonts(current.fonts)])
+                        throw .fontFailed(path: font.path, reason: "\(error)")
+                    }
+                }
+            }
+            presetNames = [:]
+            current.fonts = fontStates()
+            events.append(.fonts(current.fonts))
+            for channel in programs where channel.font != nil {
+                for sampler in samplers {
+                    try? sampler.selectProgram(UInt8(channel.program), bank: channel.bank, channel: UInt8(channel.channel - 1))
+                }
+            }
+            settle(after: generations)
+        case .panic:
+            for sampler in samplers { sampler.allSoundsOff() }
+            events.append(.panic)
+        case .reset:
+            for sampler in samplers { sampler.sendReset(.system) }
+            events.append(.reset)
+            emit(events)
+            events = []
+            settle(after: generations)
+        case .playSong(let path):
+            guard let player = _songPlayer else { throw .unsupported("song playback") }
+            do { try player.play(path: path) } catch { throw .failed("\(error)") }
+        case .stopSong:
+            guard let player = _songPlayer else { throw .unsupported("song playback") }
+            player.stop()
+        case .startRecording(let path):
+            guard let recorder = _recorder else { throw .unsupported("recording on request") }
+            do { try recorder.startRecording(path: path) } catch { throw .failed("\(error)") }
+        case .stopRecording:
+            guard let recorder = _recorder else { throw .unsupported("recording on request") }
+            recorder.stopRecording()
+        }
+        emit(events)
+    }
+
+    private func controlChange(_ channel: Int, _ controller: UInt8, _ value: Int, _ name: String) throws(ControlError) {
+        let c = try Self.channelIndex(channel)
+        let v = try Self.checked(value, name, 0...127)
+        for sampler in samplers { sampler.enqueue(.controlChange(channel: c, controller: controller, value: UInt8(v))) }
+    }
+
+    /// `channel` (1...16) as FluidSynth's 0-based channel.
+    static func channelIndex(_ channel: Int) throws(ControlError) -> UInt8 {
+        guard (1...16).contains(channel) else { throw .noSuchChannel(channel) }
+        return UInt8(channel - 1)
+    }
+
+    static func checked(_ value: Int, _ name: String, _ range: ClosedRange<Int>) throws(ControlError) -> Int {
+        guard range.contains(value) else { throw .outOfRange(name: name, value: "\(value)", range: "\(range.lowerBound)-\(range.upperBound)") }
+        return value
+    }
+
+    static func checked(_ value: Double?, _ name: String, _ range: ClosedRange<Double>) throws(ControlError) {
+        guard let value else { return }
+        guard value.isFinite, range.contains(value) else {
+            throw .outOfRange(name: name, value: "\(value)", range: "\(range.lowerBound)-\(range.upperBound)")
+        }
+    }
+
+    static func applied(_ change: ReverbChange, to reverb: ReverbState) throws(ControlError) -> ReverbState {
+        try checked(change.roomSize, "room size", 0...1)
+        try checked(change.damping, "damping", 0...1)
+        try checked(change.width, "width", 0...100)
+        try checked(change.level, "level", 0...1)
+        var result = reverb
+        if let value = change.enabled { result.enabled = value }
+        if let value = change.roomSize { result.roomSize = value }
+        if let value = change.damping { result.damping = value }
+        if let value = change.width { result.width = value }
+        if let value = change.level { result.level = value }
+        return result
+    }
+
+    static func applied(_ change: ChorusChange, to chorus: ChorusState) throws(ControlError) -> ChorusState {
+        if let voices = change.voices { _ = try checked(voices, "voices", 0...99) }
+        try checked(change.level, "level", 0...10)
+        try checked(change.speed, "speed", 0.1...5)
+        try checked(change.depth, "depth", 0...256)
+        var result = chorus
+        if let value = change.enabled { result.enabled = value }
+        if let value = change.voices { result.voices = value }
+        if let value = change.level { result.level = value }
+        if let value = change.speed { result.speed = value }
+        if let value = change.depth { result.depth = value }
+        return result
+    }
+
+    // MARK: Restoring a saved state
+
+    /// Makes the module sound as `saved` says: fonts it had loaded that are not loaded now (from
+    /// their files), each channel's preset, volume, pan and mute, gain, reverb and chorus. What
+    /// cannot be restored (a font gone, a preset no font has) is skipped and described in the lines
+    /// returned.
+    @discardableResult
+    public func restore(_ saved: ControlState) -> [String] {
+        var problems: [String] = []
+        let loaded = Set(state.fonts.map(\.path))
+        for font in saved.fonts where !loaded.contains(font.path) {
+            do { try perform(.loadFont(path: font.path)) } catch { problems.append("\(error)") }
+        }
+        let fonts = state.fonts
+        for channel in saved.channels where (1...16).contains(channel.channel) {
+            if let savedFont = channel.font, let path = saved.fonts.first(where: { $0.id == savedFont })?.path,
+               let font = fonts.last(where: { $0.path == path }),
+               (try? perform(.select(channel: channel.channel, font: font.id, bank: channel.bank, program: channel.program))) != nil {
+            } else if channel.font != nil {
+                do {
+                    try perform(.program(channel: channel.channel, program: channel.program, bank: channel.bank))
+                } catch {
+                    problems.append("channel \(channel.channel): \(error)")
+                }
+            }
+            for command in [ControlCommand.volume(channel: channel.channel, value: channel.volume),
+                            .pan(channel: channel.channel, value: channel.pan),
+                            .mute(channel: channel.channel, muted: channel.mute)] {
+                do { try perform(command) } catch { problems.append("channel \(channel.channel): \(error)") }
+            }
+        }
+        let r = saved.reverb, c = saved.chorus
+        for command in [ControlCommand.gain(saved.gain),
+                        .reverb(ReverbChange(enabled: r.enabled, roomSize: r.roomSize, damping: r.damping, width: r.width, level: r.level)),
+                        .chorus(ChorusChange(enabled: c.enabled, voices: c.voices, level: c.level, speed: c.speed, depth: c.depth))] {
+            do { try perform(command) } catch { problems.append("\(error)") }
+        }
+        return problems
+    }
+}
