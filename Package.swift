@@ -21,7 +21,7 @@ let libraryModules = [
     "Effects", "AudioFiles", "AudioGraphFiles", "AudioOutput", "ALSA", "ALSAAudio", "Rendering",
     "SequencerRecording", "LiveInput", "LiveSampler", "NetworkMIDI", "MediaLibrary", "Drawing", "Pictures",
     "SeqplayVersion", "CheckedConversion", "SongSessions", "Loudness", "BatchRendering",
-    "JACK", "JACKDriver", "OutputFiles", "Control",
+    "JACK", "JACKDriver", "OutputFiles", "Control", "OSC",
 ]
 
 /// The modules a user may pick alone, as products of their own beside SeqplayKit: MIDI types, the
@@ -53,6 +53,7 @@ let package = Package(
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         .systemLibrary(name: "CJACK", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
+        .systemLibrary(name: "CLiblo", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
 
         // What the real-time threads share: the monotonic clock, SCHED_FIFO, a lock-free queue.
         .target(name: "RealtimeSupport", dependencies: [atomics]),
@@ -135,7 +136,9 @@ let package = Package(
         ]),
         // The control model of a running sound module (live, serve): state, typed commands, change events,
         // the state file; the faces over it (FluidSynth shell over TCP, OSC over UDP through liblo).
-        .target(name: "Control", dependencies: ["Sampler", "FluidSynth", "SoundFontFile", "MIDICore", "OutputFiles"]),
+        .target(name: "Control", dependencies: ["Sampler", "FluidSynth", "SoundFontFile", "MIDICore", "OutputFiles", "OSC"]),
+        // The thin liblo wrapper: an OSC server on a UDP port, messages in and out.
+        .target(name: "OSC", dependencies: ["CLiblo"]),
         // The library index: songs and SoundFonts in SQLite (GRDB), scanned on every core, and its query language.
         .target(name: "MediaLibrary", dependencies: ["MIDIFile", "SoundFontFile", "OutputFiles", "RealtimeSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         // Pictures: the thin cairo wrapper, then piano rolls and waveforms drawn with it.

@@ -34,6 +34,9 @@ struct LiveHostOptions: ParsableArguments {
     @OptionGroup(title: "Audio driver")
     var jackMIDI: JACKMIDIArguments
 
+    @OptionGroup(title: "Control (a sound module you can control: Docs/sound-module.md)")
+    var control: ControlArguments
+
     func validate() throws {
         try FlagRange.check(rate.sampleRate, "--sample-rate", in: 8_000...192_000, unit: " Hz")
         try FlagRange.check(lookAhead, "--look-ahead", atLeast: 0, atMost: 1000, unit: " ms")
@@ -73,16 +76,28 @@ struct LiveHostOptions: ParsableArguments {
 enum LiveSessionRunner {
     /// Plays `configuration` until the user or `duration` ends it. `command` is how the user
     /// repeats this with -o (for the advice when there is no sound card).
-    static func run(_ configuration: LiveSamplerConfiguration, duration: Double?, command: String) throws {
+    static func run(_ configuration: LiveSamplerConfiguration, duration: Double?, command: String,
+                    control: ControlArguments = ControlArguments()) throws {
         let session: LiveSamplerSession
+        var host: ControlHost?
         do {
             session = try LiveSamplerSession(configuration)
+            if control.isActive { host = try ControlHost(session: session, arguments: control) }
+            let host = host
             session.onConnection = { [unowned session] source, error in
                 if let error { return status("Cannot connect \(source): \(error)") }
                 let name = session.ports?.client.portInfo(source).map { " (\($0.clientName): \($0.name))" } ?? ""
+                host?.control.inputConnected("\(source)\(name)")
                 status("Connected \(source)\(name)")
             }
-            session.onBridgePortChange = report
+            session.onBridgePortChange = { change in
+                switch change {
+                case .added(let peer, _): host?.control.inputConnected("network peer \(peer.displayName)")
+                case .removed(let peer, _): host?.control.inputDisconnected("network peer \(peer.displayName)")
+                case .failed: break
+                }
+                report(change)
+            }
             try session.start()
         } catch {
             throw Self.failure(for: error, command: command)
@@ -91,7 +106,9 @@ enum LiveSessionRunner {
         if session.network?.bridgeError != nil {
             CommandLineOutput.note("\(session.network!.bridgeError!); ALSA programs cannot send to network peers")
         }
-        let interruption = Interruption()
+        host?.start()
+        // With a control model, SIGHUP reloads the fonts (ControlHost) instead of ending.
+        let interruption = host == nil ? Interruption() : Interruption(signals: [SIGINT, SIGTERM])
         let keys = TerminalKeys()
         status("Playing. q: quit.")
         let started = Date()
@@ -101,6 +118,10 @@ enum LiveSessionRunner {
             FluidSynthLog.forwardPendingMessages()
         }
         keys.restore()
+        if let host {
+            host.stop()
+            usleep(20_000)
+        }
         let summary = session.stop()
         if let recording = summary.recording, let path = session.recorder?.path {
             CommandLineOutput.note("wrote \(recording.framesWritten) frames to \(path)"
