@@ -288,4 +288,105 @@ final class SoundModuleFacesTests: XCTestCase {
         XCTAssertEqual(damagedLines.count, 1, serve.standardErrorText)
         XCTAssertTrue(FileManager.default.fileExists(atPath: stateFile + ".damaged"))
     }
+
+    /// SIGHUP reloads the fonts and the module plays on with its channels' programs; SIGTERM ends it
+    /// cleanly (status 0, the recording completed, the state saved).
+    func testSIGHUPReloadsTheFontsAndSIGTERMEndsCleanly() throws {
+        let scratch = try ScratchDirectory(prefix: "signals")
+        defer { scratch.remove() }
+        let port = freePort()
+        let stateFile = scratch.path("state.json")
+        let serve = try startServe(scratch, ["--shell", "\(port)", "--state", stateFile])
+        let client = try LineClient(port: port)
+        XCTAssertEqual(client.ask("prog 2 40"), "")
+        XCTAssertEqual(client.ask("fonts"), "ID  Name\n 1  \(Self.font)\n")
+        serve.signal(SIGHUP)
+        let start = Date()
+        var fonts = ""
+        while Date().timeIntervalSince(start) < 5 {
+            fonts = client.ask("fonts")
+            if fonts.contains(" 2  ") { break }
+        }
+        XCTAssertEqual(fonts, "ID  Name\n 2  \(Self.font)\n", "the font loaded again (FluidSynth gives it a new id)")
+        XCTAssertTrue(client.ask("channels", until: "chan 15").contains("chan 2, Violin\n"), "programs kept")
+        XCTAssertTrue(serve.isRunning)
+        XCTAssertTrue(serve.standardErrorText.contains("SIGHUP: fonts reloaded"), serve.standardErrorText)
+        serve.terminate()
+        XCTAssertTrue(serve.waitUntilExit(timeout: 10))
+        XCTAssertEqual(serve.exitStatus, 0, serve.standardErrorText)
+        XCTAssertTrue(serve.standardErrorText.contains("seqplay: wrote "), serve.standardErrorText)
+        let saved = try JSONDecoder().decode(SavedState.self, from: Data(contentsOf: URL(fileURLWithPath: stateFile)))
+        XCTAssertEqual(saved.channels[2].program, 40)
+    }
+
+    private struct SavedState: Decodable {
+        struct Channel: Decodable { var channel: Int; var program: Int }
+        var channels: [Channel]
+    }
+
+    /// Scripts/install puts the binary, the font and a unit systemd-analyze accepts in the places given,
+    /// and the unit's command line runs.
+    func testInstallWritesAUnitSystemdAccepts() throws {
+        _ = try tool("systemd-analyze")
+        let scratch = try ScratchDirectory(prefix: "install")
+        defer { scratch.remove() }
+        let network = freePort(Int32(SOCK_DGRAM.rawValue))
+        let install = try runCommand(Self.packageRoot.appendingPathComponent("Scripts/install"),
+                                     ["--binary", seqplayBinary.path, "--prefix", scratch.path("prefix"), "--unit-dir", scratch.path("units"),
+                                      "--no-enable", "--", "--network", "--listen", "127.0.0.1:\(network)", "-o", scratch.path("heard.wav"),
+                                      "--duration", "1", "--no-state"])
+        XCTAssertEqual(install.status, 0, install.standardError)
+        XCTAssertTrue(install.standardOutput.contains("systemd-analyze verify"), install.standardOutput)
+        let unit = try String(contentsOfFile: scratch.path("units/seqplay.service"), encoding: .utf8)
+        XCTAssertTrue(unit.contains("Restart=on-failure"))
+        XCTAssertTrue(unit.contains("ExecReload=/bin/kill -HUP $MAINPID"))
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: scratch.path("prefix/bin/seqplay")))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: scratch.path("prefix/share/seqplay/seqplay-gm.sf2")))
+        let execStart = try XCTUnwrap(unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=") }).dropFirst("ExecStart=".count)
+        XCTAssertTrue(execStart.contains("--sf2 \"\(scratch.path("prefix/share/seqplay/seqplay-gm.sf2"))\""), String(execStart))
+        let run = try runShell(String(execStart), timeLimit: 20)
+        XCTAssertEqual(run.status, 0, run.standardError)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: scratch.path("heard.wav")))
+
+        // The same check refuses a unit whose program is missing.
+        try FileManager.default.removeItem(atPath: scratch.path("prefix/bin/seqplay"))
+        let verify = try runCommand(URL(fileURLWithPath: try tool("systemd-analyze")), ["verify", scratch.path("units/seqplay.service")])
+        XCTAssertNotEqual(verify.status, 0)
+    }
+
+    /// A program change that arrives as MIDI (a network peer here, as a keyboard's would) is in the
+    /// model: the shell's `channels` and an OSC subscriber show it.
+    func testAProgramChangeFromAPlayerUpdatesTheModel() throws {
+        let oscdump = try tool("oscdump"), oscsend = try tool("oscsend")
+        let scratch = try ScratchDirectory(prefix: "keyboard")
+        defer { scratch.remove() }
+        // Format 0: program 19 (Church Organ) on channel 2, one note.
+        let track: [UInt8] = [0x00, 0xC1, 19, 0x00, 0x91, 60, 100, 0x60, 0x81, 60, 0, 0x00, 0xFF, 0x2F, 0x00]
+        let song: [UInt8] = Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0, 96] + Array("MTrk".utf8) + [0, 0, 0, UInt8(track.count)] + track
+        try Data(song).write(to: URL(fileURLWithPath: scratch.path("organ.mid")))
+        let network = freePort(Int32(SOCK_DGRAM.rawValue)), shellPort = freePort()
+        let oscPort = freePort(Int32(SOCK_DGRAM.rawValue)), dumpPort = freePort(Int32(SOCK_DGRAM.rawValue))
+        let serve = try ChildProcess(seqplayBinary.path, ["serve", "--network", "--listen", "127.0.0.1:\(network)", "--sf2", Self.font,
+                                                          "-o", scratch.path("heard.wav"), "--duration", "30", "--no-state",
+                                                          "--shell", "\(shellPort)", "--osc", "\(oscPort)"],
+                                     standardInput: .null, standardOutput: .capture, standardError: .capture)
+        defer { if serve.isRunning { serve.signal(SIGKILL); serve.waitUntilExit() } }
+        let client = try LineClient(port: shellPort)
+        XCTAssertTrue(client.ask("channels", until: "chan 15").contains("chan 1, Grand Piano\n"))
+        let dumpFile = scratch.path("dump.txt")
+        let dump = try ChildProcess(oscdump, ["-L", "\(dumpPort)"], standardInput: .null, standardOutput: .file(dumpFile), standardError: .capture)
+        defer { dump.signal(SIGKILL); dump.waitUntilExit() }
+        usleep(200_000)
+        XCTAssertEqual(try runCommand(URL(fileURLWithPath: oscsend), ["localhost", "\(oscPort)", "/seqplay/subscribe", "i", "\(dumpPort)"]).status, 0)
+        usleep(100_000)
+        let player = try runSeqplay([scratch.path("organ.mid"), "--sf2", Self.font, "--network-connect", "127.0.0.1:\(network)", "--no-audio"],
+                                    timeLimit: 30)
+        XCTAssertEqual(player.status, 0, player.standardError)
+        XCTAssertNotNil(waitForLine(in: dumpFile, containing: "/seqplay/channel/2/program iis 19 0 \"Church Organ\"", timeout: 3),
+                        (try? String(contentsOfFile: dumpFile, encoding: .utf8)) ?? "")
+        XCTAssertTrue(client.ask("channels", until: "chan 15").contains("chan 1, Church Organ\n"))
+        serve.terminate()
+        XCTAssertTrue(serve.waitUntilExit(timeout: 10))
+        XCTAssertEqual(serve.exitStatus, 0, serve.standardErrorText)
+    }
 }
