@@ -15,7 +15,6 @@
 @_exported import Drawing
 @_exported import Effects
 @_exported import FluidSynth
-@_exported import JACK
 @_exported import JACKDriver
 @_exported import LiveSampler
 @_exported import MIDICore
