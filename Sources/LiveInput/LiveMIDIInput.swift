@@ -10,8 +10,9 @@ import MIDICore
 ///
 /// Make it with the output's sample rate and period, make the samplers' event sources its
 /// `destinations`, add producers (`addProducer`, at any time, each with its `LiveDelivery`), start
-/// the output, and call `update()` about once a second from a control thread.
-package final class LiveMIDIInput: @unchecked Sendable {
+/// the output, and call `update()` about once a second from a control thread. Outside seqplay's own
+/// modules it is an opaque handle, the one a `LiveSamplerInput` is attached to.
+public final class LiveMIDIInput: @unchecked Sendable {
     /// Producers a layer can have.
     package static let maximumProducers = 8
     /// The sampler renders, and asks for events before the middle of, blocks of this many frames.

@@ -42,7 +42,7 @@ public struct LiveSamplerConfiguration: Sendable {
     public var networkPeersAsALSAPorts = true
     /// More producers (a JACK MIDI input port…), each playing a sampler of its own after the ports'
     /// and the network's.
-    package var inputs: [any LiveSamplerInput] = []
+    public var inputs: [any LiveSamplerInput] = []
 
     public init(soundFonts: [String], output: Output) {
         self.soundFonts = soundFonts

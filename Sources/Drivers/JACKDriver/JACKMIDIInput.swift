@@ -59,7 +59,7 @@ public final class JACKMIDIInput: JACKCycleHandler, @unchecked Sendable {
 
     /// Adds the port's producer to `input`, feeding `destination`. `output` must be the JACK output
     /// whose driver the port belongs to. Call once, before the output starts.
-    package func attach(to input: LiveMIDIInput, destination: Int, output: RealtimeOutput) {
+    public func attach(to input: LiveMIDIInput, destination: Int, output: RealtimeOutput) {
         precondition(producer == nil, "a JACK MIDI input feeds one live input")
         producer = input.addProducer(name: name, delivery: .timestamped(lookAheadFrames: Self.latencyFrames))
         self.destination = destination
