@@ -7,6 +7,16 @@ import LiveSampler
 /// the faces the flags ask for (FluidSynth shell, OSC), and SIGHUP reloading the fonts.
 final class ControlHost: @unchecked Sendable {
     let control: SoundModuleControl
+
+    /// Where inputs that connect before the control exists find it once it does (network peers).
+    final class Inputs: @unchecked Sendable {
+        private let lock = NSLock()
+        private var current: SoundModuleControl?
+        var control: SoundModuleControl? {
+            get { lock.withLock { current } }
+            set { lock.withLock { current = newValue } }
+        }
+    }
     private var stateFile: ControlStateFile?
     private var shell: ShellServer?
     private var osc: OSCFace?

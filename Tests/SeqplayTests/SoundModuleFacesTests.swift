@@ -385,6 +385,8 @@ final class SoundModuleFacesTests: XCTestCase {
         XCTAssertNotNil(waitForLine(in: dumpFile, containing: "/seqplay/channel/2/program iis 19 0 \"Church Organ\"", timeout: 3),
                         (try? String(contentsOfFile: dumpFile, encoding: .utf8)) ?? "")
         XCTAssertTrue(client.ask("channels", until: "chan 15").contains("chan 1, Church Organ\n"))
+        let dumped = (try? String(contentsOfFile: dumpFile, encoding: .utf8)) ?? ""
+        XCTAssertTrue(dumped.contains("/seqplay/inputs s \"network peer "), "the peer was an input while it played: \(dumped)")
         serve.terminate()
         XCTAssertTrue(serve.waitUntilExit(timeout: 10))
         XCTAssertEqual(serve.exitStatus, 0, serve.standardErrorText)
