@@ -144,6 +144,11 @@ final class SoundModuleFacesTests: XCTestCase {
         client.send(String(repeating: "x", count: 1_048_576) + "\n")
         XCTAssertEqual(client.read(), "line too long (over 65536 bytes): ignored\n")
         XCTAssertTrue(client.ask("channels", until: "chan 15").hasPrefix("chan 0, Grand Piano\n"))
+        // Connections past 32 are told so and closed; the ones open still work.
+        let others = try (0..<31).map { _ in try LineClient(port: port) }
+        XCTAssertEqual(others.last?.ask("echo ok"), "ok\n")
+        XCTAssertEqual(try LineClient(port: port).read(), "too many connections (32): try again later\n")
+        XCTAssertEqual(client.ask("echo still"), "still\n")
         XCTAssertEqual(client.ask("quit"), "cheers!\n")
         XCTAssertTrue(serve.isRunning, serve.standardErrorText)
         serve.terminate()
