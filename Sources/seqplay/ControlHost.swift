@@ -1,3 +1,5 @@
+import AudioGraph
+import AudioGraphFiles
 import Control
 import Dispatch
 import Foundation
@@ -29,6 +31,11 @@ final class ControlHost: @unchecked Sendable {
         control = SoundModuleControl(samplers: session.samplers)
         if case .recording(let path, _) = session.configuration.output {
             control.recordingChanged(RecordingState(path: path, active: true))
+        } else {
+            // Recording on request (a face's record button): a tap on the mix, idle until started.
+            let tap = RecorderTap(path: "")
+            session.engine.mainMixerNode.installTap(tap, at: .output(bus: 0))
+            control.recorder = OnRequestRecorder(tap: tap, control: control)
         }
         for input in session.configuration.inputs { control.inputConnected(input.name) }
         if let path = arguments.stateFile {
@@ -87,6 +94,7 @@ final class ControlHost: @unchecked Sendable {
 
     /// Before the session stops: faces closed, notes off, the state saved.
     func stop() {
+        (control.recorder as? OnRequestRecorder)?.finish()
         hangUp?.cancel()
         shell?.stop()
         osc?.stop()
@@ -94,4 +102,45 @@ final class ControlHost: @unchecked Sendable {
         for sampler in control.samplers { sampler.allNotesOff() }
         stateFile?.flush(control.state)
     }
+}
+
+/// Records what a live session plays to a file named by a face (`ControlCommand.startRecording`),
+/// through a `RecorderTap` installed on the mix before the session started.
+final class OnRequestRecorder: SoundModuleRecorder, @unchecked Sendable {
+    private let tap: RecorderTap
+    private weak var control: SoundModuleControl?
+    private let lock = NSLock()
+    private var path: String?
+
+    init(tap: RecorderTap, control: SoundModuleControl) {
+        self.tap = tap
+        self.control = control
+    }
+
+    func startRecording(path: String) throws {
+        try lock.withLock {
+            if let current = self.path { throw ControlError.failed("already recording to \(current)") }
+            try tap.start(writingTo: path)
+            self.path = path
+        }
+        control?.recordingChanged(RecordingState(path: path, active: true))
+    }
+
+    func stopRecording() {
+        let finished: String? = lock.withLock {
+            guard let path else { return nil }
+            self.path = nil
+            do {
+                let summary = try tap.stop()
+                CommandLineOutput.note("wrote \(summary.framesWritten) frames to \(path)")
+            } catch {
+                CommandLineOutput.note("\(path): \(error)")
+            }
+            return path
+        }
+        if let finished { control?.recordingChanged(RecordingState(path: finished, active: false)) }
+    }
+
+    /// Completes a recording still running (the session ends).
+    func finish() { stopRecording() }
 }

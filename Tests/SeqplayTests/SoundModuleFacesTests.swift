@@ -461,4 +461,24 @@ final class SoundModuleFacesTests: XCTestCase {
             }
         }
     }
+
+    /// `serve -o FILE` records from the start: recording on request is refused with one line and the
+    /// host plays on (on a JACK output it records: JACKCLITests.SeqplaySoundModuleJACKTests).
+    func testRecordingOnRequestIsRefusedWhileRecordingToO() throws {
+        let oscsend = try tool("oscsend")
+        let scratch = try ScratchDirectory(prefix: "record")
+        defer { scratch.remove() }
+        let shellPort = freePort(), oscPort = freePort(Int32(SOCK_DGRAM.rawValue))
+        let serve = try startServe(scratch, ["--shell", "\(shellPort)", "--osc", "\(oscPort)", "--no-state"])
+        let client = try LineClient(port: shellPort)
+        XCTAssertFalse(client.ask("channels", until: "chan 15").isEmpty)
+        let take = scratch.path("take.wav")
+        XCTAssertEqual(try runCommand(URL(fileURLWithPath: oscsend), ["localhost", "\(oscPort)", "/seqplay/record", "s", take]).status, 0)
+        usleep(200_000)
+        serve.terminate()
+        XCTAssertTrue(serve.waitUntilExit(timeout: 10))
+        // serve -o records already: recording on request is refused with one line, the host plays on.
+        XCTAssertTrue(serve.standardErrorText.contains("/seqplay/record: recording on request is not available here"), serve.standardErrorText)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: take))
+    }
 }
