@@ -219,12 +219,18 @@ public final class SoundModuleControl: @unchecked Sendable {
         return !events.isEmpty
     }
 
-    /// Waits (up to `timeout` s) until every sampler's render thread has published something newer
-    /// than `generations`, then polls: so a command's effect is in the state when `perform` returns.
-    private func settle(after generations: [UInt64], timeout: Double = 0.1) {
+    /// Waits (up to `timeout` s) until every sampler's render thread has ended two cycles since
+    /// `cycles` were read (so the commands queued since are applied and published), then polls: a
+    /// command's effect is in the state when `perform` returns. A render cycle takes milliseconds; the
+    /// timeout only matters when the host is starved of CPU or a sampler does not render.
+    /// Whether `perform` waits for the render thread after each command (not while `restore` queues many).
+    private var settlesEachCommand = true
+
+    private func settle(after cycles: [UInt64], timeout: Double = 1) {
+        guard settlesEachCommand else { return }
         let end = Date().addingTimeInterval(timeout)
         while Date() < end {
-            if zip(samplers, generations).allSatisfy({ $0.channelStatus.generation != $1 }) { break }
+            if zip(samplers, cycles).allSatisfy({ $0.channelStatus.completedCycles &- $1 >= 2 }) { break }
             usleep(500)
         }
         poll()
@@ -280,7 +286,7 @@ public final class SoundModuleControl: @unchecked Sendable {
     public func perform(_ command: ControlCommand) throws(ControlError) {
         lock.lock()
         defer { lock.unlock() }
-        let generations = samplers.map { $0.channelStatus.generation }
+        let cycles = samplers.map { $0.channelStatus.completedCycles }
         var events: [ControlEvent] = []
         switch command {
         case .program(let channel, let program, let bank):
@@ -298,7 +304,7 @@ public final class SoundModuleControl: @unchecked Sendable {
             } else {
                 for sampler in samplers { sampler.enqueue(.programChange(channel: c, program: UInt8(p))) }
             }
-            settle(after: generations)
+            settle(after: cycles)
         case .select(let channel, let font, let bank, let program):
             let c = try Self.channelIndex(channel)
             let p = try Self.checked(program, "program", 0...127)
@@ -311,17 +317,17 @@ public final class SoundModuleControl: @unchecked Sendable {
                     throw .noSuchPreset(bank: b, program: p)
                 }
             }
-            settle(after: generations)
+            settle(after: cycles)
         case .volume(let channel, let value):
             try controlChange(channel, 7, value, "volume")
-            settle(after: generations)
+            settle(after: cycles)
         case .pan(let channel, let value):
             try controlChange(channel, 10, value, "pan")
-            settle(after: generations)
+            settle(after: cycles)
         case .controlChange(let channel, let controller, let value):
             let cc = try Self.checked(controller, "controller", 0...127)
             try controlChange(channel, UInt8(cc), value, "value")
-            if cc == 7 || cc == 10 || cc == 0 || cc == 32 || cc == 121 { settle(after: generations) }
+            if cc == 7 || cc == 10 || cc == 0 || cc == 32 || cc == 121 { settle(after: cycles) }
         case .mute(let channel, let muted):
             let c = try Self.channelIndex(channel)
             for sampler in samplers { sampler.setMuted(muted, channel: c) }
@@ -380,13 +386,13 @@ public final class SoundModuleControl: @unchecked Sendable {
             }
             current.fonts = fontStates()
             events.append(.fonts(current.fonts))
-            settle(after: generations)
+            settle(after: cycles)
         case .unloadFont(let id):
             guard let index = samplers[0].soundFonts.firstIndex(where: { $0.id == id }) else { throw .noSuchFont(id) }
             for sampler in samplers where index < sampler.soundFonts.count { sampler.unloadSoundFont(sampler.soundFonts[index]) }
             current.fonts = fontStates()
             events.append(.fonts(current.fonts))
-            settle(after: generations)
+            settle(after: cycles)
         case .reloadFonts:
             let programs = current.channels
             for sampler in samplers {
@@ -410,7 +416,7 @@ public final class SoundModuleControl: @unchecked Sendable {
                     try? sampler.selectProgram(UInt8(channel.program), bank: channel.bank, channel: UInt8(channel.channel - 1))
                 }
             }
-            settle(after: generations)
+            settle(after: cycles)
         case .panic:
             for sampler in samplers { sampler.allSoundsOff() }
             events.append(.panic)
@@ -419,7 +425,7 @@ public final class SoundModuleControl: @unchecked Sendable {
             events.append(.reset)
             emit(events)
             events = []
-            settle(after: generations)
+            settle(after: cycles)
         case .playSong(let path):
             guard let player = _songPlayer else { throw .unsupported("song playback") }
             do { try player.play(path: path) } catch { throw .failed("\(error)") }
@@ -497,6 +503,13 @@ public final class SoundModuleControl: @unchecked Sendable {
     @discardableResult
     public func restore(_ saved: ControlState) -> [String] {
         var problems: [String] = []
+        // The commands are queued back to back and the render thread applies them together: one wait.
+        let cycles = samplers.map { $0.channelStatus.completedCycles }
+        settlesEachCommand = false
+        defer {
+            settlesEachCommand = true
+            settle(after: cycles)
+        }
         let loaded = Set(state.fonts.map(\.path))
         for font in saved.fonts where !loaded.contains(font.path) {
             do { try perform(.loadFont(path: font.path)) } catch { problems.append("\(error)") }

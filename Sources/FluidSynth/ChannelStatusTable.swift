@@ -22,6 +22,7 @@ public final class ChannelStatusTable: @unchecked Sendable {
     // Bits: 0-7 volume, 8-15 pan.
     private let controllers: [ManagedAtomic<UInt64>]
     private let counter = ManagedAtomic<UInt64>(0)
+    private let cycles = ManagedAtomic<UInt64>(0)
 
     init() {
         programs = (0..<16).map { _ in ManagedAtomic<UInt64>(0) }
@@ -30,6 +31,14 @@ public final class ChannelStatusTable: @unchecked Sendable {
 
     /// Grows by one at every change; compare with a value read before to see whether anything changed.
     public var generation: UInt64 { counter.load(ordering: .acquiring) }
+
+    /// How many render cycles have ended: one that ends after a command was queued has applied it, so
+    /// a control thread waits for two (the cycle running when it queued may have drained the queue
+    /// before the command arrived).
+    public var completedCycles: UInt64 { cycles.load(ordering: .acquiring) }
+
+    /// The render thread ended a cycle.
+    func cycleCompleted() { cycles.wrappingIncrement(ordering: .releasing) }
 
     /// Channel `channel` (0-based, 0...15).
     public subscript(channel: Int) -> Channel {

@@ -287,6 +287,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
 
     /// Ends the render cycle `beginRenderCycle()` started.
     public func endRenderCycle() {
+        channelStatus.cycleCompleted()
         owner.store(Owner.free, ordering: .releasing)
     }
 

@@ -112,9 +112,10 @@ enum LiveSessionRunner {
         if session.network?.bridgeError != nil {
             CommandLineOutput.note("\(session.network!.bridgeError!); ALSA programs cannot send to network peers")
         }
-        host?.start()
-        // With a control model, SIGHUP reloads the fonts (ControlHost) instead of ending.
+        // With a control model, SIGHUP reloads the fonts (ControlHost) instead of ending. The signals are
+        // caught before the faces answer, so a client's SIGTERM right after its first answer ends cleanly.
         let interruption = host == nil ? Interruption() : Interruption(signals: [SIGINT, SIGTERM])
+        host?.start()
         let keys = TerminalKeys()
         status("Playing. q: quit.")
         let started = Date()
