@@ -14,6 +14,7 @@
 @_exported import BatchRendering
 @_exported import CheckedConversion
 @_exported import Control
+@_exported import ControlHTTP
 @_exported import Drawing
 @_exported import Effects
 @_exported import FluidSynth

@@ -2,6 +2,8 @@ import ALSA
 import ALSAAudio
 import ArgumentParser
 import AudioOutput
+import Control
+import ControlHTTP
 import FluidSynth
 import Foundation
 import LiveSampler
@@ -33,6 +35,9 @@ struct LiveHostOptions: ParsableArguments {
 
     @OptionGroup(title: "Audio driver")
     var jackMIDI: JACKMIDIArguments
+
+    @OptionGroup(title: "Control")
+    var httpControl: HTTPControlArguments
 
     func validate() throws {
         try FlagRange.check(rate.sampleRate, "--sample-rate", in: 8_000...192_000, unit: " Hz")
@@ -73,10 +78,13 @@ struct LiveHostOptions: ParsableArguments {
 enum LiveSessionRunner {
     /// Plays `configuration` until the user or `duration` ends it. `command` is how the user
     /// repeats this with -o (for the advice when there is no sound card).
-    static func run(_ configuration: LiveSamplerConfiguration, duration: Double?, command: String) throws {
+    static func run(_ configuration: LiveSamplerConfiguration, duration: Double?, command: String,
+                    http: HTTPControlArguments? = nil) throws {
         let session: LiveSamplerSession
+        let monitor = http?.address == nil ? nil : SoundMonitor()
         do {
             session = try LiveSamplerSession(configuration)
+            monitor?.install(on: session.engine, samplers: session.samplers)
             session.onConnection = { [unowned session] source, error in
                 if let error { return status("Cannot connect \(source): \(error)") }
                 let name = session.ports?.client.portInfo(source).map { " (\($0.clientName): \($0.name))" } ?? ""
@@ -88,6 +96,19 @@ enum LiveSessionRunner {
             throw Self.failure(for: error, command: command)
         }
         status(describe(session))
+        var control: SoundModuleControl?
+        var server: ControlHTTPServer?
+        if let http, http.address != nil {
+            control = SoundModuleControl(samplers: session.samplers)
+            control?.start()
+            do {
+                server = try http.startServer(control: control!, monitor: monitor)
+            } catch {
+                control?.stop()
+                _ = session.stop()
+                throw error
+            }
+        }
         if session.network?.bridgeError != nil {
             CommandLineOutput.note("\(session.network!.bridgeError!); ALSA programs cannot send to network peers")
         }
@@ -101,6 +122,8 @@ enum LiveSessionRunner {
             FluidSynthLog.forwardPendingMessages()
         }
         keys.restore()
+        server?.stop()
+        control?.stop()
         let summary = session.stop()
         if let recording = summary.recording, let path = session.recorder?.path {
             CommandLineOutput.note("wrote \(recording.framesWritten) frames to \(path)"

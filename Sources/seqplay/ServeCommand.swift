@@ -71,6 +71,7 @@ struct ServeCommand: ParsableCommand {
             configuration.networkPeersAsALSAPorts = !noALSAPorts
         }
         try LiveSessionRunner.run(configuration, duration: samplerOptions.duration,
-                                  command: "seqplay serve" + (network ? " --network" : "") + (ports.map { " --ports \($0)" } ?? ""))
+                                  command: "seqplay serve" + (network ? " --network" : "") + (ports.map { " --ports \($0)" } ?? ""),
+                                  http: samplerOptions.httpControl)
     }
 }

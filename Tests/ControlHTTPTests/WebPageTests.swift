@@ -1,0 +1,98 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// The web page of `serve --http` in a real headless Chromium: `--dump-dom` shows the state; driven
+/// through the DevTools protocol (Scripts/web-page-check.py), picking an instrument on a strip changes
+/// what `GET /api/state` says, and a change made by another client shows on the page within 100 ms.
+/// Skipped where chromium or python3 is missing.
+final class WebPageTests: XCTestCase {
+    static let checker = ServedModule.packageRoot.appendingPathComponent("Scripts/web-page-check.py").path
+    nonisolated(unsafe) static var module: ServedModule?
+    var module: ServedModule { Self.module! }
+
+    override class func setUp() {
+        super.setUp()
+        if toolExists("chromium"), toolExists("python3"), toolExists("/usr/bin/curl") { module = try? ServedModule() }
+    }
+
+    override class func tearDown() {
+        if let module {
+            _ = module.stop()
+            module.remove()
+        }
+        module = nil
+        super.tearDown()
+    }
+
+    override func setUpWithError() throws {
+        guard toolExists("chromium") else { throw XCTSkip("chromium is not installed (Scripts/setup installs it)") }
+        guard toolExists("python3") else { throw XCTSkip("python3 is not installed (it drives chromium)") }
+        guard toolExists("/usr/bin/curl") else { throw XCTSkip("curl is not installed (Scripts/setup installs it)") }
+        XCTAssertNotNil(Self.module, "serve --http did not start")
+        try XCTSkipIf(Self.module == nil)
+    }
+
+    private func chromiumPath() -> String {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"
+        return path.split(separator: ":").map { "\($0)/chromium" }.first { FileManager.default.isExecutableFile(atPath: $0) } ?? "chromium"
+    }
+
+    /// The page after its scripts ran, as chromium serialises it: each strip's picker shows the preset
+    /// its channel plays, by the name the font gives it.
+    func testDumpDOMShowsTheChannelsInstruments() throws {
+        XCTAssertEqual(try module.curl("POST", "/api/channels/2", json: #"{"program": 24}"#).status, 200)
+        let profile = module.directory.appendingPathComponent("dump-profile").path
+        let run = try runCommand(URL(fileURLWithPath: chromiumPath()),
+                                 ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + profile,
+                                  "--virtual-time-budget=3000", "--dump-dom", module.base + "/"], timeLimit: 60)
+        XCTAssertEqual(run.status, 0, run.standardError)
+        let dom = run.standardOutput
+        XCTAssertEqual(dom.components(separatedBy: "class=\"strip").count - 1, 16, "16 channel strips")
+        XCTAssertTrue(dom.contains("000:024 Nylon Guitar"), "channel 2's preset: \(dom.prefix(2000))")
+        XCTAssertTrue(dom.contains("000:019 Church Organ"), "the font's presets are offered")
+        XCTAssertTrue(dom.contains(">Standard<") || dom.contains(" Standard<"), "the percussion bank too")
+    }
+
+    private func check(_ arguments: [String]) throws -> CommandRun {
+        try runCommand(URL(fileURLWithPath: "/usr/bin/env"), ["python3", Self.checker] + arguments, timeLimit: 60)
+    }
+
+    /// The page's own instrument picker, used as a person would: the server's state follows.
+    func testChoosingAnInstrumentOnThePageChangesTheState() throws {
+        XCTAssertEqual(try module.curl("POST", "/api/channels/5", json: #"{"program": 0}"#).status, 200)
+        let run = try check(["choose", module.base + "/", "5", "Cello"])
+        XCTAssertEqual(run.status, 0, run.standardError)
+        XCTAssertEqual(run.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines), "000:042 Cello")
+        let channel = try module.channel(5)
+        XCTAssertEqual(channel["program"] as? Int, 42)
+        XCTAssertEqual(channel["name"] as? String, "Cello")
+    }
+
+    /// A change another client makes (curl here) reaches the open page through /api/events within 100 ms
+    /// of the request being sent (curl's own start included).
+    func testAChangeFromAnotherClientShowsOnThePageWithin100Milliseconds() throws {
+        XCTAssertEqual(try module.curl("POST", "/api/channels/9", json: #"{"program": 0}"#).status, 200)
+        let run = try check(["watch", module.base + "/", "9", "Trumpet", "--",
+                             "/usr/bin/curl", "-sS", "-H", "Content-Type: application/json", "--data-binary", #"{"program": 56}"#,
+                             module.base + "/api/channels/9"])
+        XCTAssertEqual(run.status, 0, run.standardError)
+        let milliseconds = try XCTUnwrap(Double(run.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)), run.standardOutput)
+        print("a channel change reached the page in \(milliseconds) ms")
+        XCTAssertLessThan(milliseconds, 100)
+    }
+
+    /// The page shows the inputs, the strips' volumes and mutes as the state has them.
+    func testThePageShowsVolumesAndMutes() throws {
+        XCTAssertEqual(try module.curl("POST", "/api/channels/11", json: #"{"volume": 33, "mute": true}"#).status, 200)
+        let run = try check(["dump", module.base + "/"])
+        XCTAssertEqual(run.status, 0, run.standardError)
+        let view = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
+        XCTAssertEqual(view["connection"] as? String, "live")
+        let channels = try XCTUnwrap(view["channels"] as? [[String: Any]])
+        XCTAssertEqual(channels.count, 16)
+        XCTAssertEqual(channels[10]["volume"] as? Int, 33)
+        XCTAssertEqual(channels[10]["mute"] as? Bool, true)
+        XCTAssertEqual(channels[0]["options"] as? Int, 26, "every preset of the font is offered")
+    }
+}
