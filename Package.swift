@@ -21,7 +21,7 @@ let libraryModules = [
     "Effects", "AudioFiles", "AudioGraphFiles", "AudioOutput", "ALSA", "ALSAAudio", "Rendering",
     "SequencerRecording", "LiveInput", "LiveSampler", "NetworkMIDI", "MediaLibrary", "Drawing", "Pictures",
     "SeqplayVersion", "CheckedConversion", "SongSessions", "Loudness", "BatchRendering",
-    "JACK", "JACKDriver", "OutputFiles", "Control", "ControlHTTP",
+    "JACK", "JACKDriver", "OutputFiles", "Control", "OSC", "ControlHTTP",
 ]
 
 /// The modules a user may pick alone, as products of their own beside SeqplayKit: MIDI types, the
@@ -54,6 +54,7 @@ let package = Package(
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         .systemLibrary(name: "CJACK", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
+        .systemLibrary(name: "CLiblo", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
 
         // What the real-time threads share: the monotonic clock, SCHED_FIFO, a lock-free queue.
         .target(name: "RealtimeSupport", dependencies: [atomics]),
@@ -136,7 +137,9 @@ let package = Package(
         ]),
         // The control model of a running sound module (live, serve): state, typed commands, change events,
         // the state file; the faces over it (FluidSynth shell over TCP, OSC over UDP through liblo).
-        .target(name: "Control", dependencies: ["Sampler", "FluidSynth", "SoundFontFile", "MIDICore", "OutputFiles"]),
+        .target(name: "Control", dependencies: ["Sampler", "FluidSynth", "SoundFontFile", "MIDICore", "OutputFiles", "OSC"]),
+        // The thin liblo wrapper: an OSC server on a UDP port, messages in and out.
+        .target(name: "OSC", dependencies: ["CLiblo"]),
         // The HTTP face of the control model: a JSON API, a WebSocket of events, levels and notes, and the web
         // page, served by FlyingFox (HTTP and WebSocket over BSD sockets and Swift concurrency; no NIO).
         .target(name: "ControlHTTP", dependencies: [

@@ -449,10 +449,16 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
 
     /// Publishes `channel`'s preset (render thread, or a control thread holding the synth).
     private func publishProgram(_ channel: Int32) {
-        var fontID: Int32 = 0, bank: Int32 = 0, program: Int32 = 0
-        let known = fluid_synth_get_program(synth, channel, &fontID, &bank, &program) == FLUID_OK
-            && fluid_synth_get_channel_preset(synth, channel) != nil
-        channelStatus.setProgram(channel: Int(channel), known: known, font: Int(fontID), bank: Int(bank), program: Int(program))
+        // The preset FluidSynth plays (a substitute when the one asked for is missing), as its shell shows it.
+        if let preset = fluid_synth_get_channel_preset(synth, channel) {
+            let font = fluid_preset_get_sfont(preset).map { Int(fluid_sfont_get_id($0)) } ?? 0
+            channelStatus.setProgram(channel: Int(channel), known: true, font: font, bank: Int(fluid_preset_get_banknum(preset)),
+                                     program: Int(fluid_preset_get_num(preset)))
+        } else {
+            var fontID: Int32 = 0, bank: Int32 = 0, program: Int32 = 0
+            _ = fluid_synth_get_program(synth, channel, &fontID, &bank, &program)
+            channelStatus.setProgram(channel: Int(channel), known: false, font: Int(fontID), bank: Int(bank), program: Int(program))
+        }
     }
 
     /// Publishes every channel's preset and controllers 7 and 10.

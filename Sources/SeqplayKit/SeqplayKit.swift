@@ -27,6 +27,7 @@
 @_exported import MIDIFile
 @_exported import MediaLibrary
 @_exported import NetworkMIDI
+@_exported import OSC
 @_exported import OutputFiles
 @_exported import Pictures
 @_exported import Player

@@ -2,57 +2,68 @@ import ArgumentParser
 import Control
 import ControlHTTP
 import Foundation
+import LiveSampler
 import MediaLibrary
 
-/// `--http [ADDR:]PORT` of `live` and `serve`: the sound module's JSON API, its WebSocket and the web
-/// page, on 127.0.0.1 unless an address is given; from another address every request needs the
-/// token kept in the state directory (printed at start).
-struct HTTPControlArguments: ParsableArguments {
-    @Option(name: .customLong("http"), help: ArgumentHelp(
-        "Serve the control API and web page at [ADDR:]PORT (127.0.0.1 unless ADDR is given; port 0 picks one). From another address requests need the token printed at start.",
-        valueName: "[addr:]port"))
-    var http: String?
+extension ControlArguments {
+    /// Where `--http` listens, if asked to.
+    var httpAddress: HTTPListenAddress? { http.flatMap { HTTPListenAddress(parsing: $0) } }
 
-    func validate() throws {
+    /// `--http`'s check, called by `validate()`.
+    func validateHTTP() throws {
         if let http, HTTPListenAddress(parsing: http) == nil {
-            throw ValidationError("--http takes [ADDR:]PORT with a numeric address and a port 0-65535 (got '\(http)')")
+            throw ValidationError("--http takes [ADDR:]PORT with a numeric address and a port 0-65535, not '\(http.prefix(64))'.")
         }
     }
 
-    /// Where to listen, if asked to.
-    var address: HTTPListenAddress? { http.flatMap { HTTPListenAddress(parsing: $0) } }
-
-    /// The state directory: `$XDG_STATE_HOME/seqplay` (`~/.local/state/seqplay`).
-    static var stateDirectory: String {
+    /// The state directory: the state file's, else `$XDG_STATE_HOME/seqplay` (`~/.local/state/seqplay`),
+    /// where the HTTP token is kept.
+    var stateDirectory: String {
+        if let stateFile { return (stateFile as NSString).deletingLastPathComponent }
         let environment = ProcessInfo.processInfo.environment
         let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/state")
         return (stateHome as NSString).appendingPathComponent("seqplay")
     }
+}
 
-    /// Starts the server for `control` (with `monitor`'s levels and notes) and says where it is on
-    /// standard error, with the token when others may connect.
-    func startServer(control: SoundModuleControl, monitor: SoundMonitor?,
-                     stateDirectory: String = HTTPControlArguments.stateDirectory) throws -> ControlHTTPServer? {
-        guard let address else { return nil }
-        var token: HTTPAccessToken?
-        if !address.isLoopback {
+/// The HTTP face of a `ControlHost` (`--http`): the output's meter and the samplers' notes watched
+/// (installed before the session starts), the server listening, and the line saying where.
+final class HTTPFace {
+    let server: ControlHTTPServer
+    let token: HTTPAccessToken?
+    let stateDirectory: String
+
+    /// Installs the monitor on `session` (not started yet) and starts the server for `control` at
+    /// `address`; from a non-loopback address with the token kept in `stateDirectory` (made once).
+    init(session: LiveSamplerSession, control: SoundModuleControl, address: HTTPListenAddress, stateDirectory: String) throws {
+        self.stateDirectory = stateDirectory
+        if address.isLoopback {
+            token = nil
+        } else {
             do {
                 token = try HTTPAccessToken.loadOrCreate(in: stateDirectory).token
             } catch {
                 throw CommandFailure("cannot keep the HTTP token in \(stateDirectory): \(error)", .inputOutput)
             }
         }
-        let server = try ControlHTTPServer(control: control, monitor: monitor, configuration: .init(
+        let monitor = SoundMonitor()
+        monitor.install(on: session.engine, samplers: session.samplers)
+        server = try ControlHTTPServer(control: control, monitor: monitor, configuration: .init(
             address: address, token: token, libraryPath: MediaLibrary.defaultPath,
             recordingDirectory: (stateDirectory as NSString).appendingPathComponent("recordings")))
         try server.start()
+    }
+
+    /// "HTTP control at http://127.0.0.1:8080/", with the token when others may connect (said once, at start).
+    func announce() {
         var line = "HTTP control at \(server.url)"
         if let token {
             line += " (from other hosts: http://HOST:\(server.port)/?token=\(token.value); token kept in "
                 + (stateDirectory as NSString).appendingPathComponent(HTTPAccessToken.fileName) + ")"
         }
-        CommandLineOutput.writeStandardError(Data((line + "\n").utf8))
-        return server
+        CommandLineOutput.note(line)
     }
+
+    func stop() { server.stop() }
 }

@@ -33,6 +33,6 @@ struct LiveCommand: ParsableCommand {
         let alsaPort = !host.audio.usesJACK || FileManager.default.fileExists(atPath: SequencerClient.devicePath)
         var configuration = try host.configuration(clientName: "seqplay live", portNames: alsaPort ? ["in"] : [])
         configuration.connect = sources.isEmpty ? .hardware : .named(sources)
-        try LiveSessionRunner.run(configuration, duration: host.duration, command: "seqplay live", http: host.httpControl)
+        try LiveSessionRunner.run(configuration, duration: host.duration, command: "seqplay live", control: host.control)
     }
 }

@@ -2,8 +2,6 @@ import ALSA
 import ALSAAudio
 import ArgumentParser
 import AudioOutput
-import Control
-import ControlHTTP
 import FluidSynth
 import Foundation
 import LiveSampler
@@ -36,8 +34,8 @@ struct LiveHostOptions: ParsableArguments {
     @OptionGroup(title: "Audio driver")
     var jackMIDI: JACKMIDIArguments
 
-    @OptionGroup(title: "Control")
-    var httpControl: HTTPControlArguments
+    @OptionGroup(title: "Control (a sound module you can control: Docs/sound-module.md)")
+    var control: ControlArguments
 
     func validate() throws {
         try FlagRange.check(rate.sampleRate, "--sample-rate", in: 8_000...192_000, unit: " Hz")
@@ -79,40 +77,38 @@ enum LiveSessionRunner {
     /// Plays `configuration` until the user or `duration` ends it. `command` is how the user
     /// repeats this with -o (for the advice when there is no sound card).
     static func run(_ configuration: LiveSamplerConfiguration, duration: Double?, command: String,
-                    http: HTTPControlArguments? = nil) throws {
+                    control: ControlArguments = ControlArguments()) throws {
         let session: LiveSamplerSession
-        let monitor = http?.address == nil ? nil : SoundMonitor()
+        var host: ControlHost?
         do {
             session = try LiveSamplerSession(configuration)
-            monitor?.install(on: session.engine, samplers: session.samplers)
+            if control.isActive { host = try ControlHost(session: session, arguments: control) }
+            let host = host
             session.onConnection = { [unowned session] source, error in
                 if let error { return status("Cannot connect \(source): \(error)") }
                 let name = session.ports?.client.portInfo(source).map { " (\($0.clientName): \($0.name))" } ?? ""
+                host?.control.inputConnected("\(source)\(name)")
                 status("Connected \(source)\(name)")
             }
-            session.onBridgePortChange = report
+            session.onBridgePortChange = { change in
+                switch change {
+                case .added(let peer, _): host?.control.inputConnected("network peer \(peer.displayName)")
+                case .removed(let peer, _): host?.control.inputDisconnected("network peer \(peer.displayName)")
+                case .failed: break
+                }
+                report(change)
+            }
             try session.start()
         } catch {
             throw Self.failure(for: error, command: command)
         }
         status(describe(session))
-        var control: SoundModuleControl?
-        var server: ControlHTTPServer?
-        if let http, http.address != nil {
-            control = SoundModuleControl(samplers: session.samplers)
-            control?.start()
-            do {
-                server = try http.startServer(control: control!, monitor: monitor)
-            } catch {
-                control?.stop()
-                _ = session.stop()
-                throw error
-            }
-        }
         if session.network?.bridgeError != nil {
             CommandLineOutput.note("\(session.network!.bridgeError!); ALSA programs cannot send to network peers")
         }
-        let interruption = Interruption()
+        host?.start()
+        // With a control model, SIGHUP reloads the fonts (ControlHost) instead of ending.
+        let interruption = host == nil ? Interruption() : Interruption(signals: [SIGINT, SIGTERM])
         let keys = TerminalKeys()
         status("Playing. q: quit.")
         let started = Date()
@@ -122,8 +118,10 @@ enum LiveSessionRunner {
             FluidSynthLog.forwardPendingMessages()
         }
         keys.restore()
-        server?.stop()
-        control?.stop()
+        if let host {
+            host.stop()
+            usleep(20_000)
+        }
         let summary = session.stop()
         if let recording = summary.recording, let path = session.recorder?.path {
             CommandLineOutput.note("wrote \(recording.framesWritten) frames to \(path)"
@@ -179,7 +177,7 @@ enum LiveSessionRunner {
     /// The line and exit status of a live session's `error`; `command` is named in the advice to record
     /// to a file when there is no sound card.
     static func failure(for error: any Error, command: String) -> CommandFailure {
-        guard let error = error as? LiveSamplerError else { return CommandFailure("\(error)", .generic) }
+        guard let error = error as? LiveSamplerError else { return CommandFailure(mapping: error) }
         switch error {
         case .output(.device(let deviceError)) where deviceError.kind == .noDevice:
             let reason = (deviceError.underlying as? ALSAError).map { error -> String in

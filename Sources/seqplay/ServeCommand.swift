@@ -72,6 +72,6 @@ struct ServeCommand: ParsableCommand {
         }
         try LiveSessionRunner.run(configuration, duration: samplerOptions.duration,
                                   command: "seqplay serve" + (network ? " --network" : "") + (ports.map { " --ports \($0)" } ?? ""),
-                                  http: samplerOptions.httpControl)
+                                  control: samplerOptions.control)
     }
 }

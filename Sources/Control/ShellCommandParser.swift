@@ -1,0 +1,188 @@
+// The FluidSynth shell's lines (fluidsynth -s, port 9800) parsed into requests. Standard library
+// only: Scripts/fuzz.sh compiles this file with ControlCommand.swift alone.
+
+/// One line of FluidSynth's shell protocol, parsed (`ShellRequest.parse`). Channels are FluidSynth's
+/// 0-based ones on the line and 1-based in the `ControlCommand`s.
+public enum ShellRequest: Equatable, Sendable {
+    /// A command for the control model.
+    case perform(ControlCommand)
+    /// `fonts`: the loaded fonts.
+    case fonts
+    /// `inst FONT`: the presets of font id FONT.
+    case instruments(font: Int)
+    /// `channels [-verbose]`: each channel's preset.
+    case channels(verbose: Bool)
+    /// `help [TOPIC]`.
+    case help(topic: String?)
+    /// `voice_count`.
+    case voiceCount
+    /// `echo TEXT`.
+    case echo(String)
+    /// `quit`: the connection ends.
+    case quit
+    /// An empty line or a comment (`#`): no answer.
+    case nothing
+
+    /// The longest line read; a longer one is answered with one error and skipped.
+    public static let maximumLineLength = 65_536
+
+    /// The commands understood, with FluidSynth's help lines.
+    public static let commandHelp: [(String, String)] = [
+        ("help", "help                       Shows help topics ('help TOPIC' for more info)"),
+        ("quit", "quit                       Quit the synthesizer"),
+        ("noteon", "noteon chan key vel        Sends noteon"),
+        ("noteoff", "noteoff chan key           Sends noteoff"),
+        ("pitch_bend", "pitch_bend chan offset     Bends pitch"),
+        ("cc", "cc chan ctrl value         Sends control-change message"),
+        ("prog", "prog chan num              Sends program-change message"),
+        ("select", "select chan sfont bank prog  Combination of bank-select and program-change"),
+        ("load", "load file [reset] [bankofs] Loads SoundFont (reset=0|1, def 1; bankofs=n, def 0)"),
+        ("unload", "unload id [reset]          Unloads SoundFont by ID (reset=0|1, default 1)"),
+        ("reload", "reload id                  Reload the SoundFont with the specified ID"),
+        ("fonts", "fonts                      Display the list of loaded SoundFonts"),
+        ("inst", "inst font                  Print out the available instruments for the font"),
+        ("channels", "channels [-verbose]        Print out preset of all channels"),
+        ("rev_setroomsize", "rev_setroomsize [group] num Set room size of all or one reverb group to num"),
+        ("rev_setdamp", "rev_setdamp [group] num     Set damping of all or one reverb group to num"),
+        ("rev_setwidth", "rev_setwidth [group] num    Set width of all or one reverb group to num"),
+        ("rev_setlevel", "rev_setlevel [group] num    Set output level of all or one reverb group to num"),
+        ("reverb", "reverb [group] 0|1|on|off   Turn all or one reverb group on or off"),
+        ("cho_set_nr", "cho_set_nr [group] n        Set n delay lines (default 3) in all or one chorus group"),
+        ("cho_set_level", "cho_set_level [group] num   Set output level of all or one chorus group to num"),
+        ("cho_set_speed", "cho_set_speed [group] num   Set mod speed of all or one chorus group to num (Hz)"),
+        ("cho_set_depth", "cho_set_depth [group] num   Set modulation depth of all or one chorus group to num (ms)"),
+        ("chorus", "chorus [group] 0|1|on|off   Turn all or one chorus group on or off"),
+        ("gain", "gain value                 Set the master gain (0 < gain < 5)"),
+        ("voice_count", "voice_count                Get number of active synthesis voices"),
+        ("reset", "reset                      System reset (all notes off, reset controllers)"),
+        ("panic", "panic                      All sounds off on every channel (seqplay)"),
+        ("mute", "mute chan 0|1|on|off       Mutes or unmutes a channel (seqplay)"),
+        ("echo", "echo arg                   Print arg"),
+    ]
+
+    /// Parses one line (without its newline). Errors are the one line answered, as FluidSynth
+    /// words them where it has words for them.
+    public static func parse(_ line: Substring) -> Result<ShellRequest, ShellError> {
+        var words: [Substring] = []
+        for word in line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }) {
+            words.append(word)
+            if words.count > 8 { break }
+        }
+        guard let first = words.first, !first.hasPrefix("#") else { return .success(.nothing) }
+        let name = String(first.prefix(64))
+        let arguments = Array(words.dropFirst())
+        do {
+            return .success(try request(name, arguments))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private static func request(_ name: String, _ a: [Substring]) throws(ShellError) -> ShellRequest {
+        func needs(_ count: Int) throws(ShellError) {
+            guard a.count >= count else { throw ShellError("\(name): too few arguments.") }
+        }
+        func channel(_ index: Int) throws(ShellError) -> Int {
+            let value = try number(a[index], "channel")
+            guard (0...15).contains(value) else { throw ShellError("\(name): channel \(a[index].prefix(32)) is out of range (0-15)") }
+            return value + 1
+        }
+        func number(_ word: Substring, _ what: String) throws(ShellError) -> Int {
+            guard word.count <= 12, let value = Int(word) else { throw ShellError("\(name): \(what) \(word.prefix(32)) is not a number") }
+            return value
+        }
+        func real(_ word: Substring) throws(ShellError) -> Double {
+            guard word.count <= 32, let value = Double(word), value.isFinite else { throw ShellError("\(name): \(word.prefix(32)) is not a number") }
+            return value
+        }
+        /// FluidSynth's `[group] value`: the last argument is the value.
+        func effectValue() throws(ShellError) -> Double {
+            try needs(1)
+            guard a.count <= 2 else { throw ShellError("\(name): needs 1 or 2 arguments") }
+            return try real(a[a.count - 1])
+        }
+        func onOff() throws(ShellError) -> Bool {
+            guard a.count == 1 || a.count == 2 else { throw ShellError("\(name): needs 1 or 2 arguments") }
+            switch a[a.count - 1].lowercased() {
+            case "1", "on": return true
+            case "0", "off": return false
+            default: throw ShellError("\(name): expects 0, 1, on or off")
+            }
+        }
+        switch name {
+        case "help": return .help(topic: a.first.map(String.init))
+        case "quit", "exit": return .quit
+        case "fonts": return .fonts
+        case "channels": return .channels(verbose: a.first == "-verbose")
+        case "voice_count": return .voiceCount
+        case "echo": return .echo(a.map(String.init).joined(separator: " "))
+        case "inst":
+            try needs(1)
+            return .instruments(font: try number(a[0], "font"))
+        case "noteon":
+            try needs(3)
+            return .perform(.noteOn(channel: try channel(0), key: try number(a[1], "key"), velocity: try number(a[2], "velocity")))
+        case "noteoff":
+            try needs(2)
+            return .perform(.noteOff(channel: try channel(0), key: try number(a[1], "key")))
+        case "pitch_bend":
+            try needs(2)
+            return .perform(.pitchBend(channel: try channel(0), value: try number(a[1], "offset")))
+        case "cc":
+            try needs(3)
+            return .perform(.controlChange(channel: try channel(0), controller: try number(a[1], "control"), value: try number(a[2], "value")))
+        case "prog":
+            try needs(2)
+            return .perform(.program(channel: try channel(0), program: try number(a[1], "program")))
+        case "select":
+            try needs(4)
+            return .perform(.select(channel: try channel(0), font: try number(a[1], "font"), bank: try number(a[2], "bank"),
+                                    program: try number(a[3], "program")))
+        case "load":
+            try needs(1)
+            return .perform(.loadFont(path: String(a[0])))
+        case "unload":
+            try needs(1)
+            return .perform(.unloadFont(id: try number(a[0], "id")))
+        case "reload":
+            return .perform(.reloadFonts)
+        case "gain":
+            try needs(1)
+            let gain = try real(a[0])
+            guard (0...5).contains(gain) else { throw ShellError("gain: value should be between '0' and '5'.") }
+            return .perform(.gain(gain))
+        case "reverb": return .perform(.reverb(ReverbChange(enabled: try onOff())))
+        case "chorus": return .perform(.chorus(ChorusChange(enabled: try onOff())))
+        case "rev_setroomsize": return .perform(.reverb(ReverbChange(roomSize: try effectValue())))
+        case "rev_setdamp": return .perform(.reverb(ReverbChange(damping: try effectValue())))
+        case "rev_setwidth": return .perform(.reverb(ReverbChange(width: try effectValue())))
+        case "rev_setlevel": return .perform(.reverb(ReverbChange(level: try effectValue())))
+        case "cho_set_nr":
+            let value = try effectValue()
+            guard value == value.rounded(), abs(value) < 1000 else { throw ShellError("\(name): \(value) is not a whole number") }
+            return .perform(.chorus(ChorusChange(voices: Int(value))))
+        case "cho_set_level": return .perform(.chorus(ChorusChange(level: try effectValue())))
+        case "cho_set_speed": return .perform(.chorus(ChorusChange(speed: try effectValue())))
+        case "cho_set_depth": return .perform(.chorus(ChorusChange(depth: try effectValue())))
+        case "reset": return .perform(.reset)
+        case "panic": return .perform(.panic)
+        case "mute":
+            try needs(2)
+            let c = try channel(0)
+            switch a[1].lowercased() {
+            case "1", "on": return .perform(.mute(channel: c, muted: true))
+            case "0", "off": return .perform(.mute(channel: c, muted: false))
+            default: throw ShellError("mute: expects 0, 1, on or off")
+            }
+        default:
+            throw ShellError("unknown command: \(name) (try help)")
+        }
+    }
+}
+
+/// A shell line that cannot be done: the one line answered.
+public struct ShellError: Error, Equatable, Sendable {
+    public var message: String
+
+    public init(_ message: String) { self.message = message }
+}

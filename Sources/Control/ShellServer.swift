@@ -1,0 +1,151 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The FluidSynth shell face: a TCP server speaking FluidSynth's shell protocol (`fluidsynth -s`,
+/// one command per line) over a `SoundModuleControl`, for the scripts and programs that drive
+/// FluidSynth that way. Binds to the endpoint given (127.0.0.1 unless an address is given); closes
+/// connections from peers `access` refuses. Lines longer than `ShellRequest.maximumLineLength` are
+/// answered with one error and skipped. A thread per connection (a handful are expected).
+public final class ShellServer: @unchecked Sendable {
+    public let endpoint: ControlEndpoint
+    /// The port bound (the endpoint's, or the one the system chose for port 0).
+    public let port: UInt16
+    /// Told of refused peers and connection problems (one line each).
+    public var log: (@Sendable (String) -> Void)?
+
+    private let session: ShellSession
+    private let access: ControlAccess
+    private let listener: Int32
+    private let lock = NSLock()
+    private var connections: Set<Int32> = []
+    private var stopped = false
+    private var acceptThread: Thread?
+
+    /// Binds and listens; `start()` accepts.
+    public init(control: SoundModuleControl, endpoint: ControlEndpoint, access: ControlAccess) throws(ControlFaceError) {
+        self.endpoint = endpoint
+        self.access = access
+        session = ShellSession(control: control)
+        guard let address = endpoint.resolvedAddress() else { throw ControlFaceError("shell: cannot resolve \(endpoint.host)") }
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw ControlFaceError("shell: socket: \(String(cString: strerror(errno)))") }
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var socketAddress = sockaddr_in()
+        socketAddress.sin_family = sa_family_t(AF_INET)
+        socketAddress.sin_port = endpoint.port.bigEndian
+        socketAddress.sin_addr = address
+        let bound = withUnsafePointer(to: &socketAddress) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 16) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw ControlFaceError("shell: cannot listen on \(endpoint): \(reason)")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &socketAddress) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        port = UInt16(bigEndian: socketAddress.sin_port)
+        listener = fd
+    }
+
+    deinit { stop() }
+
+    /// Accepts connections on a thread of its own.
+    public func start() {
+        let thread = Thread { [self] in acceptLoop() }
+        thread.name = "seqplay shell"
+        acceptThread = thread
+        thread.start()
+    }
+
+    /// Closes the listener and every connection.
+    public func stop() {
+        lock.lock()
+        guard !stopped else { lock.unlock(); return }
+        stopped = true
+        let open = connections
+        lock.unlock()
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    private var isStopped: Bool { lock.withLock { stopped } }
+
+    private func acceptLoop() {
+        while !isStopped {
+            var peer = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let fd = withUnsafeMutablePointer(to: &peer) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listener, $0, &length) }
+            }
+            guard fd >= 0 else {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                return
+            }
+            guard access.accepts(peer.sin_addr.s_addr) else {
+                log?("shell: refused a connection from \(String(cString: inet_ntoa(peer.sin_addr))) (not loopback nor --control-allow)")
+                close(fd)
+                continue
+            }
+            var noDelay: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+            lock.withLock { _ = connections.insert(fd) }
+            let thread = Thread { [self] in
+                serve(fd)
+                lock.withLock { _ = connections.remove(fd) }
+                close(fd)
+            }
+            thread.name = "seqplay shell connection"
+            thread.start()
+        }
+    }
+
+    /// Reads lines and answers them until the peer closes or quits.
+    private func serve(_ fd: Int32) {
+        var pending: [UInt8] = []
+        var skipping = false
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        while !isStopped {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return }
+            var start = 0
+            for index in 0..<count where buffer[index] == UInt8(ascii: "\n") {
+                if skipping {
+                    skipping = false
+                } else {
+                    pending.append(contentsOf: buffer[start..<index])
+                    let line = String(decoding: pending, as: UTF8.self)
+                    let (text, close) = session.answer(line[...])
+                    if !text.isEmpty, !send(text, to: fd) { return }
+                    if close { return }
+                }
+                pending.removeAll(keepingCapacity: true)
+                start = index + 1
+            }
+            if !skipping { pending.append(contentsOf: buffer[start..<count]) }
+            if pending.count > ShellRequest.maximumLineLength {
+                pending.removeAll()
+                skipping = true
+                if !send("line too long (over \(ShellRequest.maximumLineLength) bytes): ignored\n", to: fd) { return }
+            }
+        }
+    }
+
+    private func send(_ text: String, to fd: Int32) -> Bool {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent < 0, errno == EINTR { continue }
+            guard sent > 0 else { return false }
+            bytes = bytes.dropFirst(sent)
+        }
+        return true
+    }
+}

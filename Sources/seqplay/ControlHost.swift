@@ -1,0 +1,88 @@
+import Control
+import Dispatch
+import Foundation
+import LiveSampler
+
+/// A live session as a sound module you can control: its `SoundModuleControl`, the state file,
+/// the faces the flags ask for (FluidSynth shell, OSC), and SIGHUP reloading the fonts.
+final class ControlHost: @unchecked Sendable {
+    let control: SoundModuleControl
+    private var stateFile: ControlStateFile?
+    private var shell: ShellServer?
+    private var osc: OSCFace?
+    private var http: HTTPFace?
+    private var hangUp: DispatchSourceSignal?
+
+    /// Makes the control over `session` (before it starts), restores the state, opens the faces.
+    init(session: LiveSamplerSession, arguments: ControlArguments) throws {
+        control = SoundModuleControl(samplers: session.samplers)
+        if case .recording(let path, _) = session.configuration.output {
+            control.recordingChanged(RecordingState(path: path, active: true))
+        }
+        for input in session.configuration.inputs { control.inputConnected(input.name) }
+        if let path = arguments.stateFile {
+            let file = ControlStateFile(path: path)
+            file.onWriteFailure = { CommandLineOutput.note($0) }
+            switch file.read() {
+            case .missing: break
+            case .state(let saved):
+                for problem in control.restore(saved) { CommandLineOutput.note("state \(path): \(problem)") }
+            case .damaged(let reason, let movedTo):
+                CommandLineOutput.note("state \(path) is damaged (\(reason)); "
+                    + (movedTo.map { "moved to \($0), starting afresh" } ?? "cannot move it aside, starting afresh"))
+            }
+            file.follow(control)
+            stateFile = file
+        }
+        let access = ControlAccess(allowing: arguments.allowedHosts)
+        for host in access.unresolved { CommandLineOutput.note("--control-allow \(host): no such host") }
+        do {
+            if let shellEndpoint = arguments.shell.flatMap(ControlEndpoint.init(parsing:)) {
+                let server = try ShellServer(control: control, endpoint: shellEndpoint, access: access)
+                server.log = { CommandLineOutput.note($0) }
+                shell = server
+            }
+            if let oscEndpoint = arguments.osc.flatMap(ControlEndpoint.init(parsing:)) {
+                osc = try OSCFace(control: control, endpoint: oscEndpoint, access: access, log: { CommandLineOutput.note($0) })
+            }
+        } catch {
+            throw CommandFailure("\(error)", .networkUnavailable)
+        }
+        if let address = arguments.httpAddress {
+            http = try HTTPFace(session: session, control: control, address: address, stateDirectory: arguments.stateDirectory)
+        }
+    }
+
+    /// Starts following the samplers and answering the faces; SIGHUP reloads the fonts from now on.
+    func start() {
+        control.start()
+        shell?.start()
+        osc?.start()
+        if let shell { CommandLineOutput.note("FluidSynth shell on \(shell.endpoint.host):\(shell.port)") }
+        if let osc { CommandLineOutput.note("OSC on \(osc.endpoint.host):\(osc.port)") }
+        http?.announce()
+        signal(SIGHUP, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        source.setEventHandler { [control] in
+            do {
+                try control.perform(.reloadFonts)
+                CommandLineOutput.note("SIGHUP: fonts reloaded (\(control.state.fonts.map(\.path).joined(separator: ", ")))")
+            } catch {
+                CommandLineOutput.note("SIGHUP: \(error)")
+            }
+        }
+        source.resume()
+        hangUp = source
+    }
+
+    /// Before the session stops: faces closed, notes off, the state saved.
+    func stop() {
+        hangUp?.cancel()
+        shell?.stop()
+        osc?.stop()
+        http?.stop()
+        control.stop()
+        for sampler in control.samplers { sampler.allNotesOff() }
+        stateFile?.flush(control.state)
+    }
+}
