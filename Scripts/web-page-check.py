@@ -7,12 +7,16 @@
                                                    channel's strip, as a user would; prints the chosen option
   web-page-check.py watch URL CHANNEL TEXT -- CMD  runs CMD once the page is live, then waits until the
                                                    channel's strip shows TEXT; prints the delay in ms
+  web-page-check.py watch URL CHANNEL TEXT --tcp PORT LINE
+                                                   the same with LINE sent over TCP to 127.0.0.1:PORT (a
+                                                   FluidSynth shell), timed from the send
 
 Exit status: 0 done, 1 the page did not get there in time, 2 no chromium.
 """
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -162,7 +166,7 @@ def main(arguments):
             return 0
         if command == "watch":
             channel, text = arguments[2], arguments[3]
-            command_line = arguments[arguments.index("--") + 1:]
+            command_line = arguments[arguments.index("--") + 1:] if "--" in arguments else []
             # The page notes the wall-clock time at which the strip first shows TEXT (a MutationObserver
             # runs right after the DOM changes); the same clock as this script's on one machine.
             browser.evaluate(f"""(() => {{
@@ -172,8 +176,13 @@ def main(arguments):
                     if (window.__seenAt === null && name.textContent.includes({json.dumps(text)})) window.__seenAt = Date.now();
                 }}).observe(name, {{childList: true, characterData: true, subtree: true}});
                 return true; }})()""")
-            started = time.time() * 1000
-            subprocess.run(command_line, check=True, stdout=subprocess.DEVNULL)
+            if arguments[4] == "--tcp":
+                connection = socket.create_connection(("127.0.0.1", int(arguments[5])), timeout=5)
+                started = time.time() * 1000
+                connection.sendall(arguments[6].encode() + b"\n")
+            else:
+                started = time.time() * 1000
+                subprocess.run(command_line, check=True, stdout=subprocess.DEVNULL)
             if not browser.wait_for("window.__seenAt !== null"):
                 print(f"channel {channel} never showed {text!r}", file=sys.stderr)
                 return 1

@@ -56,6 +56,12 @@ final class ServedModule {
 
     var log: String { (try? String(contentsOf: errorLog, encoding: .utf8)) ?? "" }
 
+    /// The port a face said it listens on ("FluidSynth shell on 127.0.0.1:PORT", "OSC on 127.0.0.1:PORT").
+    func port(ofFace face: String) -> Int? {
+        guard let range = log.range(of: face + #" on 127\.0\.0\.1:\d+"#, options: .regularExpression) else { return nil }
+        return Int(log[range].split(separator: ":").last!)
+    }
+
     /// Ends serve (SIGTERM, as a user's Ctrl-C) and returns its exit status.
     func stop() -> Int32 {
         process.terminate()

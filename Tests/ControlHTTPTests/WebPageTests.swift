@@ -13,7 +13,10 @@ final class WebPageTests: XCTestCase {
 
     override class func setUp() {
         super.setUp()
-        if toolExists("chromium"), toolExists("python3"), toolExists("/usr/bin/curl") { module = try? ServedModule() }
+        if toolExists("chromium"), toolExists("python3"), toolExists("/usr/bin/curl") {
+            // A port of its own for OSC: `--osc 0` does not say which port it got.
+            module = try? ServedModule(extra: ["--shell", "0", "--osc", "\(Int.random(in: 30_000..<40_000))"])
+        }
     }
 
     override class func tearDown() {
@@ -79,6 +82,32 @@ final class WebPageTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.standardError)
         let milliseconds = try XCTUnwrap(Double(run.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)), run.standardOutput)
         print("a channel change reached the page in \(milliseconds) ms")
+        XCTAssertLessThan(milliseconds, 100)
+    }
+
+    /// A FluidSynth shell line (`prog`, 0-based channels) from a plain TCP client shows on the page's
+    /// strip within 100 ms of being sent.
+    func testAShellChangeShowsOnThePageWithin100Milliseconds() throws {
+        let port = try XCTUnwrap(module.port(ofFace: "FluidSynth shell"), module.log)
+        XCTAssertEqual(try module.curl("POST", "/api/channels/7", json: #"{"program": 0}"#).status, 200)
+        let run = try check(["watch", module.base + "/", "7", "Flute", "--tcp", "\(port)", "prog 6 73"])
+        XCTAssertEqual(run.status, 0, run.standardError)
+        let milliseconds = try XCTUnwrap(Double(run.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)), run.standardOutput)
+        print("a shell prog reached the page in \(milliseconds) ms")
+        XCTAssertLessThan(milliseconds, 100)
+        XCTAssertEqual(try module.channel(7)["name"] as? String, "Flute")
+    }
+
+    /// An OSC message from liblo's oscsend shows on the page within 100 ms (oscsend's start included).
+    func testAnOSCChangeShowsOnThePageWithin100Milliseconds() throws {
+        guard toolExists("oscsend") else { throw XCTSkip("oscsend is not installed (liblo-tools; Scripts/setup installs it)") }
+        let port = try XCTUnwrap(module.port(ofFace: "OSC"), module.log)
+        XCTAssertEqual(try module.curl("POST", "/api/channels/6", json: #"{"program": 0}"#).status, 200)
+        let run = try check(["watch", module.base + "/", "6", "Clarinet", "--", "oscsend", "127.0.0.1", "\(port)",
+                             "/seqplay/channel/6/program", "i", "71"])
+        XCTAssertEqual(run.status, 0, run.standardError)
+        let milliseconds = try XCTUnwrap(Double(run.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)), run.standardOutput)
+        print("an OSC program change reached the page in \(milliseconds) ms")
         XCTAssertLessThan(milliseconds, 100)
     }
 
