@@ -224,7 +224,9 @@ let package = Package(
         // The umbrella module as a user imports it.
         .testTarget(name: "SeqplayKitTests", dependencies: ["SeqplayKit"]),
         // The HTTP face against the built seqplay: curl, headless chromium (Scripts/web-page-check.py), a network namespace.
-        .testTarget(name: "ControlHTTPTests", dependencies: ["seqplay", "ControlHTTP", "TestSupport"]),
+        .testTarget(name: "ControlHTTPTests", dependencies: [
+            "seqplay", "ControlHTTP", "TestSupport", "AllocationCounter", "AudioGraph", "Sampler", "FluidSynth", "MIDICore",
+        ]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles", "TestSupport"]),
 
         // Benchmarks (run by the scripts in Benchmarks/) and the network interop probe (Scripts/test-network-interop).

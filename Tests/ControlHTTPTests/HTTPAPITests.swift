@@ -122,6 +122,16 @@ final class HTTPAPITests: XCTestCase {
             XCTAssertFalse(answer.body.contains("root:"), label)
         }
         XCTAssertTrue(module.process.isRunning, module.log)
+        // It goes on recording what it plays (on the system clock): the file (under its temporary name
+        // until the end) grows.
+        func recorded() throws -> Int {
+            let directory = module.directory.path
+            return try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains("heard.wav") }
+                .reduce(0) { $0 + ((try FileManager.default.attributesOfItem(atPath: directory + "/" + $1)[.size] as? Int) ?? 0) }
+        }
+        let before = try recorded()
+        usleep(400_000)
+        XCTAssertGreaterThan(try recorded(), before, "the recording stopped growing")
         let state = try module.state()
         XCTAssertEqual((state["channels"] as? [Any])?.count, 16)
         XCTAssertEqual(try module.curl("POST", "/api/channels/1", json: #"{"volume": 101}"#).status, 200, "the host still takes changes")
