@@ -11,6 +11,11 @@
                                                    the same with LINE sent over TCP to 127.0.0.1:PORT (a
                                                    FluidSynth shell), timed from the send
 
+  web-page-check.py until URL EXPRESSION --tcp PORT LINE
+  web-page-check.py until URL EXPRESSION -- CMD    sends LINE as above (or starts CMD, not waiting for it),
+                                                   then waits until the JavaScript EXPRESSION is true on the
+                                                   page; prints the delay in ms
+
 Exit status: 0 done, 1 the page did not get there in time, 2 no chromium.
 """
 import json
@@ -164,6 +169,25 @@ def main(arguments):
                 return 1
             print(chosen)
             return 0
+        if command == "until":
+            expression = arguments[2]
+            started = time.time() * 1000
+            if arguments[3] == "--tcp":
+                connection = socket.create_connection(("127.0.0.1", int(arguments[4])), timeout=5)
+                started = time.time() * 1000
+                connection.sendall(arguments[5].encode() + b"\n")
+                background = None
+            else:
+                background = subprocess.Popen(arguments[4:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            try:
+                if not browser.wait_for(expression):
+                    print(f"never true: {expression}", file=sys.stderr)
+                    return 1
+                print("%.1f" % (time.time() * 1000 - started))
+                return 0
+            finally:
+                if background is not None:
+                    background.wait(timeout=30)
         if command == "watch":
             channel, text = arguments[2], arguments[3]
             command_line = arguments[arguments.index("--") + 1:] if "--" in arguments else []

@@ -107,16 +107,16 @@ public final class ControlHTTPServer: @unchecked Sendable {
         }
     }
 
-    /// Closes every connection and stops listening.
+    /// Closes every connection at once (WebSocket clients get a close) and stops listening.
     public func stop() {
         events.stop()
         let server = self.server
         let done = DispatchSemaphore(value: 0)
         Task {
-            await server.stop(timeout: 1)
+            await server.stop(timeout: 0)
             done.signal()
         }
-        _ = done.wait(timeout: .now() + 3)
+        _ = done.wait(timeout: .now() + 1)
         task?.cancel()
         task = nil
     }

@@ -14,6 +14,8 @@ final class ServedModule {
     /// http://127.0.0.1:PORT
     let base: String
     let port: Int
+    /// The network MIDI session's control port (127.0.0.1).
+    let networkPort: Int
 
     /// Starts serve with `extra` arguments (and `--http ADDRESS`, default 127.0.0.1:0); waits for its
     /// "HTTP control at" line.
@@ -22,6 +24,7 @@ final class ServedModule {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         errorLog = directory.appendingPathComponent("serve.err")
         let networkPort = Int.random(in: 15_000..<20_000) * 2
+        self.networkPort = networkPort
         var env = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         env["XDG_STATE_HOME"] = env["XDG_STATE_HOME"] ?? directory.appendingPathComponent("state").path
         env["XDG_DATA_HOME"] = directory.appendingPathComponent("data").path

@@ -111,6 +111,18 @@ final class WebPageTests: XCTestCase {
         XCTAssertLessThan(milliseconds, 100)
     }
 
+    /// Notes a network MIDI peer plays (a song sent by `seqplay --network-connect`) light their channels'
+    /// strips and move the strip meters and the output's meter (the WebSocket's notes and levels).
+    func testNotesFromANetworkPeerMoveTheMeters() throws {
+        let song = ServedModule.packageRoot.appendingPathComponent("Songs/bach-prelude-c.mid").path
+        let moving = "[...document.querySelectorAll('.strip .note')].some(n => n.classList.contains('lit'))"
+            + " && [...document.querySelectorAll('.strip .meter div')].some(d => parseFloat(d.style.width) > 0)"
+            + " && parseFloat(document.querySelector('#master-meter div').style.width) > 0"
+        let run = try check(["until", module.base + "/", moving, "--", seqplayBinary.path, song,
+                             "--network-connect", "127.0.0.1:\(module.networkPort)", "--end", "3"])
+        XCTAssertEqual(run.status, 0, run.standardError + module.log)
+    }
+
     /// The page shows the inputs, the strips' volumes and mutes as the state has them.
     func testThePageShowsVolumesAndMutes() throws {
         XCTAssertEqual(try module.curl("POST", "/api/channels/11", json: #"{"volume": 33, "mute": true}"#).status, 200)
