@@ -5,8 +5,10 @@
 #   Scripts/fuzz.sh smf [SECONDS]       the MIDI file reader (Fuzz/SMFReaderFuzzTarget.swift), seeded with ../shared/corpus
 #   Scripts/fuzz.sh sf2 [SECONDS]       the SoundFont structural check and preset reader (Fuzz/SoundFontStructureFuzzTarget.swift)
 #   Scripts/fuzz.sh rtpmidi [SECONDS]   RTP-MIDI and session packet decoding (Fuzz/RTPMIDIPacketFuzzTarget.swift)
+#   Scripts/fuzz.sh shell [SECONDS]     the FluidSynth shell face's line parser (Fuzz/ShellLineFuzzTarget.swift)
+#   Scripts/fuzz.sh osc [SECONDS]       OSC packets through liblo into the OSC face's requests (Fuzz/OSCMessageFuzzTarget.swift)
 set -euo pipefail
-target="${1:?usage: Scripts/fuzz.sh smf|sf2|rtpmidi [SECONDS]}"
+target="${1:?usage: Scripts/fuzz.sh smf|sf2|rtpmidi|shell|osc [SECONDS]}"
 seconds="${2:-60}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$root/.build-fuzz/$target"
@@ -24,10 +26,11 @@ fresh() {
     [ -e "$product" ] && [ "$(cat "$product.stamp" 2>/dev/null)" = "$chain" ]
 }
 # module NAME FILES...: compiles the files as module NAME, instrumented, into a static library.
+extra=()  # more compiler flags (a C library's module map), for the modules and the fuzzer
 module() {
     local name=$1; shift
     fresh "$build/lib/lib$name.a" "$@" && return
-    swiftc "${flags[@]}" -module-name "$name" -I "$build/lib" -emit-module -emit-module-path "$build/lib/$name.swiftmodule" \
+    swiftc "${flags[@]}" "${extra[@]}" -module-name "$name" -I "$build/lib" -emit-module -emit-module-path "$build/lib/$name.swiftmodule" \
         -enable-testing -emit-library -static -o "$build/lib/lib$name.a" "$@"
     echo "$chain" >"$build/lib/lib$name.a.stamp"
 }
@@ -54,10 +57,27 @@ rtpmidi)
     printf '\xff\xffCK\x00\x00\x00\x02\x01\x00\x00\x00%024d' 0 | head -c 36 > "$build/seeds/clock-sync"
     printf '\x80\x61\x00\x01\x00\x00\x00\x10\x00\x00\x00\x02\x43\x90\x3c\x64\x00\x00\x01\x40\x00\x01\x08\x00\x07\x00' \
         > "$build/seeds/note-on" ;;
-*) echo "fuzz: unknown target $target (smf, sf2, rtpmidi)" >&2; exit 64 ;;
+shell)
+    # The parser alone: the shell's requests and the commands they make (standard library only).
+    module Control "$root"/Sources/Control/{ControlCommand,ShellCommandParser}.swift
+    libs=(-lControl); source_file=ShellLineFuzzTarget.swift; max_len=70000
+    printf 'select 1 1 0 3' > "$build/seeds/select"
+    printf 'channels -verbose' > "$build/seeds/channels"
+    printf 'rev_setroomsize 0 0.5' > "$build/seeds/reverb"
+    printf 'noteon 9 36 127' > "$build/seeds/noteon" ;;
+osc)
+    # liblo decodes (not instrumented), then the OSC face's requests.
+    extra=(-I "$root/Sources/CLiblo")
+    module OSC "$root"/Sources/OSC/*.swift
+    module Control "$root"/Sources/Control/{ControlCommand,ControlEvent,ControlState,ShellCommandParser,OSCRequest}.swift
+    libs=(-lControl -lOSC -llo); source_file=OSCMessageFuzzTarget.swift; max_len=4096
+    printf '/seqplay/channel/1/program\0\0,i\0\0\0\0\0\x13' > "$build/seeds/program"
+    printf '/seqplay/gain\0\0\0,f\0\0\x3f\0\0\0' > "$build/seeds/gain"
+    printf '/seqplay/state\0\0,i\0\0\0\0\x27\x10' > "$build/seeds/state" ;;
+*) echo "fuzz: unknown target $target (smf, sf2, rtpmidi, shell, osc)" >&2; exit 64 ;;
 esac
 if ! fresh "$build/fuzz" "$root/Fuzz/$source_file"; then
-    swiftc "${flags[@]}" -I "$build/lib" -L "$build/lib" "${libs[@]}" -o "$build/fuzz" "$root/Fuzz/$source_file"
+    swiftc "${flags[@]}" "${extra[@]}" -I "$build/lib" -L "$build/lib" "${libs[@]}" -o "$build/fuzz" "$root/Fuzz/$source_file"
     echo "$chain" >"$build/fuzz.stamp"
 fi
 

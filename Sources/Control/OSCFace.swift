@@ -31,7 +31,7 @@ public final class OSCFace: @unchecked Sendable {
         var copy = address
         inet_ntop(AF_INET, &copy, &text, 64)
         do {
-            server = try OSCServer(host: String(cString: text), port: endpoint.port)
+            server = try OSCServer(host: String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self), port: endpoint.port)
         } catch {
             throw ControlFaceError("OSC: \(error)")
         }

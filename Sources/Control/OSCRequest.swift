@@ -44,7 +44,7 @@ public enum OSCRequest: Equatable, Sendable {
         }
         func integer(_ index: Int) throws(ShellError) -> Int {
             let value = try number(index)
-            guard value == value.rounded(.towardZero), abs(value) < 1e9 else { throw fail("argument \(index + 1) is not a whole number") }
+            guard value == value.rounded(.towardZero), abs(value) <= 9.0e15 else { throw fail("argument \(index + 1) is not a whole number") }
             return Int(value)
         }
         /// f 0...1 as 0...127, i as it is.

@@ -354,20 +354,6 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
             } else {
                 mutedChannels &= ~(1 << UInt16(channel))
             }
-        case .reverbParameter(let parameter, let value):
-            switch parameter {
-            case 0: fluid_synth_set_reverb_group_roomsize(synth, -1, value)
-            case 1: fluid_synth_set_reverb_group_damp(synth, -1, value)
-            case 2: fluid_synth_set_reverb_group_width(synth, -1, value)
-            default: fluid_synth_set_reverb_group_level(synth, -1, value)
-            }
-        case .chorusParameter(let parameter, let value):
-            switch parameter {
-            case 0: fluid_synth_set_chorus_group_nr(synth, -1, Int32(value))
-            case 1: fluid_synth_set_chorus_group_level(synth, -1, value)
-            case 2: fluid_synth_set_chorus_group_speed(synth, -1, value)
-            default: fluid_synth_set_chorus_group_depth(synth, -1, value)
-            }
         }
         switch command {
         case .selectProgram(let channel, _, _, _): publishProgram(channel)
@@ -388,10 +374,6 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
         /// A channel voice message (status with channel, two data bytes), as `receive` takes it.
         case message(status: UInt8, data1: UInt8, data2: UInt8)
         case mute(channel: UInt8, muted: Bool)
-        /// 0 room size, 1 damping, 2 width, 3 level.
-        case reverbParameter(Int, Double)
-        /// 0 voices, 1 level, 2 speed, 3 depth.
-        case chorusParameter(Int, Double)
     }
 
     // MARK: Control of a running synthesizer (queued for the render thread)
@@ -417,11 +399,15 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// note-ons dropped (controllers and programs still act). At the next render.
     public func setMuted(_ muted: Bool, channel: UInt8) { perform(.mute(channel: channel & 15, muted: muted)) }
 
-    /// Sets the reverb's parameters given (FluidSynth's ranges), at the next render.
+    /// Sets the reverb's parameters given (FluidSynth's ranges). FluidSynth reads its settings (taking
+    /// their mutex) to check each value, so this takes the synth between two render cycles, as
+    /// `apply(_:)` does, rather than queueing it for the render thread.
     public func setReverb(roomSize: Double? = nil, damping: Double? = nil, width: Double? = nil, level: Double? = nil) {
-        for (index, value) in [roomSize, damping, width, level].enumerated() {
-            guard let value else { continue }
-            perform(.reverbParameter(index, value))
+        withSynthBetweenCycles {
+            if let roomSize { fluid_synth_set_reverb_group_roomsize(synth, -1, roomSize) }
+            if let damping { fluid_synth_set_reverb_group_damp(synth, -1, damping) }
+            if let width { fluid_synth_set_reverb_group_width(synth, -1, width) }
+            if let level { fluid_synth_set_reverb_group_level(synth, -1, level) }
         }
         if let roomSize { settings.reverb.roomSize = roomSize }
         if let damping { settings.reverb.damping = damping }
@@ -429,11 +415,13 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
         if let level { settings.reverb.level = level }
     }
 
-    /// Sets the chorus's parameters given (FluidSynth's ranges), at the next render.
+    /// Sets the chorus's parameters given (FluidSynth's ranges), between two render cycles (see `setReverb`).
     public func setChorus(voices: Int? = nil, level: Double? = nil, speed: Double? = nil, depth: Double? = nil) {
-        for (index, value) in [voices.map(Double.init), level, speed, depth].enumerated() {
-            guard let value else { continue }
-            perform(.chorusParameter(index, value))
+        withSynthBetweenCycles {
+            if let voices { fluid_synth_set_chorus_group_nr(synth, -1, Int32(clamping: voices)) }
+            if let level { fluid_synth_set_chorus_group_level(synth, -1, level) }
+            if let speed { fluid_synth_set_chorus_group_speed(synth, -1, speed) }
+            if let depth { fluid_synth_set_chorus_group_depth(synth, -1, depth) }
         }
         if let voices { settings.chorus.voices = voices }
         if let level { settings.chorus.level = level }

@@ -149,12 +149,12 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     /// Mutes or unmutes `channel` (0-based; `Synthesizer.setMuted`).
     public func setMuted(_ muted: Bool, channel: UInt8) { synthesizer.setMuted(muted, channel: channel) }
 
-    /// Sets the reverb parameters given (`Synthesizer.setReverb`).
+    /// Sets the reverb parameters given, between two render cycles (`Synthesizer.setReverb`).
     public func setReverb(roomSize: Double? = nil, damping: Double? = nil, width: Double? = nil, level: Double? = nil) {
         synthesizer.setReverb(roomSize: roomSize, damping: damping, width: width, level: level)
     }
 
-    /// Sets the chorus parameters given (`Synthesizer.setChorus`).
+    /// Sets the chorus parameters given, between two render cycles (`Synthesizer.setChorus`).
     public func setChorus(voices: Int? = nil, level: Double? = nil, speed: Double? = nil, depth: Double? = nil) {
         synthesizer.setChorus(voices: voices, level: level, speed: speed, depth: depth)
     }

@@ -12,6 +12,8 @@ final class ControlHost: @unchecked Sendable {
     private var osc: OSCFace?
     private var http: HTTPFace?
     private var hangUp: DispatchSourceSignal?
+    /// The state read from the file, restored once the session plays (each change waits for a render cycle).
+    private var savedState: ControlState?
 
     /// Makes the control over `session` (before it starts), restores the state, opens the faces.
     init(session: LiveSamplerSession, arguments: ControlArguments) throws {
@@ -25,8 +27,7 @@ final class ControlHost: @unchecked Sendable {
             file.onWriteFailure = { CommandLineOutput.note($0) }
             switch file.read() {
             case .missing: break
-            case .state(let saved):
-                for problem in control.restore(saved) { CommandLineOutput.note("state \(path): \(problem)") }
+            case .state(let saved): savedState = saved
             case .damaged(let reason, let movedTo):
                 CommandLineOutput.note("state \(path) is damaged (\(reason)); "
                     + (movedTo.map { "moved to \($0), starting afresh" } ?? "cannot move it aside, starting afresh"))
@@ -55,6 +56,10 @@ final class ControlHost: @unchecked Sendable {
 
     /// Starts following the samplers and answering the faces; SIGHUP reloads the fonts from now on.
     func start() {
+        if let savedState, let path = stateFile?.path {
+            for problem in control.restore(savedState) { CommandLineOutput.note("state \(path): \(problem)") }
+            self.savedState = nil
+        }
         control.start()
         shell?.start()
         osc?.start()

@@ -1,0 +1,392 @@
+import Foundation
+import TestSupport
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `serve` as a sound module driven by real clients: a plain TCP client speaking FluidSynth's shell
+/// (the same lines sent to a real `fluidsynth -s` give the same answers), liblo's `oscsend` and
+/// `oscdump`, a change through one face seen by the other within 100 ms, hostile input on each
+/// face, and the state file across restarts. No sound card: serve records to a file on a clock.
+final class SoundModuleFacesTests: XCTestCase {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let font = packageRoot.appendingPathComponent("SoundFonts/seqplay-gm.sf2").path
+
+    /// A plain TCP client: writes lines, reads what comes back until the server is quiet for a moment.
+    final class LineClient {
+        let fd: Int32
+
+        init(port: UInt16, timeout: Double = 5) throws {
+            let end = Date().addingTimeInterval(timeout)
+            while true {
+                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = port.bigEndian
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                let result = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                if result == 0 {
+                    self.fd = fd
+                    var interval = timeval(tv_sec: 0, tv_usec: 300_000)
+                    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
+                    return
+                }
+                close(fd)
+                guard Date() < end else { throw CocoaError(.featureUnsupported) }
+                usleep(50_000)
+            }
+        }
+
+        deinit { close(fd) }
+
+        func send(_ text: String) {
+            var bytes = Array(text.utf8)[...]
+            while !bytes.isEmpty {
+                let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                guard sent > 0 else { return }
+                bytes = bytes.dropFirst(sent)
+            }
+        }
+
+        /// Reads until nothing more comes for the receive timeout (300 ms) or `until` is in the text.
+        func read(until marker: String? = nil) -> String {
+            var data = Data()
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                guard count > 0 else { break }
+                data.append(contentsOf: buffer[0..<count])
+                if let marker, String(decoding: data, as: UTF8.self).contains(marker) { break }
+            }
+            return String(decoding: data, as: UTF8.self)
+        }
+
+        func ask(_ line: String, until marker: String? = nil) -> String {
+            send(line + "\n")
+            return read(until: marker)
+        }
+    }
+
+    private func freePort(_ type: Int32 = Int32(SOCK_STREAM.rawValue)) -> UInt16 {
+        let fd = socket(AF_INET, type, 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length); return getsockname(fd, $0, &length) }
+        }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    private func tool(_ name: String) throws -> String {
+        for directory in ["/usr/bin", "/usr/local/bin", "/bin"] where FileManager.default.isExecutableFile(atPath: "\(directory)/\(name)") {
+            return "\(directory)/\(name)"
+        }
+        throw XCTSkip("\(name) is not installed (Scripts/setup installs it)")
+    }
+
+    /// `seqplay serve` recording to a scratch file, with the faces given.
+    private func startServe(_ scratch: ScratchDirectory, _ flags: [String], duration: Int = 60) throws -> ChildProcess {
+        let network = freePort(Int32(SOCK_DGRAM.rawValue))
+        let child = try ChildProcess(seqplayBinary.path, ["serve", "--network", "--listen", "127.0.0.1:\(network)", "--sf2", Self.font,
+                                                          "-o", scratch.path("heard-\(UUID().uuidString).wav"), "--duration", "\(duration)"] + flags,
+                                     environment: ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": scratch.path("xdg")]) { $1 },
+                                     standardInput: .null, standardOutput: .capture, standardError: .capture)
+        addTeardownBlock {
+            if child.isRunning { child.signal(SIGKILL); child.waitUntilExit() }
+        }
+        return child
+    }
+
+    func testShellAnswersAsFluidSynthDoes() throws {
+        let fluidsynth = try tool("fluidsynth")
+        let scratch = try ScratchDirectory(prefix: "shell-vs-fluidsynth")
+        defer { scratch.remove() }
+        let fluidPort = freePort(), ourPort = freePort()
+        let reference = try ChildProcess(fluidsynth, ["-si", "-a", "file", "-o", "audio.file.name=/dev/null", "-o", "shell.port=\(fluidPort)",
+                                                      Self.font], standardInput: .null, standardOutput: .capture, standardError: .capture)
+        defer { reference.signal(SIGKILL); reference.waitUntilExit() }
+        let serve = try startServe(scratch, ["--shell", "\(ourPort)", "--no-state"])
+        let theirs = try LineClient(port: fluidPort), ours = try LineClient(port: ourPort)
+        let lines = ["select 1 1 0 3", "prog 2 40", "prog 0 5", "prog 4 19", "cc 5 0 1", "prog 5 0", "prog 9 1",
+                     "select 6 1 128 0", "noteon 0 60 100", "noteoff 0 60", "pitch_bend 0 8192", "cc 3 7 90", "gain 0.5",
+                     "reverb on", "rev_setroomsize 0.4", "cho_set_nr 4", "chorus off"]
+        // Commands that succeed say nothing: only the echo comes back.
+        let batch = lines.joined(separator: "\n") + "\necho done"
+        XCTAssertEqual(theirs.ask(batch, until: "done\n"), "done\n")
+        XCTAssertEqual(ours.ask(batch, until: "done\n"), "done\n")
+        for query in ["channels", "channels -verbose", "inst 1", "fonts"] {
+            let expected = theirs.ask(query + "\necho end", until: "end\n")
+            let answer = ours.ask(query + "\necho end", until: "end\n")
+            XCTAssertGreaterThan(expected.split(separator: "\n").count, 1, query)
+            XCTAssertEqual(answer, expected, query)
+        }
+        XCTAssertTrue(serve.isRunning, serve.standardErrorText)
+    }
+
+    func testHostileShellLinesGetOneAnswerAndTheHostPlaysOn() throws {
+        let scratch = try ScratchDirectory(prefix: "shell-hostile")
+        defer { scratch.remove() }
+        let port = freePort()
+        let serve = try startServe(scratch, ["--shell", "\(port)", "--no-state"])
+        let client = try LineClient(port: port)
+        XCTAssertEqual(client.ask("bogus 1 2"), "unknown command: bogus (try help)\n")
+        XCTAssertEqual(client.ask("prog 0 99999999999999999999"), "prog: program 99999999999999999999 is not a number\n")
+        XCTAssertEqual(client.ask("prog 0 1000"), "program 1000 is out of range (0-127)\n")
+        XCTAssertEqual(client.ask("noteon 16 60 100"), "noteon: channel 16 is out of range (0-15)\n")
+        XCTAssertEqual(client.ask("gain 1e308"), "gain: value should be between '0' and '5'.\n")
+        XCTAssertEqual(client.ask("load /nonexistent/font.sf2").split(separator: "\n").count, 1)
+        client.send(String(repeating: "x", count: 1_048_576) + "\n")
+        XCTAssertEqual(client.read(), "line too long (over 65536 bytes): ignored\n")
+        XCTAssertTrue(client.ask("channels", until: "chan 15").hasPrefix("chan 0, Grand Piano\n"))
+        XCTAssertEqual(client.ask("quit"), "cheers!\n")
+        XCTAssertTrue(serve.isRunning, serve.standardErrorText)
+        serve.terminate()
+        XCTAssertTrue(serve.waitUntilExit(timeout: 10))
+        XCTAssertEqual(serve.exitStatus, 0, serve.standardErrorText)
+    }
+
+    /// oscdump's lines so far (it prints one per message, line-buffered with -L).
+    private func waitForLine(in path: String, containing text: String, timeout: Double) -> Double? {
+        let start = Date()
+        while Date().timeIntervalSince(start) < timeout {
+            if let content = try? String(contentsOfFile: path, encoding: .utf8), content.contains(text) {
+                return Date().timeIntervalSince(start)
+            }
+            usleep(1_000)
+        }
+        return nil
+    }
+
+    func testAChangeThroughOneFaceIsSeenByTheOtherWithin100ms() throws {
+        let oscsend = try tool("oscsend"), oscdump = try tool("oscdump")
+        let scratch = try ScratchDirectory(prefix: "faces")
+        defer { scratch.remove() }
+        let shellPort = freePort(), oscPort = freePort(Int32(SOCK_DGRAM.rawValue)), dumpPort = freePort(Int32(SOCK_DGRAM.rawValue))
+        let serve = try startServe(scratch, ["--shell", "\(shellPort)", "--osc", "\(oscPort)", "--no-state"])
+        let client = try LineClient(port: shellPort)
+        XCTAssertFalse(client.ask("channels", until: "chan 15").isEmpty)
+        let dumpFile = scratch.path("dump.txt")
+        let dump = try ChildProcess(oscdump, ["-L", "\(dumpPort)"], standardInput: .null, standardOutput: .file(dumpFile), standardError: .capture)
+        defer { dump.signal(SIGKILL); dump.waitUntilExit() }
+        usleep(200_000)
+
+        // The state, asked for over OSC, comes back to oscdump.
+        XCTAssertEqual(try runCommand(URL(fileURLWithPath: oscsend), ["localhost", "\(oscPort)", "/seqplay/state", "i", "\(dumpPort)"]).status, 0)
+        XCTAssertNotNil(waitForLine(in: dumpFile, containing: "/seqplay/state/end", timeout: 3), (try? String(contentsOfFile: dumpFile, encoding: .utf8)) ?? "")
+        let state = try String(contentsOfFile: dumpFile, encoding: .utf8)
+        XCTAssertTrue(state.contains("/seqplay/channel/10/program iis 0 128 \"Standard\""), state)
+        XCTAssertTrue(state.contains("/seqplay/channel/1/program iis 0 0 \"Grand Piano\""), state)
+
+        // Shell → OSC: a subscriber sees the program change within 100 ms.
+        XCTAssertEqual(try runCommand(URL(fileURLWithPath: oscsend), ["localhost", "\(oscPort)", "/seqplay/subscribe", "i", "\(dumpPort)"]).status, 0)
+        usleep(200_000)
+        let sent = Date()
+        client.send("prog 0 19\n")
+        let seen = waitForLine(in: dumpFile, containing: "/seqplay/channel/1/program iis 19 0 \"Church Organ\"", timeout: 2)
+        XCTAssertNotNil(seen, (try? String(contentsOfFile: dumpFile, encoding: .utf8)) ?? "")
+        let shellToOSC = Date().timeIntervalSince(sent)
+        print(String(format: "shell → OSC subscriber: %.1f ms", shellToOSC * 1000))
+        XCTAssertLessThan(shellToOSC, 0.1)
+
+        // OSC → shell: oscsend's program change is in the shell's `channels` within 100 ms of oscsend ending.
+        XCTAssertEqual(try runCommand(URL(fileURLWithPath: oscsend), ["localhost", "\(oscPort)", "/seqplay/channel/2/program", "i", "40"]).status, 0)
+        let sentOSC = Date()
+        var osctoShell: Double?
+        while Date().timeIntervalSince(sentOSC) < 2 {
+            if client.ask("channels", until: "chan 15").contains("chan 1, Violin\n") { osctoShell = Date().timeIntervalSince(sentOSC); break }
+        }
+        XCTAssertNotNil(osctoShell)
+        print(String(format: "OSC → shell: %.1f ms", (osctoShell ?? 9) * 1000))
+        XCTAssertLessThan(osctoShell ?? 9, 0.1)
+
+        // Volume (f 0-1), mute and gain through OSC show in the subscriber's messages.
+        for arguments in [["/seqplay/channel/3/volume", "f", "0.5"], ["/seqplay/channel/3/mute", "i", "1"], ["/seqplay/gain", "f", "0.5"]] {
+            XCTAssertEqual(try runCommand(URL(fileURLWithPath: oscsend), ["localhost", "\(oscPort)"] + arguments).status, 0)
+        }
+        XCTAssertNotNil(waitForLine(in: dumpFile, containing: "/seqplay/channel/3/volume f 0.503937", timeout: 2))
+        XCTAssertNotNil(waitForLine(in: dumpFile, containing: "/seqplay/channel/3/mute i 1", timeout: 2))
+        XCTAssertNotNil(waitForLine(in: dumpFile, containing: "/seqplay/gain f 0.500000", timeout: 2))
+
+        // Hostile OSC: malformed packets, unknown addresses, huge numbers: a log line each, the host plays on.
+        let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(udp) }
+        var target = sockaddr_in()
+        target.sin_family = sa_family_t(AF_INET)
+        target.sin_port = oscPort.bigEndian
+        target.sin_addr.s_addr = inet_addr("127.0.0.1")
+        for packet in [Array("garbage".utf8), [0x2F, 0x73, 0x00], Array("/seqplay/gain\0\0\0,f\0\0".utf8), [UInt8](repeating: 0xFF, count: 2000)] {
+            _ = packet.withUnsafeBytes { bytes in
+                withUnsafePointer(to: &target) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(udp, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+            }
+        }
+        for arguments in [["/seqplay/nothing"], ["/seqplay/channel/99/program", "i", "1"], ["/seqplay/channel/1/program", "i", "2147483647"],
+                          ["/seqplay/gain", "f", "1e30"], ["/other/path", "s", "x"]] {
+            XCTAssertEqual(try runCommand(URL(fileURLWithPath: oscsend), ["localhost", "\(oscPort)"] + arguments).status, 0)
+        }
+        usleep(300_000)
+        XCTAssertTrue(client.ask("channels", until: "chan 15").contains("chan 0, Church Organ\n"))
+        XCTAssertTrue(serve.isRunning)
+        serve.terminate()
+        XCTAssertTrue(serve.waitUntilExit(timeout: 10))
+        XCTAssertEqual(serve.exitStatus, 0)
+        let log = serve.standardErrorText
+        XCTAssertTrue(log.contains("/seqplay/nothing: no such address"), log)
+        XCTAssertTrue(log.contains("no channel 99 (channels are 1-16)"), log)
+        XCTAssertTrue(log.contains("program 2147483647 is out of range (0-127)"), log)
+        XCTAssertTrue(log.contains("/seqplay/gain: gain 1.0000000150474662e+30 is out of range (0-10)"), log)
+        XCTAssertFalse(log.contains("Fatal"), log)
+    }
+
+    func testTheStateSurvivesARestartAndADamagedFileIsSetAside() throws {
+        let scratch = try ScratchDirectory(prefix: "state")
+        defer { scratch.remove() }
+        let stateFile = scratch.path("xdg/seqplay/state.json")
+        var port = freePort()
+        var serve = try startServe(scratch, ["--shell", "\(port)"])
+        var client = try LineClient(port: port)
+        XCTAssertEqual(client.ask("prog 3 40"), "")
+        XCTAssertEqual(client.ask("cc 3 7 77"), "")
+        XCTAssertEqual(client.ask("mute 4 on"), "")
+        XCTAssertEqual(client.ask("gain 0.6"), "")
+        serve.terminate()
+        XCTAssertTrue(serve.waitUntilExit(timeout: 10))
+        XCTAssertEqual(serve.exitStatus, 0, serve.standardErrorText)
+        let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stateFile))) as? [String: Any]
+        let channels = saved?["channels"] as? [[String: Any]]
+        XCTAssertEqual(channels?.count, 16)
+        XCTAssertEqual(channels?[3]["channel"] as? Int, 4)
+        XCTAssertEqual(channels?[3]["program"] as? Int, 40)
+        XCTAssertEqual(channels?[3]["name"] as? String, "Violin")
+        XCTAssertEqual(channels?[3]["volume"] as? Int, 77)
+        XCTAssertEqual(channels?[4]["mute"] as? Bool, true)
+        XCTAssertEqual(saved?["gain"] as? Double, 0.6)
+
+        port = freePort()
+        serve = try startServe(scratch, ["--shell", "\(port)"])
+        client = try LineClient(port: port)
+        XCTAssertTrue(client.ask("channels -verbose", until: "chan 15").contains("chan 3, sfont 1, bank 0, preset 40, Violin\n"))
+        serve.terminate()
+        XCTAssertTrue(serve.waitUntilExit(timeout: 10))
+
+        try Data("{\"channels\": [".utf8).write(to: URL(fileURLWithPath: stateFile))
+        port = freePort()
+        serve = try startServe(scratch, ["--shell", "\(port)"])
+        client = try LineClient(port: port)
+        XCTAssertTrue(client.ask("channels", until: "chan 15").contains("chan 3, Grand Piano\n"))
+        serve.terminate()
+        XCTAssertTrue(serve.waitUntilExit(timeout: 10))
+        XCTAssertEqual(serve.exitStatus, 0)
+        let damagedLines = serve.standardErrorText.split(separator: "\n").filter { $0.contains("damaged") }
+        XCTAssertEqual(damagedLines.count, 1, serve.standardErrorText)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: stateFile + ".damaged"))
+    }
+
+    /// SIGHUP reloads the fonts and the module plays on with its channels' programs; SIGTERM ends it
+    /// cleanly (status 0, the recording completed, the state saved).
+    func testSIGHUPReloadsTheFontsAndSIGTERMEndsCleanly() throws {
+        let scratch = try ScratchDirectory(prefix: "signals")
+        defer { scratch.remove() }
+        let port = freePort()
+        let stateFile = scratch.path("state.json")
+        let serve = try startServe(scratch, ["--shell", "\(port)", "--state", stateFile])
+        let client = try LineClient(port: port)
+        XCTAssertEqual(client.ask("prog 2 40"), "")
+        XCTAssertEqual(client.ask("fonts"), "ID  Name\n 1  \(Self.font)\n")
+        serve.signal(SIGHUP)
+        let start = Date()
+        var fonts = ""
+        while Date().timeIntervalSince(start) < 5 {
+            fonts = client.ask("fonts")
+            if fonts.contains(" 2  ") { break }
+        }
+        XCTAssertEqual(fonts, "ID  Name\n 2  \(Self.font)\n", "the font loaded again (FluidSynth gives it a new id)")
+        XCTAssertTrue(client.ask("channels", until: "chan 15").contains("chan 2, Violin\n"), "programs kept")
+        XCTAssertTrue(serve.isRunning)
+        XCTAssertTrue(serve.standardErrorText.contains("SIGHUP: fonts reloaded"), serve.standardErrorText)
+        serve.terminate()
+        XCTAssertTrue(serve.waitUntilExit(timeout: 10))
+        XCTAssertEqual(serve.exitStatus, 0, serve.standardErrorText)
+        XCTAssertTrue(serve.standardErrorText.contains("seqplay: wrote "), serve.standardErrorText)
+        let saved = try JSONDecoder().decode(SavedState.self, from: Data(contentsOf: URL(fileURLWithPath: stateFile)))
+        XCTAssertEqual(saved.channels[2].program, 40)
+    }
+
+    private struct SavedState: Decodable {
+        struct Channel: Decodable { var channel: Int; var program: Int }
+        var channels: [Channel]
+    }
+
+    /// Scripts/install puts the binary, the font and a unit systemd-analyze accepts in the places given,
+    /// and the unit's command line runs.
+    func testInstallWritesAUnitSystemdAccepts() throws {
+        _ = try tool("systemd-analyze")
+        let scratch = try ScratchDirectory(prefix: "install")
+        defer { scratch.remove() }
+        let network = freePort(Int32(SOCK_DGRAM.rawValue))
+        let install = try runCommand(Self.packageRoot.appendingPathComponent("Scripts/install"),
+                                     ["--binary", seqplayBinary.path, "--prefix", scratch.path("prefix"), "--unit-dir", scratch.path("units"),
+                                      "--no-enable", "--", "--network", "--listen", "127.0.0.1:\(network)", "-o", scratch.path("heard.wav"),
+                                      "--duration", "1", "--no-state"])
+        XCTAssertEqual(install.status, 0, install.standardError)
+        XCTAssertTrue(install.standardOutput.contains("systemd-analyze verify"), install.standardOutput)
+        let unit = try String(contentsOfFile: scratch.path("units/seqplay.service"), encoding: .utf8)
+        XCTAssertTrue(unit.contains("Restart=on-failure"))
+        XCTAssertTrue(unit.contains("ExecReload=/bin/kill -HUP $MAINPID"))
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: scratch.path("prefix/bin/seqplay")))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: scratch.path("prefix/share/seqplay/seqplay-gm.sf2")))
+        let execStart = try XCTUnwrap(unit.split(separator: "\n").first { $0.hasPrefix("ExecStart=") }).dropFirst("ExecStart=".count)
+        XCTAssertTrue(execStart.contains("--sf2 \"\(scratch.path("prefix/share/seqplay/seqplay-gm.sf2"))\""), String(execStart))
+        let run = try runShell(String(execStart), timeLimit: 20)
+        XCTAssertEqual(run.status, 0, run.standardError)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: scratch.path("heard.wav")))
+
+        // The same check refuses a unit whose program is missing.
+        try FileManager.default.removeItem(atPath: scratch.path("prefix/bin/seqplay"))
+        let verify = try runCommand(URL(fileURLWithPath: try tool("systemd-analyze")), ["verify", scratch.path("units/seqplay.service")])
+        XCTAssertNotEqual(verify.status, 0)
+    }
+
+    /// A program change that arrives as MIDI (a network peer here, as a keyboard's would) is in the
+    /// model: the shell's `channels` and an OSC subscriber show it.
+    func testAProgramChangeFromAPlayerUpdatesTheModel() throws {
+        let oscdump = try tool("oscdump"), oscsend = try tool("oscsend")
+        let scratch = try ScratchDirectory(prefix: "keyboard")
+        defer { scratch.remove() }
+        // Format 0: program 19 (Church Organ) on channel 2, one note.
+        let track: [UInt8] = [0x00, 0xC1, 19, 0x00, 0x91, 60, 100, 0x60, 0x81, 60, 0, 0x00, 0xFF, 0x2F, 0x00]
+        let song: [UInt8] = Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0, 96] + Array("MTrk".utf8) + [0, 0, 0, UInt8(track.count)] + track
+        try Data(song).write(to: URL(fileURLWithPath: scratch.path("organ.mid")))
+        let network = freePort(Int32(SOCK_DGRAM.rawValue)), shellPort = freePort()
+        let oscPort = freePort(Int32(SOCK_DGRAM.rawValue)), dumpPort = freePort(Int32(SOCK_DGRAM.rawValue))
+        let serve = try ChildProcess(seqplayBinary.path, ["serve", "--network", "--listen", "127.0.0.1:\(network)", "--sf2", Self.font,
+                                                          "-o", scratch.path("heard.wav"), "--duration", "30", "--no-state",
+                                                          "--shell", "\(shellPort)", "--osc", "\(oscPort)"],
+                                     standardInput: .null, standardOutput: .capture, standardError: .capture)
+        defer { if serve.isRunning { serve.signal(SIGKILL); serve.waitUntilExit() } }
+        let client = try LineClient(port: shellPort)
+        XCTAssertTrue(client.ask("channels", until: "chan 15").contains("chan 1, Grand Piano\n"))
+        let dumpFile = scratch.path("dump.txt")
+        let dump = try ChildProcess(oscdump, ["-L", "\(dumpPort)"], standardInput: .null, standardOutput: .file(dumpFile), standardError: .capture)
+        defer { dump.signal(SIGKILL); dump.waitUntilExit() }
+        usleep(200_000)
+        XCTAssertEqual(try runCommand(URL(fileURLWithPath: oscsend), ["localhost", "\(oscPort)", "/seqplay/subscribe", "i", "\(dumpPort)"]).status, 0)
+        usleep(100_000)
+        let player = try runSeqplay([scratch.path("organ.mid"), "--sf2", Self.font, "--network-connect", "127.0.0.1:\(network)", "--no-audio"],
+                                    timeLimit: 30)
+        XCTAssertEqual(player.status, 0, player.standardError)
+        XCTAssertNotNil(waitForLine(in: dumpFile, containing: "/seqplay/channel/2/program iis 19 0 \"Church Organ\"", timeout: 3),
+                        (try? String(contentsOfFile: dumpFile, encoding: .utf8)) ?? "")
+        XCTAssertTrue(client.ask("channels", until: "chan 15").contains("chan 1, Church Organ\n"))
+        serve.terminate()
+        XCTAssertTrue(serve.waitUntilExit(timeout: 10))
+        XCTAssertEqual(serve.exitStatus, 0, serve.standardErrorText)
+    }
+}
