@@ -14,7 +14,8 @@ public struct HTTPListenAddress: Sendable, Equatable, CustomStringConvertible {
         self.port = port
     }
 
-    /// Parses `[ADDR:]PORT`; nil when it is not one (a name instead of a numeric address, a port past 65535).
+    /// Parses `[ADDR:]PORT`; nil when it is not one (a name other than `localhost` instead of a numeric
+    /// address, a port past 65535).
     public init?(parsing text: String) {
         var host = "127.0.0.1", portText = Substring(text)
         if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
@@ -26,6 +27,7 @@ public struct HTTPListenAddress: Sendable, Equatable, CustomStringConvertible {
             host = String(text[..<colon])
             portText = text[text.index(after: colon)...]
         }
+        if host == "localhost" { host = "127.0.0.1" }
         guard let port = UInt16(portText), Self.isNumericAddress(host) else { return nil }
         self.init(host: host, port: port)
     }

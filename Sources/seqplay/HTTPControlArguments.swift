@@ -12,7 +12,7 @@ extension ControlArguments {
     /// `--http`'s check, called by `validate()`.
     func validateHTTP() throws {
         if let http, HTTPListenAddress(parsing: http) == nil {
-            throw ValidationError("--http takes [ADDR:]PORT with a numeric address and a port 0-65535, not '\(http.prefix(64))'.")
+            throw ValidationError("--http takes [ADDR:]PORT with a numeric address (or localhost) and a port 0-65535, not '\(http.prefix(64))'.")
         }
     }
 

@@ -90,7 +90,8 @@ final class HTTPAccessTests: XCTestCase {
         XCTAssertEqual(HTTPListenAddress(parsing: "[::1]:9000"), HTTPListenAddress(host: "::1", port: 9000))
         XCTAssertEqual(HTTPListenAddress(parsing: "127.0.0.1:0")?.isLoopback, true)
         XCTAssertEqual(HTTPListenAddress(parsing: "0.0.0.0:1")?.isLoopback, false)
-        for bad in ["", "x", "localhost:80", "65536", "-1", "1.2.3:80", "[::1]", "[::1]80", ":80"] {
+        XCTAssertEqual(HTTPListenAddress(parsing: "localhost:80"), HTTPListenAddress(host: "127.0.0.1", port: 80))
+        for bad in ["", "x", "example.com:80", "65536", "-1", "1.2.3:80", "[::1]", "[::1]80", ":80"] {
             XCTAssertNil(HTTPListenAddress(parsing: bad), bad)
         }
     }
