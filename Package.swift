@@ -204,6 +204,8 @@ let package = Package(
         .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore", "RealtimeSupport", "TestSupport"]),
         .testTarget(name: "BatchRenderingTests", dependencies: ["seqplay", "BatchRendering", "RenderTestSupport", "Rendering", "AudioFiles", "MIDIFile", "MIDICore", "TestSupport"]),
         .testTarget(name: "SoundFontFileTests", dependencies: ["SoundFontFile", "FluidSynth"]),
+        // The sound module's control model over a sampler rendered in-process, its state file and its faces' parsers.
+        .testTarget(name: "ControlTests", dependencies: ["Control", "OSC", "Sampler", "AudioGraph", "TestSupport"]),
         .testTarget(name: "MediaLibraryTests", dependencies: ["MediaLibrary", "MIDIFile", "MIDICore", "SoundFontFile", "TestSupport"]),
         .testTarget(name: "PicturesTests", dependencies: ["Pictures", "Drawing", "MIDIFile", "MIDICore", "AudioFiles", "TestSupport"]),
         // JACK tests start their own jackd (Scripts/test-jack runs them) and skip where it is not installed.

@@ -52,7 +52,7 @@ PY
 port() { python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_'"$1"'); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 network=$(port DGRAM); shell=$(port STREAM); osc=$(port DGRAM)
 "$SEQPLAY" serve --network --listen "127.0.0.1:$network" --sf2 "$font" -o /dev/null --no-state \
-    --shell "$shell" --osc "$osc" 2>"$work/serve.log" &
+    --shell "$shell" --osc "$osc" >"$work/serve.out" 2>"$work/serve.log" &
 serve=$!
 sleep 2
 loops=$MINUTES
@@ -78,8 +78,10 @@ rss() { awk '/^VmRSS/ { print $2 }' "/proc/$serve/status"; }
 declare -a samples
 start=$(date +%s)
 for minute in $(seq 1 "$MINUTES"); do
-    for second in $(seq 1 60); do
+    second=0
+    while [ "$(date +%s)" -lt $(( start + minute * 60 )) ]; do
         sleep 1
+        second=$(( second + 1 ))
         shell_send "prog $(( second % 16 )) $(( (second * 7) % 50 ))" >/dev/null
         oscsend localhost "$osc" "/seqplay/channel/$(( second % 16 + 1 ))/volume" f 0.$(( second % 9 + 1 )) 2>/dev/null || true
     done
@@ -92,7 +94,7 @@ sleep 5
 voices=$(shell_send "voice_count" | awk '{ print $2 }')
 kill -TERM "$serve"
 wait "$serve" || true
-late=$(grep -o 'late events: [0-9]*, underruns: [0-9]*' "$work/serve.log" || echo "late events: ?, underruns: ?")
+late=$(grep -o 'late events: [0-9]*, underruns: [0-9]*' "$work/serve.out" || echo "late events: ?, underruns: ?")
 
 from=$(( MINUTES > 20 ? MINUTES - 20 : (MINUTES + 1) / 2 ))
 growth=$(( ${samples[$MINUTES]} - ${samples[$from]} ))

@@ -19,14 +19,14 @@ public final class OSCServer: @unchecked Sendable {
     /// Where liblo's complaints (malformed packets, socket errors) go, one line each.
     nonisolated(unsafe) public static var log: (@Sendable (String) -> Void)?
 
-    /// Binds UDP `port` on `host` (an IPv4 address; nil: every interface).
+    /// Binds UDP `port` on `host` (an IPv4 address; nil or 0.0.0.0: every interface).
     public init(host: String?, port: UInt16) throws(OSCError) {
         let errorHandler: lo_err_handler = { number, message, location in
             let text = message.map { String(cString: $0) } ?? "error \(number)"
             let place = location.map { " (\(String(cString: $0)))" } ?? ""
             OSCServer.log?("OSC: \(text)\(place)")
         }
-        let made: lo_server? = if let host {
+        let made: lo_server? = if let host, host != "0.0.0.0" {
             lo_server_new_multicast_iface(nil, "\(port)", nil, host, errorHandler)
         } else {
             lo_server_new_with_proto("\(port)", LO_UDP, errorHandler)

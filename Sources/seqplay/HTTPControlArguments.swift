@@ -49,10 +49,14 @@ final class HTTPFace {
         }
         let monitor = SoundMonitor()
         monitor.install(on: session.engine, samplers: session.samplers)
-        server = try ControlHTTPServer(control: control, monitor: monitor, configuration: .init(
-            address: address, token: token, libraryPath: MediaLibrary.defaultPath,
-            recordingDirectory: (stateDirectory as NSString).appendingPathComponent("recordings")))
-        try server.start()
+        do {
+            server = try ControlHTTPServer(control: control, monitor: monitor, configuration: .init(
+                address: address, token: token, libraryPath: MediaLibrary.defaultPath,
+                recordingDirectory: (stateDirectory as NSString).appendingPathComponent("recordings")))
+            try server.start()
+        } catch {
+            throw CommandFailure(mapping: error)  // its line, exit 8
+        }
     }
 
     /// "HTTP control at http://127.0.0.1:8080/", with the token when others may connect (said once, at start).

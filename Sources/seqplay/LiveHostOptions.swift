@@ -177,7 +177,8 @@ enum LiveSessionRunner {
     /// The line and exit status of a live session's `error`; `command` is named in the advice to record
     /// to a file when there is no sound card.
     static func failure(for error: any Error, command: String) -> CommandFailure {
-        guard let error = error as? LiveSamplerError else { return CommandFailure(mapping: error) }
+        if let failure = error as? CommandFailure { return failure }
+        guard let error = error as? LiveSamplerError else { return CommandFailure("\(error)", .generic) }
         switch error {
         case .output(.device(let deviceError)) where deviceError.kind == .noDevice:
             let reason = (deviceError.underlying as? ALSAError).map { error -> String in

@@ -389,4 +389,69 @@ final class SoundModuleFacesTests: XCTestCase {
         XCTAssertTrue(serve.waitUntilExit(timeout: 10))
         XCTAssertEqual(serve.exitStatus, 0, serve.standardErrorText)
     }
+
+    /// This machine's first IPv4 address that is not loopback, if it has one.
+    private func outsideAddress() throws -> String {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0, let first = list else { throw XCTSkip("no network interfaces") }
+        defer { freeifaddrs(first) }
+        var entry: UnsafeMutablePointer<ifaddrs>? = first
+        while let current = entry {
+            if let address = current.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) {
+                let ipv4 = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+                if UInt32(bigEndian: ipv4.s_addr) >> 24 != 127 { return String(cString: inet_ntoa(ipv4)) }
+            }
+            entry = current.pointee.ifa_next
+        }
+        throw XCTSkip("no IPv4 address besides loopback")
+    }
+
+    /// Bound to every address, the faces answer loopback, and a peer at another address only when
+    /// --control-allow names it (here this machine's own outside address, so the peer is real).
+    func testOnlyLoopbackAndAllowedHostsAreAnswered() throws {
+        let oscsend = try tool("oscsend")
+        let outside = try outsideAddress()
+        let scratch = try ScratchDirectory(prefix: "allow")
+        defer { scratch.remove() }
+        for allowed in [false, true] {
+            let shellPort = freePort(), oscPort = freePort(Int32(SOCK_DGRAM.rawValue))
+            let serve = try startServe(scratch, ["--shell", "0.0.0.0:\(shellPort)", "--osc", "0.0.0.0:\(oscPort)", "--no-state"]
+                                       + (allowed ? ["--control-allow", outside] : []))
+            let local = try LineClient(port: shellPort)
+            XCTAssertTrue(local.ask("channels", until: "chan 15").contains("chan 0, Grand Piano"), "loopback is always answered")
+            // A connection from the outside address (connecting to it makes it the peer's address).
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = shellPort.bigEndian
+            address.sin_addr.s_addr = inet_addr(outside)
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            XCTAssertEqual(connected, 0)
+            var interval = timeval(tv_sec: 1, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
+            _ = "fonts\n".withCString { Glibc.send(fd, $0, 6, Int32(MSG_NOSIGNAL)) }
+            var buffer = [UInt8](repeating: 0, count: 256)
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            close(fd)
+            if allowed {
+                XCTAssertGreaterThan(count, 0)
+                XCTAssertTrue(String(decoding: buffer[0..<max(count, 0)], as: UTF8.self).hasPrefix("ID  Name"))
+            } else {
+                XCTAssertLessThanOrEqual(count, 0, "the connection is closed (or reset) without an answer")
+            }
+            XCTAssertEqual(try runCommand(URL(fileURLWithPath: oscsend), [outside, "\(oscPort)", "/seqplay/channel/5/program", "i", "40"]).status, 0)
+            usleep(300_000)
+            let channels = local.ask("channels", until: "chan 15")
+            XCTAssertEqual(channels.contains("chan 4, Violin\n"), allowed, channels)
+            serve.terminate()
+            XCTAssertTrue(serve.waitUntilExit(timeout: 10))
+            let log = serve.standardErrorText
+            if !allowed {
+                XCTAssertTrue(log.contains("shell: refused a connection from \(outside)"), log)
+                XCTAssertTrue(log.contains("OSC: ignored /seqplay/channel/5/program from \(outside)"), log)
+            }
+        }
+    }
 }
