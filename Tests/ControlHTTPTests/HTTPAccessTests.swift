@@ -6,7 +6,8 @@ import XCTest
 /// Who may use the HTTP face. For real: serve on 0.0.0.0 in a network namespace of its own (`unshare
 /// -n`, its loopback interface also given 198.51.100.7, a documentation address, so no traffic leaves
 /// the namespace) and curl from the non-loopback address: 401 without the token, 200 with it (header or
-/// query), the same token after a restart; loopback clients need none. And the rules' parts.
+/// query), the same token after a restart, the page opened with `?token=` works from there (Chromium);
+/// loopback clients need none. And the rules' parts.
 final class HTTPAccessTests: XCTestCase {
     func testFromANonLoopbackAddressTheTokenIsNeeded() throws {
         guard toolExists("/usr/bin/curl") else { throw XCTSkip("curl is not installed") }
@@ -17,6 +18,7 @@ final class HTTPAccessTests: XCTestCase {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let script = scratch.appendingPathComponent("check.sh")
+        let checker = ServedModule.packageRoot.appendingPathComponent("Scripts/web-page-check.py").path
         try """
         set -u
         PATH=/usr/sbin:/sbin:$PATH
@@ -44,6 +46,12 @@ final class HTTPAccessTests: XCTestCase {
         echo "loopback $(code http://127.0.0.1:8080/api/state)"
         echo "rebound $(code -H 'Host: evil.example:8080' http://127.0.0.1:8080/api/state)"
         echo "volume1 $(curl -s http://127.0.0.1:8080/api/state | grep -o '"volume":[0-9]*' | head -1)"
+        if command -v chromium >/dev/null && command -v python3 >/dev/null; then
+            # The page opened from the outside address with ?token= passes it on to the API and the WebSocket.
+            echo "pagelive $(python3 '\(checker)' dump "http://198.51.100.7:8080/?token=$TOKEN" | grep -o '"connection":"[a-z]*"')"
+            echo "chosen $(python3 '\(checker)' choose "http://198.51.100.7:8080/?token=$TOKEN" 4 Violin)"
+            echo "channel4 $(curl -s http://127.0.0.1:8080/api/state | grep -o '"channel":4,"font":1,"mute":false,"name":"[A-Za-z ]*"')"
+        fi
         kill $SERVE; wait $SERVE
         start
         echo "kept $(code -H "Authorization: Bearer $TOKEN" http://198.51.100.7:8080/api/state)"
@@ -62,6 +70,11 @@ final class HTTPAccessTests: XCTestCase {
             XCTAssertEqual(results[refused], "401", "\(refused): \(run.standardOutput)")
         }
         XCTAssertEqual(results["volume1"], #""volume":100"#, "the refused POST changed nothing")
+        if toolExists("chromium"), toolExists("python3") {
+            XCTAssertEqual(results["pagelive"], #""connection":"live""#, "the page from outside, with the token: \(run.standardOutput)")
+            XCTAssertEqual(results["chosen"], "000:040 Violin", run.standardOutput)
+            XCTAssertEqual(results["channel4"], #""channel":4,"font":1,"mute":false,"name":"Violin""#, run.standardOutput)
+        }
         for allowed in ["bearer", "query", "loopback", "kept"] {
             XCTAssertEqual(results[allowed], "200", "\(allowed): \(run.standardOutput)")
         }
