@@ -227,7 +227,7 @@ let package = Package(
         .testTarget(name: "SeqplayKitTests", dependencies: ["SeqplayKit"]),
         // The HTTP face against the built seqplay: curl, headless chromium (Scripts/web-page-check.py), a network namespace.
         .testTarget(name: "ControlHTTPTests", dependencies: [
-            "seqplay", "ControlHTTP", "TestSupport", "AllocationCounter", "AudioGraph", "Sampler", "FluidSynth", "MIDICore",
+            "seqplay", "ControlHTTP", "TestSupport", "AllocationCounter", "AudioGraph", "AudioFiles", "Sampler", "FluidSynth", "MIDICore",
         ]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles", "TestSupport"]),
 

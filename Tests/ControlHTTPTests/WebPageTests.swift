@@ -1,3 +1,4 @@
+import AudioFiles
 import Foundation
 import TestSupport
 import XCTest
@@ -121,6 +122,41 @@ final class WebPageTests: XCTestCase {
         let run = try check(["until", module.base + "/", moving, "--", seqplayBinary.path, song,
                              "--network-connect", "127.0.0.1:\(module.networkPort)", "--end", "3"])
         XCTAssertEqual(run.status, 0, run.standardError + module.log)
+    }
+
+    /// Choosing an instrument on the page changes what the next note sounds like: the same note, held 1.2 s
+    /// through the shell (a plain TCP client), sustains after picking Church Organ and decays after picking
+    /// Grand Piano, in what serve recorded. A serve of its own, so the recording holds these notes only.
+    func testTheNextNoteSoundsAsTheInstrumentChosenOnThePage() throws {
+        let own = try ServedModule(extra: ["--shell", "0", "--no-reverb", "--no-chorus"])
+        defer { own.remove() }
+        let shell = try XCTUnwrap(own.port(ofFace: "FluidSynth shell"), own.log)
+        let note = "import socket, time; s = socket.create_connection(('127.0.0.1', \(shell)));"
+            + " s.sendall(b'noteon 0 60 100\\n'); time.sleep(1.2); s.sendall(b'noteoff 0 60\\n'); time.sleep(0.6)"
+        for instrument in ["Church Organ", "Grand Piano"] {
+            let chosen = try check(["choose", own.base + "/", "1", instrument])
+            XCTAssertEqual(chosen.status, 0, chosen.standardError)
+            let played = try runCommand(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", note], timeLimit: 20)
+            XCTAssertEqual(played.status, 0, played.standardError)
+        }
+        XCTAssertEqual(own.stop(), 0, own.log)
+        let audio = try AudioFileReader(path: own.directory.appendingPathComponent("heard.wav").path).readAll()[0]
+        let window = 4800  // 100 ms at 48 kHz
+        let levels = stride(from: 0, to: audio.count - window, by: window).map { start in
+            (audio[start..<start + window].reduce(0) { $0 + $1 * $1 } / Float(window)).squareRoot()
+        }
+        // The two notes: runs of windows above -54 dBFS.
+        var notes: [[Float]] = []
+        for (index, level) in levels.enumerated() where level > 0.002 {
+            if index > 0, levels[index - 1] > 0.002 { notes[notes.count - 1].append(level) } else { notes.append([level]) }
+        }
+        XCTAssertEqual(notes.count, 2, "two notes in the recording: \(levels.map { String(format: "%.3f", $0) })")
+        guard notes.count == 2, notes.allSatisfy({ $0.count >= 11 }) else { return }
+        // How much of its start a note keeps 0.8-1.1 s in.
+        let kept = notes.map { ($0[8...10].reduce(0, +) / 3) / $0[0...2].max()! }
+        print("level kept after 1 s: organ \(kept[0]), piano \(kept[1])")
+        XCTAssertGreaterThan(kept[0], 0.7, "the organ sustains")
+        XCTAssertLessThan(kept[1], 0.5, "the piano decays")
     }
 
     /// The page shows the inputs, the strips' volumes and mutes as the state has them.
