@@ -10,6 +10,9 @@
   web-page-check.py watch URL CHANNEL TEXT --tcp PORT LINE
                                                    the same with LINE sent over TCP to 127.0.0.1:PORT (a
                                                    FluidSynth shell), timed from the send
+  web-page-check.py watch URL CHANNEL TEXT --post PATH JSON
+                                                   the same with JSON POSTed to PATH of URL's server by another
+                                                   HTTP client (Python's http.client), timed from the send
 
   web-page-check.py until URL EXPRESSION --tcp PORT LINE
   web-page-check.py until URL EXPRESSION -- CMD    sends LINE as above (or starts CMD, not waiting for it),
@@ -18,6 +21,7 @@
 
 Exit status: 0 done, 1 the page did not get there in time, 2 no chromium.
 """
+import http.client
 import json
 import os
 import shutil
@@ -26,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 
 TIMEOUT = 10.0
 
@@ -204,6 +209,16 @@ def main(arguments):
                 connection = socket.create_connection(("127.0.0.1", int(arguments[5])), timeout=5)
                 started = time.time() * 1000
                 connection.sendall(arguments[6].encode() + b"\n")
+            elif arguments[4] == "--post":
+                server = urllib.parse.urlsplit(url)
+                connection = http.client.HTTPConnection(server.hostname, server.port, timeout=5)
+                connection.connect()
+                started = time.time() * 1000
+                connection.request("POST", arguments[5], body=arguments[6].encode(),
+                                   headers={"Content-Type": "application/json"})
+                if connection.getresponse().status != 200:
+                    print("the POST was refused", file=sys.stderr)
+                    return 1
             else:
                 started = time.time() * 1000
                 subprocess.run(command_line, check=True, stdout=subprocess.DEVNULL)
