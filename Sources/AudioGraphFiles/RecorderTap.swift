@@ -53,9 +53,15 @@ public final class RecorderTap: ProcessingTap, @unchecked Sendable {
     /// Opens the file and starts recording from the next render cycle. The engine must have been
     /// prepared with the tap installed. Throws `RecorderError` or the file's `AudioFileError`.
     public func start() throws {
-        guard session == nil else { throw RecorderError.alreadyRecording(path: path) }
-        guard let format = observer.format else { throw RecorderError.notPrepared(path: path) }
-        let writer = try AudioFileWriter(path: path, format: fileFormat, sampleFormat: sampleFormat,
+        try start(writingTo: path)
+    }
+
+    /// Starts recording, as `start()` does, to `file` instead of `path` (a recorder installed once,
+    /// before the engine starts, that records to a file named later: a sound module's record button).
+    public func start(writingTo file: String) throws {
+        guard session == nil else { throw RecorderError.alreadyRecording(path: file) }
+        guard let format = observer.format else { throw RecorderError.notPrepared(path: file) }
+        let writer = try AudioFileWriter(path: file, format: fileFormat, sampleFormat: sampleFormat,
                                          sampleRate: Int(format.sampleRate), channelCount: format.channelCount,
                                          maximumFramesPerWrite: 4096)
         let session = WriterSession(writer: writer, observer: observer, format: format)

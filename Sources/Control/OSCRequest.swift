@@ -14,6 +14,7 @@ import OSC
 ///     /seqplay/chorus/voices i   /seqplay/chorus/level|speed|depth f
 ///     /seqplay/font/load s   /seqplay/font/unload i
 ///     /seqplay/panic   /seqplay/reset
+///     /seqplay/record s file   /seqplay/record/stop    record what is played (where the host can)
 ///     /seqplay/state [i port]                  the state is sent back to the sender (or to that port of its host)
 ///     /seqplay/subscribe [i port]              the sender (or that port of its host) gets every change
 ///     /seqplay/unsubscribe [i port]
@@ -87,6 +88,10 @@ public enum OSCRequest: Equatable, Sendable {
             guard case .string(let file)? = a.first else { throw fail("needs a file name (s)") }
             return .perform(.loadFont(path: file))
         case ["font", "unload"]: return .perform(.unloadFont(id: try integer(0)))
+        case ["record"]:
+            guard case .string(let file)? = a.first, !file.isEmpty else { throw fail("needs a file name (s)") }
+            return .perform(.startRecording(path: file))
+        case ["record", "stop"]: return .perform(.stopRecording)
         default: break
         }
         guard parts.count == 3, parts[parts.startIndex] == "channel" else { throw fail("no such address") }

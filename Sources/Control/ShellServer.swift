@@ -12,6 +12,8 @@ public final class ShellServer: @unchecked Sendable {
     public let endpoint: ControlEndpoint
     /// The port bound (the endpoint's, or the one the system chose for port 0).
     public let port: UInt16
+    /// The most connections served at once; one more is told so and closed.
+    public static let maximumConnections = 32
     /// Told of refused peers and connection problems (one line each).
     public var log: (@Sendable (String) -> Void)?
 
@@ -90,6 +92,11 @@ public final class ShellServer: @unchecked Sendable {
             }
             guard access.accepts(peer.sin_addr.s_addr) else {
                 log?("shell: refused a connection from \(String(cString: inet_ntoa(peer.sin_addr))) (not loopback nor --control-allow)")
+                close(fd)
+                continue
+            }
+            guard lock.withLock({ connections.count }) < Self.maximumConnections else {
+                _ = send("too many connections (\(Self.maximumConnections)): try again later\n", to: fd)
                 close(fd)
                 continue
             }

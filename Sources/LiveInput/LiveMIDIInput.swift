@@ -10,16 +10,17 @@ import MIDICore
 ///
 /// Make it with the output's sample rate and period, make the samplers' event sources its
 /// `destinations`, add producers (`addProducer`, at any time, each with its `LiveDelivery`), start
-/// the output, and call `update()` about once a second from a control thread.
+/// the output, and call `update()` about once a second from a control thread. Outside seqplay's own
+/// modules it is an opaque handle, the one a `LiveSamplerInput` is attached to.
 public final class LiveMIDIInput: @unchecked Sendable {
     /// Producers a layer can have.
-    public static let maximumProducers = 8
+    package static let maximumProducers = 8
     /// The sampler renders, and asks for events before the middle of, blocks of this many frames.
-    public static let blockFrames = 64
+    package static let blockFrames = 64
 
-    public let clock: LiveClock
+    package let clock: LiveClock
     /// What each sampler plays: one per sampler (an ALSA port's own, the network's).
-    public private(set) var destinations: [LiveInputDestination] = []
+    package private(set) var destinations: [LiveInputDestination] = []
 
     /// The producers, filled in order; `producerCount` says how many are ready.
     private let producerSlots = UnsafeMutablePointer<Unmanaged<LiveInputProducer>>.allocate(capacity: maximumProducers)
@@ -30,7 +31,7 @@ public final class LiveMIDIInput: @unchecked Sendable {
 
     /// A layer with `destinationCount` destinations for audio at `sampleRate`, rendered in periods of
     /// `periodFrames`.
-    public init(destinationCount: Int, sampleRate: Int, periodFrames: Int) {
+    package init(destinationCount: Int, sampleRate: Int, periodFrames: Int) {
         precondition(destinationCount > 0, "live input needs a destination")
         clock = LiveClock(sampleRate: Double(sampleRate), periodFrames: periodFrames)
         destinations = (0..<destinationCount).map { LiveInputDestination(index: $0, input: self) }
@@ -44,7 +45,7 @@ public final class LiveMIDIInput: @unchecked Sendable {
     /// each destination. `nanosecondsPerTick`: the nominal length of a tick of its clock
     /// (`.producerClock` timestamps), e.g. 1 for a kernel queue's nanoseconds, 1e9 / rate for JACK
     /// frames. Call from one control thread.
-    public func addProducer(name: String, delivery: LiveDelivery, capacity: Int = 4096,
+    package func addProducer(name: String, delivery: LiveDelivery, capacity: Int = 4096,
                             nanosecondsPerTick: Double = 1) -> LiveInputProducer {
         let count = producerCount.load(ordering: .relaxed)
         precondition(count < Self.maximumProducers, "live input takes at most \(Self.maximumProducers) producers")
@@ -58,15 +59,15 @@ public final class LiveMIDIInput: @unchecked Sendable {
 
     /// Follows the sound card's clock: fits and publishes the monotonic → sample time line from the
     /// periods rendered since the last call. Call about once a second from a control thread.
-    public func update() {
+    package func update() {
         clock.update()
     }
 
     /// Timestamped events that arrived too late for their block and were played at the next one.
-    public var lateEventCount: Int { lateEvents.load(ordering: .relaxed) }
+    package var lateEventCount: Int { lateEvents.load(ordering: .relaxed) }
 
     /// Messages dropped because a producer's queue was full (control thread).
-    public var droppedCount: Int { producers.reduce(0) { $0 + $1.droppedCount } }
+    package var droppedCount: Int { producers.reduce(0) { $0 + $1.droppedCount } }
 
     // MARK: Render thread
 
@@ -78,8 +79,8 @@ public final class LiveMIDIInput: @unchecked Sendable {
 
 /// What one sampler plays from a `LiveMIDIInput`: every producer's messages for it, in the block they
 /// belong to (see `LiveDelivery`). Set it as the sampler's `eventSource`. Real-time safe.
-public final class LiveInputDestination: ScheduledMIDISource, @unchecked Sendable {
-    public let index: Int
+package final class LiveInputDestination: ScheduledMIDISource, @unchecked Sendable {
+    package let index: Int
     private unowned let input: LiveMIDIInput
 
     init(index: Int, input: LiveMIDIInput) {
@@ -87,7 +88,7 @@ public final class LiveInputDestination: ScheduledMIDISource, @unchecked Sendabl
         self.input = input
     }
 
-    public func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
+    package func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
         let halfBlock = Int64(LiveMIDIInput.blockFrames / 2)
         let clock = input.clock
         let blockStart = sampleTime - halfBlock

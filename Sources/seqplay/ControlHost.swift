@@ -1,3 +1,5 @@
+import AudioGraph
+import AudioGraphFiles
 import Control
 import Dispatch
 import Foundation
@@ -7,6 +9,16 @@ import LiveSampler
 /// the faces the flags ask for (FluidSynth shell, OSC), and SIGHUP reloading the fonts.
 final class ControlHost: @unchecked Sendable {
     let control: SoundModuleControl
+
+    /// Where inputs that connect before the control exists find it once it does (network peers).
+    final class Inputs: @unchecked Sendable {
+        private let lock = NSLock()
+        private var current: SoundModuleControl?
+        var control: SoundModuleControl? {
+            get { lock.withLock { current } }
+            set { lock.withLock { current = newValue } }
+        }
+    }
     private var stateFile: ControlStateFile?
     private var shell: ShellServer?
     private var osc: OSCFace?
@@ -20,6 +32,11 @@ final class ControlHost: @unchecked Sendable {
         control = SoundModuleControl(samplers: session.samplers)
         if case .recording(let path, _) = session.configuration.output {
             control.recordingChanged(RecordingState(path: path, active: true))
+        } else {
+            // Recording on request (a face's record button): a tap on the mix, idle until started.
+            let tap = RecorderTap(path: "")
+            session.engine.mainMixerNode.installTap(tap, at: .output(bus: 0))
+            control.recorder = OnRequestRecorder(tap: tap, control: control)
         }
         for input in session.configuration.inputs { control.inputConnected(input.name) }
         if let path = arguments.stateFile {
@@ -82,6 +99,7 @@ final class ControlHost: @unchecked Sendable {
 
     /// Before the session stops: faces closed, notes off, the state saved.
     func stop() {
+        (control.recorder as? OnRequestRecorder)?.finish()
         hangUp?.cancel()
         shell?.stop()
         osc?.stop()
@@ -90,4 +108,45 @@ final class ControlHost: @unchecked Sendable {
         for sampler in control.samplers { sampler.allNotesOff() }
         stateFile?.flush(control.state)
     }
+}
+
+/// Records what a live session plays to a file named by a face (`ControlCommand.startRecording`),
+/// through a `RecorderTap` installed on the mix before the session started.
+final class OnRequestRecorder: SoundModuleRecorder, @unchecked Sendable {
+    private let tap: RecorderTap
+    private weak var control: SoundModuleControl?
+    private let lock = NSLock()
+    private var path: String?
+
+    init(tap: RecorderTap, control: SoundModuleControl) {
+        self.tap = tap
+        self.control = control
+    }
+
+    func startRecording(path: String) throws {
+        try lock.withLock {
+            if let current = self.path { throw ControlError.failed("already recording to \(current)") }
+            try tap.start(writingTo: path)
+            self.path = path
+        }
+        control?.recordingChanged(RecordingState(path: path, active: true))
+    }
+
+    func stopRecording() {
+        let finished: String? = lock.withLock {
+            guard let path else { return nil }
+            self.path = nil
+            do {
+                let summary = try tap.stop()
+                CommandLineOutput.note("wrote \(summary.framesWritten) frames to \(path)")
+            } catch {
+                CommandLineOutput.note("\(path): \(error)")
+            }
+            return path
+        }
+        if let finished { control?.recordingChanged(RecordingState(path: finished, active: false)) }
+    }
+
+    /// Completes a recording still running (the session ends).
+    func finish() { stopRecording() }
 }

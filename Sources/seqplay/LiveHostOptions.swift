@@ -80,9 +80,22 @@ enum LiveSessionRunner {
                     control: ControlArguments = ControlArguments()) throws {
         let session: LiveSamplerSession
         var host: ControlHost?
+        // Network peers as the control model's inputs (the model is made once the session exists).
+        let peers = ControlHost.Inputs()
+        var configuration = configuration
+        if control.isActive, let reportPeerEvent = configuration.network?.onPeerEvent {
+            configuration.network?.onPeerEvent = { event in
+                reportPeerEvent(event)
+                switch event {
+                case .connected(let peer): peers.control?.inputConnected("network peer \(peer.displayName)")
+                case .ended(let peer, _): peers.control?.inputDisconnected("network peer \(peer.displayName)")
+                }
+            }
+        }
         do {
             session = try LiveSamplerSession(configuration)
             if control.isActive { host = try ControlHost(session: session, arguments: control) }
+            peers.control = host?.control
             let host = host
             session.onConnection = { [unowned session] source, error in
                 if let error { return status("Cannot connect \(source): \(error)") }
@@ -90,14 +103,7 @@ enum LiveSessionRunner {
                 host?.control.inputConnected("\(source)\(name)")
                 status("Connected \(source)\(name)")
             }
-            session.onBridgePortChange = { change in
-                switch change {
-                case .added(let peer, _): host?.control.inputConnected("network peer \(peer.displayName)")
-                case .removed(let peer, _): host?.control.inputDisconnected("network peer \(peer.displayName)")
-                case .failed: break
-                }
-                report(change)
-            }
+            session.onBridgePortChange = report
             try session.start()
         } catch {
             throw Self.failure(for: error, command: command)

@@ -79,11 +79,11 @@ final class SamplerControlPathTests: XCTestCase {
             while !done.isDone {
                 let channel = UInt8(step % 16)
                 sampler.enqueue(.programChange(channel: channel, program: UInt8(step % 100)))
-                sampler.enqueue(.controlChange(channel: channel, controller: 7, value: UInt8(step % 128)))
+                sampler.enqueue(.controlChange(channel: channel, controller: 7, value: UInt8(100 + step % 28)))
                 sampler.enqueue(.noteOn(channel: channel, note: UInt8(40 + step % 40), velocity: 100))
                 sampler.enqueue(.pitchBend(channel: channel, value: UInt16(step * 97 % 16384)))
                 sampler.enqueue(.noteOff(channel: channel, note: UInt8(40 + (step + 20) % 40), velocity: 0))
-                sampler.setMuted(step % 3 == 0, channel: channel)
+                sampler.setMuted(step % 2 == 0, channel: 15)
                 sampler.setReverb(roomSize: Double(step % 10) / 10, level: 0.5)
                 sampler.setChorus(voices: 3 + step % 3, depth: 4)
                 step += 1
@@ -94,7 +94,7 @@ final class SamplerControlPathTests: XCTestCase {
         seqplay_lock_count_begin()
         seqplay_alloc_count_begin()
         var peak: Float = 0
-        for _ in 0..<(100_000 / 256) {
+        for _ in 0..<(500_000 / 256) {
             guard let block = engine.renderBlock(frameCount: 256) else { break }
             var frame = 0
             while frame < 256 {

@@ -144,6 +144,11 @@ final class SoundModuleFacesTests: XCTestCase {
         client.send(String(repeating: "x", count: 1_048_576) + "\n")
         XCTAssertEqual(client.read(), "line too long (over 65536 bytes): ignored\n")
         XCTAssertTrue(client.ask("channels", until: "chan 15").hasPrefix("chan 0, Grand Piano\n"))
+        // Connections past 32 are told so and closed; the ones open still work.
+        let others = try (0..<31).map { _ in try LineClient(port: port) }
+        XCTAssertEqual(others.last?.ask("echo ok"), "ok\n")
+        XCTAssertEqual(try LineClient(port: port).read(), "too many connections (32): try again later\n")
+        XCTAssertEqual(client.ask("echo still"), "still\n")
         XCTAssertEqual(client.ask("quit"), "cheers!\n")
         XCTAssertTrue(serve.isRunning, serve.standardErrorText)
         serve.terminate()
@@ -385,6 +390,8 @@ final class SoundModuleFacesTests: XCTestCase {
         XCTAssertNotNil(waitForLine(in: dumpFile, containing: "/seqplay/channel/2/program iis 19 0 \"Church Organ\"", timeout: 3),
                         (try? String(contentsOfFile: dumpFile, encoding: .utf8)) ?? "")
         XCTAssertTrue(client.ask("channels", until: "chan 15").contains("chan 1, Church Organ\n"))
+        let dumped = (try? String(contentsOfFile: dumpFile, encoding: .utf8)) ?? ""
+        XCTAssertTrue(dumped.contains("/seqplay/inputs s \"network peer "), "the peer was an input while it played: \(dumped)")
         serve.terminate()
         XCTAssertTrue(serve.waitUntilExit(timeout: 10))
         XCTAssertEqual(serve.exitStatus, 0, serve.standardErrorText)
@@ -453,5 +460,25 @@ final class SoundModuleFacesTests: XCTestCase {
                 XCTAssertTrue(log.contains("OSC: ignored /seqplay/channel/5/program from \(outside)"), log)
             }
         }
+    }
+
+    /// `serve -o FILE` records from the start: recording on request is refused with one line and the
+    /// host plays on (on a JACK output it records: JACKCLITests.SeqplaySoundModuleJACKTests).
+    func testRecordingOnRequestIsRefusedWhileRecordingToO() throws {
+        let oscsend = try tool("oscsend")
+        let scratch = try ScratchDirectory(prefix: "record")
+        defer { scratch.remove() }
+        let shellPort = freePort(), oscPort = freePort(Int32(SOCK_DGRAM.rawValue))
+        let serve = try startServe(scratch, ["--shell", "\(shellPort)", "--osc", "\(oscPort)", "--no-state"])
+        let client = try LineClient(port: shellPort)
+        XCTAssertFalse(client.ask("channels", until: "chan 15").isEmpty)
+        let take = scratch.path("take.wav")
+        XCTAssertEqual(try runCommand(URL(fileURLWithPath: oscsend), ["localhost", "\(oscPort)", "/seqplay/record", "s", take]).status, 0)
+        usleep(200_000)
+        serve.terminate()
+        XCTAssertTrue(serve.waitUntilExit(timeout: 10))
+        // serve -o records already: recording on request is refused with one line, the host plays on.
+        XCTAssertTrue(serve.standardErrorText.contains("/seqplay/record: recording on request is not available here"), serve.standardErrorText)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: take))
     }
 }
