@@ -207,6 +207,11 @@ struct ControlAPI: HTTPHandler {
     /// `take-YYYYMMDD-HHMMSS.wav` in the recording directory.
     private func recordingPath(_ name: String?) throws(APIError) -> String {
         guard let recordingDirectory else { throw .badRequest("recording on request is not available here") }
+        do {
+            try FileManager.default.createDirectory(atPath: recordingDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw .badRequest("cannot make \(recordingDirectory) for recordings: \(error.localizedDescription)")
+        }
         if let name {
             guard !name.contains("/"), !name.hasPrefix("."), name.unicodeScalars.allSatisfy({ $0.value >= 0x20 }) else {
                 throw .badRequest("name must be a plain file name (no directory, not hidden)")
