@@ -21,7 +21,7 @@ let libraryModules = [
     "Effects", "AudioFiles", "AudioGraphFiles", "AudioOutput", "ALSA", "ALSAAudio", "Rendering",
     "SequencerRecording", "LiveInput", "LiveSampler", "NetworkMIDI", "MediaLibrary", "Drawing", "Pictures",
     "SeqplayVersion", "CheckedConversion", "SongSessions", "Loudness", "BatchRendering",
-    "JACK", "JACKDriver", "OutputFiles", "Control", "OSC",
+    "JACK", "JACKDriver", "OutputFiles", "Control", "OSC", "ControlHTTP",
 ]
 
 /// The modules a user may pick alone, as products of their own beside SeqplayKit: MIDI types, the
@@ -43,6 +43,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-atomics", from: "1.2.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
     ],
     targets: [
         // C libraries (Debian packages installed by Scripts/setup).
@@ -139,6 +140,12 @@ let package = Package(
         .target(name: "Control", dependencies: ["Sampler", "FluidSynth", "SoundFontFile", "MIDICore", "OutputFiles", "OSC"]),
         // The thin liblo wrapper: an OSC server on a UDP port, messages in and out.
         .target(name: "OSC", dependencies: ["CLiblo"]),
+        // The HTTP face of the control model: a JSON API, a WebSocket of events, levels and notes, and the web
+        // page, served by FlyingFox (HTTP and WebSocket over BSD sockets and Swift concurrency; no NIO).
+        .target(name: "ControlHTTP", dependencies: [
+            "Control", "AudioGraph", "MIDICore", "RealtimeSupport", "Sampler", "MediaLibrary", "OutputFiles",
+            .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox"),
+        ]),
         // The library index: songs and SoundFonts in SQLite (GRDB), scanned on every core, and its query language.
         .target(name: "MediaLibrary", dependencies: ["MIDIFile", "SoundFontFile", "OutputFiles", "RealtimeSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         // Pictures: the thin cairo wrapper, then piano rolls and waveforms drawn with it.
@@ -155,7 +162,7 @@ let package = Package(
             "RealtimeSupport", "BatchRendering", "SongSessions", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
             "SoundFontFile", "MediaLibrary", "Drawing", "Pictures",
             "CheckedConversion", "SeqplayVersion", "OutputFiles",
-            "JACK", "JACKDriver", "Control",
+            "JACK", "JACKDriver", "Control", "ControlHTTP",
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
@@ -218,6 +225,10 @@ let package = Package(
         .testTarget(name: "JACKCLITests", dependencies: ["seqplay", "AudioFiles", "AudioTestSupport", "JACKTestSupport", "JACK", "MIDIFile", "TestSupport"]),
         // The umbrella module as a user imports it.
         .testTarget(name: "SeqplayKitTests", dependencies: ["SeqplayKit"]),
+        // The HTTP face against the built seqplay: curl, headless chromium (Scripts/web-page-check.py), a network namespace.
+        .testTarget(name: "ControlHTTPTests", dependencies: [
+            "seqplay", "ControlHTTP", "TestSupport", "AllocationCounter", "AudioGraph", "AudioFiles", "Sampler", "FluidSynth", "MIDICore",
+        ]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles", "TestSupport"]),
 
         // Benchmarks (run by the scripts in Benchmarks/) and the network interop probe (Scripts/test-network-interop).

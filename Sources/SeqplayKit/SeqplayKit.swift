@@ -13,6 +13,7 @@
 @_exported import AudioOutput
 @_exported import BatchRendering
 @_exported import Control
+@_exported import ControlHTTP
 @_exported import Drawing
 @_exported import Effects
 @_exported import FluidSynth

@@ -11,6 +11,9 @@ struct ControlArguments: ParsableArguments {
     @Option(name: .customLong("osc"), help: ArgumentHelp("Take OSC messages over UDP (/seqplay/...; see Docs/sound-module.md). Default address 127.0.0.1.", valueName: "[addr:]port"))
     var osc: String?
 
+    @Option(name: .customLong("http"), help: ArgumentHelp("Serve the JSON API, its WebSocket and the web page (Docs/web-control.md). Default address 127.0.0.1; from another address requests need the token printed at start. Port 0 picks one.", valueName: "[addr:]port"))
+    var http: String?
+
     @Option(name: .customLong("control-allow"), help: ArgumentHelp("Let this host use the shell and OSC faces besides loopback (repeat for several).", valueName: "host"))
     var allowedHosts: [String] = []
 
@@ -27,12 +30,13 @@ struct ControlArguments: ParsableArguments {
                 throw ValidationError("\(flag) takes [ADDR:]PORT (port 0-65535), not '\(value.prefix(64))'.")
             }
         }
+        try validateHTTP()
         if state != nil && noState { throw ValidationError("--state and --no-state cannot be used together.") }
         if let state, state.isEmpty { throw ValidationError("--state needs a file name.") }
     }
 
     /// Whether any face is asked for.
-    var hasFace: Bool { shell != nil || osc != nil }
+    var hasFace: Bool { shell != nil || osc != nil || http != nil }
 
     /// The state file: `--state`, or the default one when a face is on; nil with `--no-state` or neither.
     var stateFile: String? {

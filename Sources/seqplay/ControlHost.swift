@@ -22,6 +22,7 @@ final class ControlHost: @unchecked Sendable {
     private var stateFile: ControlStateFile?
     private var shell: ShellServer?
     private var osc: OSCFace?
+    private var http: HTTPFace?
     private var hangUp: DispatchSourceSignal?
     /// The state read from the file, restored once the session plays (each change waits for a render cycle).
     private var savedState: ControlState?
@@ -65,6 +66,9 @@ final class ControlHost: @unchecked Sendable {
         } catch {
             throw CommandFailure("\(error)", .networkUnavailable)
         }
+        if let address = arguments.httpAddress {
+            http = try HTTPFace(session: session, control: control, address: address, stateDirectory: arguments.stateDirectory)
+        }
     }
 
     /// Starts following the samplers and answering the faces; SIGHUP reloads the fonts from now on.
@@ -78,6 +82,7 @@ final class ControlHost: @unchecked Sendable {
         osc?.start()
         if let shell { CommandLineOutput.note("FluidSynth shell on \(shell.endpoint.host):\(shell.port)") }
         if let osc { CommandLineOutput.note("OSC on \(osc.endpoint.host):\(osc.port)") }
+        http?.announce()
         signal(SIGHUP, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
         source.setEventHandler { [control] in
@@ -98,6 +103,7 @@ final class ControlHost: @unchecked Sendable {
         hangUp?.cancel()
         shell?.stop()
         osc?.stop()
+        http?.stop()
         control.stop()
         for sampler in control.samplers { sampler.allNotesOff() }
         stateFile?.flush(control.state)

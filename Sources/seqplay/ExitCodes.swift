@@ -1,6 +1,7 @@
 import ALSA
 import ArgumentParser
 import AudioOutput
+import ControlHTTP
 import MediaLibrary
 import NetworkMIDI
 import Rendering
@@ -64,6 +65,8 @@ extension CommandFailure {
             }
         case let error as NetworkMIDIError:
             self.init("\(error)", .networkUnavailable)
+        case let error as ControlHTTPServer.StartError:
+            self.init(error.description, .networkUnavailable)
         case let error as SoundFontLocator.NotFound:
             self.init("\(error); use --sf2 FILE", .badSoundFont)
         case let error as MediaLibraryError:

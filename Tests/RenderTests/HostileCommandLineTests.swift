@@ -73,6 +73,8 @@ final class HostileCommandLineTests: RenderTestCase {
             (["serve", "--network"], "--shell", ["-1", "1e30", "nan", "65536", "host:", ":9800", "a:b:9800"]),
             (["serve", "--network"], "--osc", ["-1", "1e30", "nan", "65536", "host:", ":9000"]),
             (["live"], "--shell", ["-1", "inf", "99999"]),
+            (["serve", "--network"], "--http", ["-1", "1e30", "nan", "65536", "host:", ":8080", "example.com:8080", "[::1]"]),
+            (["live"], "--http", ["-1", "inf", "99999"]),
             (["serve", "--network", "--no-state"], "--state", ["", "$DIR/state.json"]),
             (["loopback"], "--duration", ["0", "-1", "1e30", "nan", "inf"]),
             (["record", "$DIR/take.mid"], "--tempo", ["0", "-1", "1e30", "nan", "inf"]),

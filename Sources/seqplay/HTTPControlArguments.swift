@@ -1,0 +1,73 @@
+import ArgumentParser
+import Control
+import ControlHTTP
+import Foundation
+import LiveSampler
+import MediaLibrary
+
+extension ControlArguments {
+    /// Where `--http` listens, if asked to.
+    var httpAddress: HTTPListenAddress? { http.flatMap { HTTPListenAddress(parsing: $0) } }
+
+    /// `--http`'s check, called by `validate()`.
+    func validateHTTP() throws {
+        if let http, HTTPListenAddress(parsing: http) == nil {
+            throw ValidationError("--http takes [ADDR:]PORT with a numeric address (or localhost) and a port 0-65535, not '\(http.prefix(64))'.")
+        }
+    }
+
+    /// The state directory: the state file's, else `$XDG_STATE_HOME/seqplay` (`~/.local/state/seqplay`),
+    /// where the HTTP token is kept.
+    var stateDirectory: String {
+        if let stateFile { return (stateFile as NSString).deletingLastPathComponent }
+        let environment = ProcessInfo.processInfo.environment
+        let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/state")
+        return (stateHome as NSString).appendingPathComponent("seqplay")
+    }
+}
+
+/// The HTTP face of a `ControlHost` (`--http`): the output's meter and the samplers' notes watched
+/// (installed before the session starts), the server listening, and the line saying where.
+final class HTTPFace {
+    let server: ControlHTTPServer
+    let token: HTTPAccessToken?
+    let stateDirectory: String
+
+    /// Installs the monitor on `session` (not started yet) and starts the server for `control` at
+    /// `address`; from a non-loopback address with the token kept in `stateDirectory` (made once).
+    init(session: LiveSamplerSession, control: SoundModuleControl, address: HTTPListenAddress, stateDirectory: String) throws {
+        self.stateDirectory = stateDirectory
+        if address.isLoopback {
+            token = nil
+        } else {
+            do {
+                token = try HTTPAccessToken.loadOrCreate(in: stateDirectory).token
+            } catch {
+                throw CommandFailure("cannot keep the HTTP token in \(stateDirectory): \(error)", .inputOutput)
+            }
+        }
+        let monitor = SoundMonitor()
+        monitor.install(on: session.engine, samplers: session.samplers)
+        do {
+            server = try ControlHTTPServer(control: control, monitor: monitor, configuration: .init(
+                address: address, token: token, libraryPath: MediaLibrary.defaultPath,
+                recordingDirectory: (stateDirectory as NSString).appendingPathComponent("recordings")))
+            try server.start()
+        } catch {
+            throw CommandFailure(mapping: error)  // its line, exit 8
+        }
+    }
+
+    /// "HTTP control at http://127.0.0.1:8080/", with the token when others may connect (said once, at start).
+    func announce() {
+        var line = "HTTP control at \(server.url)"
+        if let token {
+            line += " (from other hosts: http://HOST:\(server.port)/?token=\(token.value); token kept in "
+                + (stateDirectory as NSString).appendingPathComponent(HTTPAccessToken.fileName) + ")"
+        }
+        CommandLineOutput.note(line)
+    }
+
+    func stop() { server.stop() }
+}
