@@ -21,7 +21,7 @@ let libraryModules = [
     "Effects", "AudioFiles", "AudioGraphFiles", "AudioOutput", "ALSA", "ALSAAudio", "Rendering",
     "SequencerRecording", "LiveInput", "LiveSampler", "NetworkMIDI", "MediaLibrary", "Drawing", "Pictures",
     "SeqplayVersion", "CheckedConversion", "SongSessions", "Loudness", "BatchRendering",
-    "JACK", "JACKDriver", "OutputFiles",
+    "JACK", "JACKDriver", "OutputFiles", "LV2",
 ]
 
 /// The modules a user may pick alone, as products of their own beside SeqplayKit: MIDI types, the
@@ -53,6 +53,7 @@ let package = Package(
         .systemLibrary(name: "CEBUR128", pkgConfig: "libebur128", providers: [.apt(["libebur128-dev"])]),
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         .systemLibrary(name: "CJACK", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
+        .systemLibrary(name: "CLilv", pkgConfig: "lilv-0", providers: [.apt(["liblilv-dev"])]),
 
         // What the real-time threads share: the monotonic clock, SCHED_FIFO, a lock-free queue.
         .target(name: "RealtimeSupport", dependencies: [atomics]),
@@ -77,6 +78,8 @@ let package = Package(
         // Runs FluidSynth's one-thread OpenMP regions inline, so rendering with reverb/chorus does not allocate.
         .target(name: "FluidSynthOpenMP"),
         .target(name: "AudioFiles", dependencies: ["CSndFile", "OutputFiles"]),
+        // LV2 plugins through lilv: the world, plugin descriptions, instances with the host features.
+        .target(name: "LV2", dependencies: ["CLilv", "RealtimeSupport", logging, atomics]),
         // The drivers sit together in Sources/Drivers: each C library's thin wrapper beside the driver built on it.
         // The thin alsa-lib wrapper: PCM playback and the sequencer.
         .target(name: "ALSA", dependencies: ["CALSA", "MIDICore", atomics], path: "Sources/Drivers/ALSA"),
@@ -88,7 +91,7 @@ let package = Package(
         // FluidSynth as a node of the audio graph and a MIDI endpoint.
         .target(name: "Sampler", dependencies: ["FluidSynth", "MIDICore", "Player", "AudioGraph"]),
         // Effects: DSP kernels (EQ, reverb, delay, distortion, dynamics, limiter, varispeed) and their nodes.
-        .target(name: "Effects", dependencies: ["AudioGraph", "CSampleRate", atomics]),
+        .target(name: "Effects", dependencies: ["AudioGraph", "CSampleRate", "LV2", atomics]),
         // The graph's file ends: RecorderTap (a tap writing to a file) and AudioPlayerNode.scheduleFile.
         .target(name: "AudioGraphFiles", dependencies: ["AudioGraph", "AudioFiles", atomics]),
 

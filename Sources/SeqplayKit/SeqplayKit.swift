@@ -20,6 +20,7 @@
 @_exported import JACKDriver
 @_exported import LiveInput
 @_exported import LiveSampler
+@_exported import LV2
 @_exported import Loudness
 @_exported import MIDICore
 @_exported import MIDIFile
