@@ -152,7 +152,7 @@ let package = Package(
             "RealtimeSupport", "BatchRendering", "SongSessions", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
             "SoundFontFile", "MediaLibrary", "Drawing", "Pictures",
             "CheckedConversion", "SeqplayVersion", "OutputFiles",
-            "JACK", "JACKDriver",
+            "JACK", "JACKDriver", "LV2",
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.

@@ -1,7 +1,7 @@
 /// What an installed LV2 plugin is, as its bundle's data describes it (what `lv2info` shows): URI, name,
 /// class, ports with ranges and defaults, presets, required features, and whether seqplay can host it.
 /// `LV2Plugins` finds them.
-public struct LV2PluginInfo: Equatable, Sendable, Codable {
+public struct LV2PluginInfo: Equatable, Sendable, Encodable {
     /// What a plugin is for, from its ports and class.
     public enum Kind: String, Equatable, Sendable, Codable {
         /// Takes MIDI (an atom port supporting MIDI events) and has audio outputs but no audio inputs, or is of
@@ -29,6 +29,26 @@ public struct LV2PluginInfo: Equatable, Sendable, Codable {
     public let missingFeatures: [String]
     /// The index of the control output port reporting the plugin's latency, if it has one.
     public let latencyPortIndex: Int?
+
+    private enum CodingKeys: String, CodingKey {
+        case uri, name, className = "class", kind, hostable, ports, presets, requiredFeatures, optionalFeatures,
+             missingFeatures, latencyPort
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(uri, forKey: .uri)
+        try container.encode(name, forKey: .name)
+        try container.encode(className, forKey: .className)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(isHostable, forKey: .hostable)
+        try container.encode(ports, forKey: .ports)
+        try container.encode(presets, forKey: .presets)
+        try container.encode(requiredFeatures, forKey: .requiredFeatures)
+        try container.encode(optionalFeatures, forKey: .optionalFeatures)
+        try container.encode(missingFeatures, forKey: .missingFeatures)
+        try container.encodeIfPresent(latencyPortIndex, forKey: .latencyPort)
+    }
 
     /// Whether seqplay can host the plugin: every required feature is provided.
     public var isHostable: Bool { missingFeatures.isEmpty }
