@@ -89,7 +89,7 @@ let package = Package(
         // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output.
         .target(name: "AudioGraph", dependencies: [atomics]),
         // FluidSynth as a node of the audio graph and a MIDI endpoint.
-        .target(name: "Sampler", dependencies: ["FluidSynth", "MIDICore", "Player", "AudioGraph"]),
+        .target(name: "Sampler", dependencies: ["FluidSynth", "MIDICore", "Player", "AudioGraph", "LV2"]),
         // Effects: DSP kernels (EQ, reverb, delay, distortion, dynamics, limiter, varispeed) and their nodes.
         .target(name: "Effects", dependencies: ["AudioGraph", "CSampleRate", "LV2", atomics]),
         // The graph's file ends: RecorderTap (a tap writing to a file) and AudioPlayerNode.scheduleFile.
@@ -123,7 +123,7 @@ let package = Package(
         // A song to audio: sequence → player → sampler → effects → mixer → audio file or sound card.
         .target(name: "Rendering", dependencies: [
             "MIDICore", "MIDIFile", "Player", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "AudioGraphFiles", "Effects", "AudioOutput", "RealtimeSupport", atomics,
-            "CheckedConversion",
+            "CheckedConversion", "LV2",
         ]),
 
         // Loudness as EBU R128 measures it (the thin libebur128 wrapper).

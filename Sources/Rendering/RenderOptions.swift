@@ -52,6 +52,9 @@ public struct RenderOptions: Sendable {
     public var channelSplit: ChannelSplit = .none
     /// Threads rendering the channel groups of `channelSplit` in parallel (offline rendering).
     public var threads = 1
+    /// LV2 instruments playing some channels (`--instrument`); the other channels stay on the SoundFont
+    /// sampler. Empty: the sampler plays every channel.
+    public var instruments: [LV2InstrumentAssignment] = []
 
     /// The channel groups every render to a file uses (`seqplay -o`, `seqplay render`), whatever
     /// the thread count, so the output is the same bytes on any number of threads and cores.

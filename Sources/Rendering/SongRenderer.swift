@@ -4,6 +4,7 @@ import AudioGraphFiles
 import CheckedConversion
 import Effects
 import FluidSynth
+import LV2
 import MIDICore
 import MIDIFile
 import Player
@@ -37,6 +38,9 @@ public final class SongRenderer {
     /// With channel groups: the node rendering them (its bus 1 + g is group g alone).
     public let channelGroups: ChannelGroupSampler?
     public let engine: AudioEngine
+    /// The LV2 instruments of `options.instruments`, in order, each fed by its own player of the song.
+    public let instruments: [LV2InstrumentNode]
+    private let instrumentSources: [SeekableEventSource]
     /// Meters the stereo mix after the effects (before the varispeed and the channel map), when
     /// `options.metersLevel` asks for it.
     public let levelMeter: LevelMeterTap?
@@ -86,10 +90,24 @@ public final class SongRenderer {
         guard tailSeconds.within(0...SongOptions.maximumDuration) != nil else { throw .invalidTail(tailSeconds) }
 
         let isEmpty = TempoMap(sequence: sequence.concatenatingPatterns()).endTick == 0
+        // The channels LV2 instruments play are muted for the sampler; each instrument has a player of its own.
+        var samplerSong = options.song
+        samplerSong.mutedChannels.formUnion(options.instruments.flatMap(\.channels))
+        var instrumentSources: [SeekableEventSource] = []
         do throws(SongOptionsError) {
-            player = try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, options: options.song)
+            player = try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, options: samplerSong)
+            for _ in options.instruments {
+                instrumentSources.append(SeekableEventSource(
+                    player: try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, options: options.song)))
+            }
         } catch {
             throw .song(error)
+        }
+        self.instrumentSources = instrumentSources
+        instruments = zip(options.instruments, instrumentSources).map { assignment, source in
+            let node = LV2InstrumentNode(settings: assignment.settings, channels: assignment.channels)
+            node.eventSource = source
+            return node
         }
 
         eventSource = SeekableEventSource(player: player)
@@ -114,14 +132,15 @@ public final class SongRenderer {
             samplers = node.samplers
             if let first = samplers.first { sampler = first } else { sampler = try makeSampler() }
             if options.channelOutputs {
+                guard instruments.isEmpty else { throw .engine("LV2 instruments do not combine with channel outputs") }
                 mix = try ChannelOutputs.connect(engine, node, sampleRate: options.sampleRate)
             } else {
-                (mix, effects) = try Self.connectGraph(of: engine, source: node, options: options)
+                (mix, effects) = try Self.connectGraph(of: engine, source: node, instruments: instruments, options: options)
             }
         } else {
             sampler = try makeSampler()
             sampler.eventSource = eventSource
-            (mix, effects) = try Self.connectGraph(of: engine, source: sampler, options: options)
+            (mix, effects) = try Self.connectGraph(of: engine, source: sampler, instruments: instruments, options: options)
             samplers = [sampler]
             channelGroups = nil
         }
@@ -194,9 +213,17 @@ public final class SongRenderer {
     /// Connects the sampler (or channel groups) → effects → the stereo mix, and the mix to the output
     /// (through a router when `options.channelMap` spreads it over more channels). Returns the mix
     /// and the effect nodes. The engine's output format must be set already.
-    private static func connectGraph(of engine: AudioEngine, source: AudioNode,
+    private static func connectGraph(of engine: AudioEngine, source samplerSource: AudioNode, instruments: [LV2InstrumentNode],
                                      options: RenderOptions) throws(RenderError) -> (MixerNode, [AudioNode]) {
         let effects = options.effects?.makeNodes() ?? []
+        var source = samplerSource
+        if !instruments.isEmpty {
+            // The sampler and the instruments summed (at unity) before the effects.
+            let instrumentMix = MixerNode(name: "instruments", format: AudioFormat(sampleRate: Double(options.sampleRate), channelCount: 2))
+            for node in [samplerSource, instrumentMix] + instruments { engine.attach(node) }
+            for node in [samplerSource] + instruments { engine.connect(node, to: instrumentMix) }
+            source = instrumentMix
+        }
         for node in [source] + effects { engine.attach(node) }
         guard let map = options.channelMap else {
             engine.connect([source] + effects + [engine.mainMixerNode])
@@ -231,6 +258,10 @@ public final class SongRenderer {
         let target = min(max(0, sampleTime), player.durationInSamples)
         player.seek(toSample: target)
         eventSource.offset = target - engine.sampleTime
+        for source in instrumentSources {
+            source.player.seek(toSample: target)
+            source.offset = target - engine.sampleTime
+        }
         channelGroups?.discardRenderedAhead()
         renderedFrames = Int64((Double(target) / speed).rounded())
         isFinished = false
@@ -303,7 +334,10 @@ public final class SongRenderer {
         let output = BlockFileWriter(file: writer)
         do throws(AudioFileError) {
             guard try render(into: output, isCancelled: isCancelled, progress: { progress?($0) },
-                             afterBlock: { _, _ in FluidSynthLog.forwardPendingMessages() }) else { return nil }
+                             afterBlock: { _, _ in
+                FluidSynthLog.forwardPendingMessages()
+                LV2Log.forwardPendingMessages()
+            }) else { return nil }
             try output.finish()
         } catch {
             writer.cancel()
