@@ -213,6 +213,10 @@ let package = Package(
         .testTarget(name: "JACKCLITests", dependencies: ["seqplay", "AudioFiles", "AudioTestSupport", "JACKTestSupport", "JACK", "MIDIFile", "TestSupport"]),
         // The umbrella module as a user imports it.
         .testTarget(name: "SeqplayKitTests", dependencies: ["SeqplayKit"]),
+        // LV2 hosting against the installed bundles and lilv's own host (lv2apply).
+        .testTarget(name: "LV2Tests", dependencies: [
+            "LV2", "Effects", "Sampler", "AudioGraph", "AudioFiles", "MIDICore", "AllocationCounter", "LockCounter", "TestSupport", "seqplay",
+        ]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles", "TestSupport"]),
 
         // Benchmarks (run by the scripts in Benchmarks/) and the network interop probe (Scripts/test-network-interop).
