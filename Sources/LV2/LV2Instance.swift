@@ -1,5 +1,5 @@
 import Atomics
-import CLilv
+internal import CLilv
 import Foundation
 
 /// One running instance of an LV2 plugin with the host features seqplay provides (URID map and unmap,

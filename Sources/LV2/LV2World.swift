@@ -1,4 +1,4 @@
-import CLilv
+internal import CLilv
 import Foundation
 
 /// The installed LV2 plugins (lilv's world, loaded once per process on first use).
@@ -90,9 +90,17 @@ final class LV2World: @unchecked Sendable {
 
     /// The lilv plugin with `uri`. Under `lock`.
     func lilvPlugin(uri: String) -> OpaquePointer? {
+        // lilv prints an error for a string that is not a URI (no scheme): it is simply not a plugin.
+        guard Self.hasScheme(uri) else { return nil }
         let node = lilv_new_uri(world, uri)
         defer { lilv_node_free(node) }
         return lilv_plugins_get_by_uri(plugins, node)
+    }
+
+    /// Whether `text` starts with a URI scheme (`letter *( letter / digit / "+" / "-" / "." ) ":"`).
+    static func hasScheme(_ text: String) -> Bool {
+        guard let colon = text.firstIndex(of: ":"), let first = text.first, first.isASCII, first.isLetter else { return false }
+        return text[..<colon].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
     }
 
     var allInfos: [LV2PluginInfo] {
