@@ -25,6 +25,9 @@ public final class LV2InstrumentNode: AudioNode, MIDIReceiver, @unchecked Sendab
     /// Where scheduled MIDI comes from (events are taken on the render thread).
     public var eventSource: (any ScheduledMIDISource)?
 
+    /// The output of the last render cycle (its first `frameCount` frames), e.g. for a stem.
+    public private(set) var lastOutput: AudioBuffer?
+
     private var instance: LV2Instance?
     private var plays = [Bool](repeating: false, count: 16)
     private var frameInCycle = 0
@@ -74,6 +77,7 @@ public final class LV2InstrumentNode: AudioNode, MIDIReceiver, @unchecked Sendab
 
     public override func render(_ context: RenderContext, inputs: [AudioBuffer], outputs: [AudioBuffer]) {
         let output = outputs[0]
+        lastOutput = output
         guard let instance else { return }
         let start = context.sampleTime, end = context.sampleTime + Int64(context.frameCount)
         if let eventSource {

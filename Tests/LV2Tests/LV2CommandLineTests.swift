@@ -111,6 +111,33 @@ final class LV2CommandLineTests: XCTestCase {
         XCTAssertEqual(renders["one"], renders["batch"])
     }
 
+    /// A plugin channel is a stem like any other: with `--stems channel`, channel 1 on mda Piano and channel 2 on
+    /// the SoundFont sampler, the two stems sum to the mix and the piano's stem holds the piano.
+    func testInstrumentChannelIsAStem() throws {
+        try TestPlugins.require(TestPlugins.piano)
+        let songs = scratch.path("songs")
+        try FileManager.default.createDirectory(atPath: songs, withIntermediateDirectories: true)
+        var song = offGridSong(notes: [(0, 60, 576), (2912, 60, 576)])
+        let second = offGridSong(notes: [(1000, 67, 576)], channel: 1)
+        // Merge: the second song's track as a second track (format 1).
+        song.replaceSubrange(8..<10, with: [0, 1])
+        song.replaceSubrange(10..<12, with: [0, 2])
+        song.append(second.suffix(from: 14))
+        try song.write(to: URL(fileURLWithPath: songs + "/two.mid"))
+        let run = try seqplay([songs, "--output-dir", scratch.path("out"), "--sf2", TestPlugins.font, "--stems", "channel",
+                               "--instrument", "1=lv2:\(TestPlugins.piano),random_detuning=0", "--bit-depth", "float"])
+        XCTAssertEqual(run.status, 0, run.standardError)
+        let mix = try readChannels(scratch.path("out/two.wav"))
+        let piano = try readChannels(scratch.path("out/two.ch01.wav"))
+        let sampler = try readChannels(scratch.path("out/two.ch02.wav"))
+        XCTAssertGreaterThan(piano[0].map(abs).max() ?? 0, 0.1)
+        XCTAssertGreaterThan(sampler[0].map(abs).max() ?? 0, 0.01)
+        for channel in 0..<2 {
+            let sum = zip(piano[channel], sampler[channel]).map(+)
+            XCTAssertLessThanOrEqual(maximumDifference(mix[channel], sum), 1e-6)
+        }
+    }
+
     func testPluginsCommandListsAndDescribes() throws {
         try TestPlugins.require(TestPlugins.piano, TestPlugins.delay)
         let instruments = try seqplay(["plugins", "--where", "instrument"])
