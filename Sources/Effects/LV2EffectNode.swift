@@ -22,6 +22,11 @@ public final class LV2EffectNode: AudioNode, LatencyReportingNode, @unchecked Se
     /// Frames by which the plugin delays its input, as it reported at prepare (0 without a latency port).
     public private(set) var latencyFrames = 0
 
+    /// Where the plugin's scheduled work runs (`LV2WorkerMode`); set it before the engine starts.
+    public var workerMode: LV2WorkerMode = .synchronous {
+        didSet { for instance in instances { instance.workerMode = workerMode } }
+    }
+
     private var instances: [LV2Instance] = []
     private var mixesToMono = false
     private var monoInput = UnsafeMutablePointer<Float>.allocate(capacity: 1)
@@ -79,6 +84,7 @@ public final class LV2EffectNode: AudioNode, LatencyReportingNode, @unchecked Se
         func make() throws(LV2Error) -> LV2Instance {
             let instance = try LV2Instance(settings: settings, sampleRate: sampleRate, maximumFrameCount: setup.maximumFrameCount)
             for (symbol, value) in changed { instance.setValue(value, forSymbol: symbol) }
+            instance.workerMode = workerMode
             return instance
         }
         var made: [LV2Instance] = []

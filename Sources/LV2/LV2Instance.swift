@@ -8,9 +8,9 @@ import Foundation
 ///
 /// Control inputs are set from any thread (`setValue`): stored in atomics and copied into the plugin's
 /// port at the next `run`. `run`, `connectAudio`, `addMIDIEvent` and `reset` are for the render thread
-/// and allocate nothing on seqplay's side. The worker runs synchronously: a plugin's scheduled work is
-/// done when it asks and its responses are delivered right after its `run`, so offline renders repeat
-/// exactly.
+/// and allocate nothing on seqplay's side. The worker runs as `workerMode` says: synchronously (a plugin's
+/// scheduled work is done when it asks and its responses are delivered right after its `run`, so offline
+/// renders repeat exactly) or on a non-real-time thread of its own (real-time playback).
 package final class LV2Instance: @unchecked Sendable {
     package let info: LV2PluginInfo
     private let instance: UnsafeMutablePointer<LilvInstance>
@@ -28,6 +28,20 @@ package final class LV2Instance: @unchecked Sendable {
     private var midiLength = 0
     private var midiLastFrame: Int64 = 0
     private var isActive = false
+    private var workerThread: LV2WorkerThread?
+    private let workerOnThread = ManagedAtomic(false)
+    private let responseScratch: UnsafeMutableRawPointer
+
+    /// Where the plugin's scheduled work runs (see `LV2WorkerMode`). Set it before rendering starts.
+    package var workerMode: LV2WorkerMode {
+        get { workerOnThread.load(ordering: .relaxed) ? .thread : .synchronous }
+        set {
+            if newValue == .thread, workerThread == nil, let worker, let work = worker.pointee.work {
+                workerThread = LV2WorkerThread(work: work, handle: instance.pointee.lv2_handle, name: info.name)
+            }
+            workerOnThread.store(newValue == .thread && workerThread != nil, ordering: .relaxed)
+        }
+    }
 
     static let atomCapacity = 65_536
     static let responseCapacity = 65_536
@@ -144,6 +158,7 @@ package final class LV2Instance: @unchecked Sendable {
         atomBuffers = storage.allocate(MemoryLayout<UnsafeMutableRawPointer?>.stride * ports.count)
             .bindMemory(to: UnsafeMutableRawPointer?.self, capacity: max(ports.count, 1))
         responses = storage.allocate(Self.responseCapacity)
+        responseScratch = storage.allocate(LV2WorkerThread.messageCapacity)
         controlTargets = ContiguousArray(ports.map { ManagedAtomic(($0.defaultValue ?? $0.minimum ?? 0).bitPattern) })
         controlInputIndices = ports.filter { $0.type == .control && $0.direction == .input }.map(\.index)
         atomInputIndices = ports.filter { $0.type == .atom && $0.direction == .input }.map(\.index)
@@ -212,6 +227,7 @@ package final class LV2Instance: @unchecked Sendable {
     }
 
     deinit {
+        workerThread?.stop()
         if isActive { lilv_instance_deactivate(instance) }
         lilv_instance_free(instance)
     }
@@ -332,6 +348,9 @@ package final class LV2Instance: @unchecked Sendable {
 
     private func scheduleWork(size: UInt32, data: UnsafeRawPointer?) -> LV2_Worker_Status {
         guard let worker, let work = worker.pointee.work else { return LV2_WORKER_ERR_UNKNOWN }
+        if workerOnThread.load(ordering: .relaxed), let workerThread {
+            return workerThread.requests.write(size: size, data: data) ? LV2_WORKER_SUCCESS : LV2_WORKER_ERR_NO_SPACE
+        }
         let respond: LV2_Worker_Respond_Function = { handle, size, data in
             guard let handle else { return LV2_WORKER_ERR_UNKNOWN }
             return Unmanaged<LV2Instance>.fromOpaque(handle).takeUnretainedValue().queueResponse(size: size, data: data)
@@ -350,6 +369,11 @@ package final class LV2Instance: @unchecked Sendable {
 
     private func deliverResponses() {
         guard let worker else { return }
+        if let workerThread {
+            while let size = workerThread.responses.read(into: responseScratch, bufferSize: LV2WorkerThread.messageCapacity) {
+                _ = worker.pointee.work_response?(instance.pointee.lv2_handle, size, responseScratch)
+            }
+        }
         var offset = 0
         while offset < responseLength {
             let size = responses.load(fromByteOffset: offset, as: UInt32.self)

@@ -107,6 +107,7 @@ public final class SongRenderer {
         instruments = zip(options.instruments, instrumentSources).map { assignment, source in
             let node = LV2InstrumentNode(settings: assignment.settings, channels: assignment.channels)
             node.eventSource = source
+            node.workerMode = options.lv2Worker
             return node
         }
 
@@ -216,6 +217,7 @@ public final class SongRenderer {
     private static func connectGraph(of engine: AudioEngine, source samplerSource: AudioNode, instruments: [LV2InstrumentNode],
                                      options: RenderOptions) throws(RenderError) -> (MixerNode, [AudioNode]) {
         let effects = options.effects?.makeNodes() ?? []
+        for case let node as LV2EffectNode in effects { node.workerMode = options.lv2Worker }
         var source = samplerSource
         if !instruments.isEmpty {
             // The sampler and the instruments summed (at unity) before the effects.

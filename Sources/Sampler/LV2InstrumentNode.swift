@@ -28,6 +28,11 @@ public final class LV2InstrumentNode: AudioNode, MIDIReceiver, @unchecked Sendab
     /// The output of the last render cycle (its first `frameCount` frames), e.g. for a stem.
     public private(set) var lastOutput: AudioBuffer?
 
+    /// Where the plugin's scheduled work runs (`LV2WorkerMode`); set it before the engine starts.
+    public var workerMode: LV2WorkerMode = .synchronous {
+        didSet { instance?.workerMode = workerMode }
+    }
+
     private var instance: LV2Instance?
     private var plays = [Bool](repeating: false, count: 16)
     private var frameInCycle = 0
@@ -66,7 +71,9 @@ public final class LV2InstrumentNode: AudioNode, MIDIReceiver, @unchecked Sendab
         guard !settings.plugin.audioOutputs.isEmpty else {
             throw LV2Error.unsupportedChannels(uri: settings.uri, inputs: 0, outputs: 0, channelCount: format.channelCount)
         }
-        instance = try LV2Instance(settings: settings, sampleRate: format.sampleRate, maximumFrameCount: setup.maximumFrameCount)
+        let instance = try LV2Instance(settings: settings, sampleRate: format.sampleRate, maximumFrameCount: setup.maximumFrameCount)
+        instance.workerMode = workerMode
+        self.instance = instance
         spare.deallocate()
         spare = .allocate(capacity: max(setup.maximumFrameCount, 1) * max(settings.plugin.audioInputs.count + 1, 1))
         spare.initialize(repeating: 0, count: max(setup.maximumFrameCount, 1) * max(settings.plugin.audioInputs.count + 1, 1))

@@ -78,6 +78,30 @@ final class LV2PluginTests: XCTestCase {
         XCTAssertEqual(right.map(abs).max(), 0)
     }
 
+    /// A plugin requiring the worker (dragonfly reverb) runs with its work on a thread of its own (real-time
+    /// playback's mode): it sounds, and the worker thread ends with the node.
+    func testWorkerOnItsOwnThread() throws {
+        try TestPlugins.require(TestPlugins.room)
+        for mode in [LV2WorkerMode.thread, .synchronous] {
+            let engine = AudioEngine()
+            try engine.enableManualRenderingMode(format: AudioFormat(sampleRate: 48_000, channelCount: 2), maximumFrameCount: 256)
+            let source = ImpulseNode()
+            let reverb = try LV2EffectNode(uri: TestPlugins.room, values: ["dry_level": 0])
+            reverb.workerMode = mode
+            engine.attach(source)
+            engine.attach(reverb)
+            engine.connect([source, reverb, engine.mainMixerNode])
+            try engine.start()
+            var tail: Float = 0
+            for _ in 0..<100 {
+                let block = try XCTUnwrap(engine.renderBlock(frameCount: 256))
+                for i in 0..<block.frameLength { tail = max(tail, abs(block[1][i])) }
+            }
+            XCTAssertGreaterThan(tail, 1e-5, "\(mode): the reverb's tail reaches the right channel")
+            engine.stop()
+        }
+    }
+
     /// An LV2 instrument fed by a schedule and an LV2 effect after it, while another thread keeps setting
     /// control ports: the render thread neither allocates nor locks (plugins' own calls included; mda Piano
     /// and mda Delay make none), and the notes sound.
