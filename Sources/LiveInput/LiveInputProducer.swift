@@ -23,6 +23,9 @@ public final class LiveInputProducer: @unchecked Sendable {
     /// Used on the control thread only.
     private var clockFit: ClockFit
     private let dropped = ManagedAtomic(0)
+    /// Per channel, the destination its messages go to instead of the one pushed to (-1: that one); set by
+    /// `LiveMIDIInput` when the producer is added.
+    var channelRoutes = [Int](repeating: -1, count: 16)
 
     init(name: String, delivery: LiveDelivery, destinationCount: Int, capacity: Int, nanosecondsPerTick: Double) {
         self.name = name
@@ -38,7 +41,9 @@ public final class LiveInputProducer: @unchecked Sendable {
     /// Queues `message` from `source` (an ALSA client, a network peer's SSRC) for destination
     /// `destination`, to sound at `time`. Returns false, counting a drop, when that queue is full.
     @discardableResult
-    public func push(_ message: MIDIMessage, at time: LiveTimestamp, from source: UInt32, to destination: Int = 0) -> Bool {
+    public func push(_ message: MIDIMessage, at time: LiveTimestamp, from source: UInt32, to pushed: Int = 0) -> Bool {
+        var destination = pushed
+        if let channel = message.channel, channelRoutes[Int(channel)] >= 0 { destination = channelRoutes[Int(channel)] }
         guard enqueue(queued(message, at: time), to: destination) else { return false }
         held[destination].update(message, from: source)
         return true

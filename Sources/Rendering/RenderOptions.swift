@@ -5,6 +5,7 @@ import FluidSynth
 import LV2
 import MIDIFile
 import Player
+import Sampler
 
 /// Everything that shapes a render of a song, offline or in real time: the samplers' settings, how
 /// the player plays the sequence (`SongOptions`, mutes and solos included), the effects after the sampler,

@@ -88,14 +88,22 @@ public final class LV2InstrumentNode: AudioNode, MIDIReceiver, @unchecked Sendab
         guard let instance else { return }
         let start = context.sampleTime, end = context.sampleTime + Int64(context.frameCount)
         if let eventSource {
+            var unknown = false
             while let next = eventSource.nextEventSampleTime, next < end {
-                if next == .min {
-                    // A source that cannot say when: everything due in the cycle, at its start.
-                    frameInCycle = 0
-                    eventSource.deliverEvents(before: end, to: self)
-                    break
-                }
                 frameInCycle = Int(max(0, next - start))
+                if next == .min {
+                    // Due at once (or a source that cannot say when): what is due by the cycle's start, at its
+                    // start; asked twice, everything due in the cycle.
+                    frameInCycle = 0
+                    if unknown {
+                        eventSource.deliverEvents(before: end, to: self)
+                        break
+                    }
+                    unknown = true
+                    eventSource.deliverEvents(before: start + 1, to: self)
+                    continue
+                }
+                unknown = false
                 eventSource.deliverEvents(before: next + 1, to: self)
             }
         }

@@ -34,6 +34,8 @@ struct LiveHostOptions: ParsableArguments {
     @OptionGroup(title: "Audio driver")
     var jackMIDI: JACKMIDIArguments
 
+    @OptionGroup(title: "Sound") var instruments: InstrumentArguments
+
     func validate() throws {
         try FlagRange.check(rate.sampleRate, "--sample-rate", in: 8_000...192_000, unit: " Hz")
         try FlagRange.check(lookAhead, "--look-ahead", atLeast: 0, atMost: 1000, unit: " ms")
@@ -64,6 +66,7 @@ struct LiveHostOptions: ParsableArguments {
         configuration.portNames = portNames
         configuration.timestampedPorts = timestamped
         configuration.portLookAheadSeconds = lookAhead.map { $0 / 1000 }
+        configuration.instruments = try instruments.assignments()
         return configuration
     }
 }

@@ -11,11 +11,10 @@ import Rendering
 struct SoundArguments: ParsableArguments {
     @OptionGroup var rate: SampleRateArgument
 
-    @Option(help: ArgumentHelp("Effects after the sampler, in order, e.g. 'eq:lowshelf,120,+3;reverb:large-hall,wet=30;limiter'. Effects: eq:TYPE,FREQ,GAIN,BW reverb:PRESET,WET delay:TIME,FEEDBACK,CUTOFF,WET chorus:VOICES,RATE,DEPTH,WET,TYPE distortion:MODE,PREGAIN,WET compressor:THRESHOLD,RATIO,ATTACK,RELEASE,MAKEUP,KNEE limiter:CEILING,ATTACK,RELEASE,PREGAIN varispeed:RATE (last).", valueName: "chain"))
+    @Option(help: ArgumentHelp("Effects after the sampler, in order, e.g. 'eq:lowshelf,120,+3;reverb:large-hall,wet=30;limiter'. Effects: eq:TYPE,FREQ,GAIN,BW reverb:PRESET,WET delay:TIME,FEEDBACK,CUTOFF,WET chorus:VOICES,RATE,DEPTH,WET,TYPE distortion:MODE,PREGAIN,WET compressor:THRESHOLD,RATIO,ATTACK,RELEASE,MAKEUP,KNEE limiter:CEILING,ATTACK,RELEASE,PREGAIN lv2:URI[,SYMBOL=VALUE…][,preset=NAME] (an LV2 plugin: seqplay plugins --where effect) varispeed:RATE (last).", valueName: "chain"))
     var fx: String?
 
-    @Option(help: ArgumentHelp("Play MIDI channel(s) CH (1-16, or a range such as 1-9) on an LV2 instrument, each note on its exact sample; repeatable, one instance each; other channels stay on the SoundFont sampler ('seqplay plugins --where instrument' lists them).", valueName: "CH=lv2:URI[,SYMBOL=VALUE…][,preset=NAME]"))
-    var instrument: [String] = []
+    @OptionGroup var instruments: InstrumentArguments
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Seconds of audio after the last event (default: until silent, at most 3).", valueName: "seconds"))
     var tail: Double?
@@ -24,17 +23,6 @@ struct SoundArguments: ParsableArguments {
         try FlagRange.seconds(tail, "--tail")
         try FlagRange.check(rate.sampleRate, "--sample-rate", in: SongRenderer.supportedSampleRates, unit: " Hz")
         _ = try effectChain()
-        _ = try instruments()
-    }
-
-    private func instruments() throws -> [LV2InstrumentAssignment] {
-        do {
-            let assignments = try instrument.map { text throws(LV2InstrumentAssignmentError) in try LV2InstrumentAssignment(parsing: text) }
-            try LV2InstrumentAssignment.check(assignments)
-            return assignments
-        } catch {
-            throw ValidationError("--instrument: \(error)")
-        }
     }
 
     /// The sample rate asked for, else a song's default.
@@ -53,7 +41,7 @@ struct SoundArguments: ParsableArguments {
     func renderOptions(song: SongArguments, sequence: MusicSequence, sampler: SamplerSettings) throws -> RenderOptions {
         var options = RenderOptions()
         options.effects = try effectChain()
-        options.instruments = try instruments()
+        options.instruments = try instruments.assignments()
         options.sampleRate = sampleRate
         options.sampler = sampler
         options.song = song.songOptions(for: sequence)
