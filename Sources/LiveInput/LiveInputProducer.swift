@@ -41,11 +41,11 @@ public final class LiveInputProducer: @unchecked Sendable {
     /// Queues `message` from `source` (an ALSA client, a network peer's SSRC) for destination
     /// `destination`, to sound at `time`. Returns false, counting a drop, when that queue is full.
     @discardableResult
-    public func push(_ message: MIDIMessage, at time: LiveTimestamp, from source: UInt32, to pushed: Int = 0) -> Bool {
-        var destination = pushed
-        if let channel = message.channel, channelRoutes[Int(channel)] >= 0 { destination = channelRoutes[Int(channel)] }
-        guard enqueue(queued(message, at: time), to: destination) else { return false }
-        held[destination].update(message, from: source)
+    public func push(_ message: MIDIMessage, at time: LiveTimestamp, from source: UInt32, to destination: Int = 0) -> Bool {
+        var target = destination
+        if let channel = message.channel, channelRoutes[Int(channel)] >= 0 { target = channelRoutes[Int(channel)] }
+        guard enqueue(queued(message, at: time), to: target) else { return false }
+        held[target].update(message, from: source)
         return true
     }
 
