@@ -165,6 +165,8 @@ final class HostileCommandLineTests: RenderTestCase {
             Row(arguments: render + ["--instrument", "1-3=lv2:\(piano)", "--instrument", "3=lv2:\(piano)"], status: 64,
                 says: "channel 3 is given to two instruments"),
             Row(arguments: ["plugins", "urn:no-such-plugin"], status: 64, says: "unknown LV2 plugin"),
+            Row(arguments: ["$SONG", "--sf2", "$FONT", "-a", "jack", "--jack-multi", "--instrument", "1=lv2:\(piano)"], status: 64,
+                says: "not with --instrument"),
             Row(arguments: render + ["--fx", "lv2:\(delay),fx_mix=0.5", "--instrument", "1=lv2:\(piano)"], status: 0, creates: ["out.wav"]),
         ]
     }()
