@@ -54,6 +54,23 @@ final class LV2PluginTests: XCTestCase {
         XCTAssertEqual(settings.preset, "Concert Piano")
     }
 
+    /// A preset by name sets the ports its state holds; values given are applied after it.
+    func testPresetThenValues() throws {
+        try TestPlugins.require(TestPlugins.leslie)
+        for (values, expected) in [([String: Float](), Float(0.75)), (["hi_depth": 0.2], 0.2)] {
+            let engine = AudioEngine()
+            try engine.enableManualRenderingMode(format: AudioFormat(sampleRate: 44_100, channelCount: 2), maximumFrameCount: 256)
+            let source = ImpulseNode()
+            let leslie = try LV2EffectNode(uri: TestPlugins.leslie, values: values, preset: "Slow")
+            engine.attach(source)
+            engine.attach(leslie)
+            engine.connect([source, leslie, engine.mainMixerNode])
+            try engine.start()
+            XCTAssertEqual(try XCTUnwrap(leslie.value(for: "hi_depth")), expected, accuracy: 1e-6)
+            XCTAssertEqual(try XCTUnwrap(leslie.value(for: "hi_throb")), 0.57, accuracy: 1e-6)
+        }
+    }
+
     /// A look-ahead limiter reports its latency at prepare; a mono plugin on a stereo graph runs once per
     /// channel (an impulse on the left comes out on the left only, delayed by the latency).
     func testMonoLatencyPluginOnStereoRunsPerChannelAndReportsLatency() throws {
