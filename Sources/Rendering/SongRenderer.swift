@@ -90,12 +90,10 @@ public final class SongRenderer {
         guard tailSeconds.within(0...SongOptions.maximumDuration) != nil else { throw .invalidTail(tailSeconds) }
 
         let isEmpty = TempoMap(sequence: sequence.concatenatingPatterns()).endTick == 0
-        // The channels LV2 instruments play are muted for the sampler; each instrument has a player of its own.
-        var samplerSong = options.song
-        samplerSong.mutedChannels.formUnion(options.instruments.flatMap(\.channels))
+        // Each LV2 instrument has a player of its own; the sampler gets nothing on their channels.
         var instrumentSources: [SeekableEventSource] = []
         do throws(SongOptionsError) {
-            player = try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, options: samplerSong)
+            player = try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, options: options.song)
             for _ in options.instruments {
                 instrumentSources.append(SeekableEventSource(
                     player: try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, options: options.song)))
@@ -112,6 +110,8 @@ public final class SongRenderer {
         }
 
         eventSource = SeekableEventSource(player: player)
+        let samplerSource: any ScheduledMIDISource = options.instruments.isEmpty ? eventSource
+            : ChannelDroppingSource(source: eventSource, channels: options.instruments.flatMap(\.channels))
 
         engine = AudioEngine()
         let format = AudioFormat(sampleRate: Double(options.sampleRate), channelCount: options.outputChannelCount)
@@ -124,9 +124,14 @@ public final class SongRenderer {
         var effects: [AudioNode] = []
         let split = options.channelOutputs ? .perChannel : options.channelSplit
         var noteCost: ((ChannelGroups.CostedNote) -> Double)?
-        if case .balanced = split { noteCost = try NoteCostEstimate(probe: makeSampler()).cost }
+        if case .balanced = split {
+            let cost = try NoteCostEstimate(probe: makeSampler()).cost
+            let instrumentChannels = Set(options.instruments.flatMap(\.channels))
+            // Channels LV2 instruments play cost the sampler nothing (and are left out of its groups).
+            noteCost = instrumentChannels.isEmpty ? cost : { instrumentChannels.contains(Int($0.channel)) ? 0 : cost($0) }
+        }
         if let groups = split.groups(for: sequence, noteCost: noteCost) {
-            let node = try ChannelGroupSampler(groups: groups, source: eventSource, threads: options.threads,
+            let node = try ChannelGroupSampler(groups: groups, source: samplerSource, threads: options.threads,
                                                rangeFrames: Self.threadedRangeFrames,
                                                makeSampler: makeSampler)
             channelGroups = node
@@ -140,7 +145,7 @@ public final class SongRenderer {
             }
         } else {
             sampler = try makeSampler()
-            sampler.eventSource = eventSource
+            sampler.eventSource = samplerSource
             (mix, effects) = try Self.connectGraph(of: engine, source: sampler, instruments: instruments, options: options)
             samplers = [sampler]
             channelGroups = nil
@@ -380,4 +385,29 @@ final class SeekableEventSource: ScheduledMIDISource, @unchecked Sendable {
     }
 
     var nextEventSampleTime: Int64? { player.nextEventSampleTime.map { $0 - offset } }
+}
+
+/// A source without the messages on some channels (those LV2 instruments play, for the SoundFont sampler).
+final class ChannelDroppingSource: ScheduledMIDISource, MIDIReceiver, @unchecked Sendable {
+    let source: any ScheduledMIDISource
+    private var dropped = [Bool](repeating: false, count: 16)
+    private var target: (any MIDIReceiver)?
+
+    init(source: any ScheduledMIDISource, channels: [Int]) {
+        self.source = source
+        for channel in channels where (0..<16).contains(channel) { dropped[channel] = true }
+    }
+
+    func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
+        target = receiver
+        source.deliverEvents(before: sampleTime, to: self)
+        target = nil
+    }
+
+    var nextEventSampleTime: Int64? { source.nextEventSampleTime }
+
+    func receive(_ message: MIDIMessage) {
+        if let channel = message.channel, dropped[Int(channel)] { return }
+        target?.receive(message)
+    }
 }

@@ -138,6 +138,29 @@ final class LV2CommandLineTests: XCTestCase {
         }
     }
 
+    /// Program changes reach an LV2 instrument as MIDI (mda DX10 changes its sound), and not the SoundFont
+    /// sampler (which would warn of a missing preset).
+    func testProgramChangesGoToTheInstrument() throws {
+        let dx10 = "http://drobilla.net/plugins/mda/DX10"
+        try TestPlugins.require(dx10)
+        var renders: [[Float]] = []
+        for program in [UInt8(0), 7] {
+            var song = offGridSong(notes: [(10, 60, 900)])
+            // A program change at tick 0 before the tempo: insert delta 0, 0xC0 program after the track header.
+            let trackStart = 22
+            song.insert(contentsOf: [0, 0xC0, program], at: trackStart)
+            let length = Int(song[18]) << 24 | Int(song[19]) << 16 | Int(song[20]) << 8 | Int(song[21]) + 3
+            song.replaceSubrange(18..<22, with: [UInt8(length >> 24 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)])
+            let path = scratch.path("program\(program).mid"), output = scratch.path("program\(program).wav")
+            try song.write(to: URL(fileURLWithPath: path))
+            let run = try seqplay([path, "--sf2", TestPlugins.font, "--instrument", "1=lv2:\(dx10)", "--bit-depth", "float", "-o", output])
+            XCTAssertEqual(run.status, 0, run.standardError)
+            XCTAssertEqual(run.standardError, "", "nothing to say")
+            renders.append(try readChannels(output)[0])
+        }
+        XCTAssertGreaterThan(maximumDifference(renders[0], renders[1]), 0.01)
+    }
+
     func testPluginsCommandListsAndDescribes() throws {
         try TestPlugins.require(TestPlugins.piano, TestPlugins.delay)
         let instruments = try seqplay(["plugins", "--where", "instrument"])
