@@ -4,6 +4,7 @@ import ArgumentParser
 import AudioOutput
 import FluidSynth
 import Foundation
+import LV2
 import LiveSampler
 
 /// The options of every command that hosts the sampler for live MIDI (`live`, `serve`): the sampler
@@ -102,6 +103,7 @@ enum LiveSessionRunner {
             if let duration, Date().timeIntervalSince(started) >= duration { break }
             usleep(20_000)
             FluidSynthLog.forwardPendingMessages()
+            LV2Log.forwardPendingMessages()
         }
         keys.restore()
         let summary = session.stop()
