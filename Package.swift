@@ -216,6 +216,7 @@ let package = Package(
         // LV2 hosting against the installed bundles and lilv's own host (lv2apply).
         .testTarget(name: "LV2Tests", dependencies: [
             "LV2", "Effects", "Sampler", "AudioGraph", "AudioFiles", "MIDICore", "AllocationCounter", "LockCounter", "TestSupport", "seqplay",
+            "LiveSampler", "NetworkMIDI",
         ]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles", "TestSupport"]),
 

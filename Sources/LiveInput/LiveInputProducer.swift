@@ -50,9 +50,10 @@ public final class LiveInputProducer: @unchecked Sendable {
     }
 
     /// Releases, after everything `source` sent before, each note and sustain pedal it holds at
-    /// `destination` (all destinations when nil): the source was disconnected or left.
+    /// `destination` (all destinations when nil), and at the destinations its channels are routed to
+    /// (`LiveMIDIInput.route`): the source was disconnected or left.
     public func sourceLeft(_ source: UInt32, at destination: Int? = nil) {
-        for index in destination.map({ $0..<$0 + 1 }) ?? queues.indices {
+        for index in queues.indices where destination == nil || index == destination || channelRoutes.contains(index) {
             held[index].releaseAll(from: source) { enqueue(QueuedMessage(message: $0), to: index) }
         }
     }

@@ -90,7 +90,6 @@ public final class LV2InstrumentNode: AudioNode, MIDIReceiver, @unchecked Sendab
         if let eventSource {
             var unknown = false
             while let next = eventSource.nextEventSampleTime, next < end {
-                frameInCycle = Int(max(0, next - start))
                 if next == .min {
                     // Due at once (or a source that cannot say when): what is due by the cycle's start, at its
                     // start; asked twice, everything due in the cycle.
@@ -104,6 +103,7 @@ public final class LV2InstrumentNode: AudioNode, MIDIReceiver, @unchecked Sendab
                     continue
                 }
                 unknown = false
+                frameInCycle = Int(max(0, next - start))
                 eventSource.deliverEvents(before: next + 1, to: self)
             }
         }
