@@ -7,14 +7,14 @@
 extension FixedWidthInteger {
     /// `value` rounded by `rule`, or `nil` when it is NaN, infinite or outside this type's range.
     @inlinable
-    public init?(checked value: Double, rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) {
+    package init?(checked value: Double, rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) {
         guard let integer = Self(exactly: value.rounded(rule)) else { return nil }
         self = integer
     }
 
     /// `value` rounded by `rule` and clamped to this type's range; NaN becomes 0.
     @inlinable
-    public init(clamping value: Double, rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) {
+    package init(clamping value: Double, rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) {
         if let integer = Self(checked: value, rounding: rule) {
             self = integer
         } else if value.isNaN {
@@ -29,7 +29,7 @@ extension Double {
     /// `self` when it is a finite number in `range`, else `nil`: the one check a length, rate or
     /// gain from outside needs before it is used (`nan` and `inf` are in no range).
     @inlinable
-    public func within(_ range: ClosedRange<Double>) -> Double? {
+    package func within(_ range: ClosedRange<Double>) -> Double? {
         range.contains(self) ? self : nil
     }
 }
@@ -37,12 +37,12 @@ extension Double {
 extension UInt64 {
     /// The longest span `init(nanoseconds:)` gives: 100 years, so that adding it to any reading of a
     /// monotonic clock (nanoseconds since boot) cannot overflow.
-    public static let maximumSpanNanoseconds: UInt64 = 100 * 365 * 86_400 * 1_000_000_000
+    @usableFromInline package static let maximumSpanNanoseconds: UInt64 = 100 * 365 * 86_400 * 1_000_000_000
 
     /// `seconds` as nanoseconds, clamped to 0...`maximumSpanNanoseconds`; NaN is 0. For timeouts and
     /// intervals that come from outside (`--duration 1e30`).
     @inlinable
-    public init(nanoseconds seconds: Double) {
+    package init(nanoseconds seconds: Double) {
         self = Swift.min(UInt64(clamping: seconds * 1e9), Self.maximumSpanNanoseconds)
     }
 }

@@ -3,15 +3,15 @@ import Atomics
 /// A straight-line map from one clock to another: `y = y0 + slope · (x − x0)`. It is how a
 /// producer's timestamps (kernel queue time, JACK frames) become monotonic time, and how monotonic
 /// time becomes the sample time of the audio being rendered.
-public struct ClockLine: Equatable, Sendable {
+package struct ClockLine: Equatable, Sendable {
     /// A point of the line: a reading of the first clock…
-    public var x0: Int64
+    package var x0: Int64
     /// …and the second clock's reading at that moment.
-    public var y0: Double
+    package var y0: Double
     /// Units of the second clock per unit of the first.
-    public var slope: Double
+    package var slope: Double
 
-    public init(x0: Int64, y0: Double, slope: Double) {
+    package init(x0: Int64, y0: Double, slope: Double) {
         self.x0 = x0
         self.y0 = y0
         self.slope = slope
@@ -19,13 +19,13 @@ public struct ClockLine: Equatable, Sendable {
 
     /// The second clock's reading when the first read `x`.
     @inlinable
-    public func map(_ x: Int64) -> Double {
+    package func map(_ x: Int64) -> Double {
         y0 + slope * Double(x &- x0)
     }
 }
 
 /// How a clock pair's readings are off: which estimate of the line's position suits them.
-public enum ClockNoise: Sendable {
+package enum ClockNoise: Sendable {
     /// Errors in both directions (two clocks read back to back): the line goes through their mean.
     case symmetric
     /// Readings of the first clock are only ever late (a render thread waking up after the period
@@ -39,20 +39,20 @@ public enum ClockNoise: Sendable {
 /// points around it. Readings are gathered into a
 /// point per `commit()` (the control thread commits about once a second), keeping for `.lateOnly`
 /// the reading least late. Used on one thread at a time; not real-time safe (it is not needed there).
-public struct ClockFit: Sendable {
+package struct ClockFit: Sendable {
     /// The slope to assume before there are two points (e.g. 1 for ns → ns, rate / 1e9 for ns → samples).
-    public let nominalSlope: Double
-    public let noise: ClockNoise
+    package let nominalSlope: Double
+    package let noise: ClockNoise
     /// At most this many committed points are kept: with a commit a second, about a minute.
-    public let windowPoints: Int
+    package let windowPoints: Int
     /// The fitted slope stays within this many parts per million of `nominalSlope` (a bad reading
     /// cannot send the estimate away).
-    public let maximumDeviation: Double
+    package let maximumDeviation: Double
 
     private var points: [(x: Int64, y: Double)] = []
     private var bucket: (x: Int64, y: Double, count: Int)?
 
-    public init(nominalSlope: Double, noise: ClockNoise, windowPoints: Int = 64, maximumPPM: Double = 1000) {
+    package init(nominalSlope: Double, noise: ClockNoise, windowPoints: Int = 64, maximumPPM: Double = 1000) {
         self.nominalSlope = nominalSlope
         self.noise = noise
         self.windowPoints = windowPoints
@@ -61,7 +61,7 @@ public struct ClockFit: Sendable {
     }
 
     /// Takes one pair of readings: the second clock read `y` when the first read `x`.
-    public mutating func add(x: Int64, y: Double) {
+    package mutating func add(x: Int64, y: Double) {
         guard let current = bucket else {
             bucket = (x, y, 1)
             return
@@ -81,7 +81,7 @@ public struct ClockFit: Sendable {
 
     /// Ends the current point (call about once a second); returns the line fitted to the points so
     /// far, or nil while there are none.
-    public mutating func commit() -> ClockLine? {
+    package mutating func commit() -> ClockLine? {
         if let bucket {
             if points.count == windowPoints { points.removeFirst() }
             points.append((bucket.x, bucket.y))
@@ -93,7 +93,7 @@ public struct ClockFit: Sendable {
     /// The line fitted to the committed points; nil while there are none. With late-only noise the
     /// slope is fitted again to the less late half of the points, twice, so a stretch of late
     /// readings (a render thread stalled for seconds) does not tilt it.
-    public var line: ClockLine? {
+    package var line: ClockLine? {
         guard let last = points.last else { return nil }
         let residual = { (point: (x: Int64, y: Double), slope: Double) in point.y - last.y - slope * Double(point.x &- last.x) }
         var chosen = points
@@ -137,7 +137,7 @@ public struct ClockFit: Sendable {
 /// two slots, the writer fills the one not in use and then switches. A reader that sees a switch
 /// while it reads reads again (the writer publishes about once a second, so it never waits long).
 /// Every access is sequentially consistent, which makes that check sound.
-public final class PublishedClockLine: @unchecked Sendable {
+package final class PublishedClockLine: @unchecked Sendable {
     private let generation = ManagedAtomic<Int>(0)
     private let slots = (Slot(), Slot())
 
@@ -147,10 +147,10 @@ public final class PublishedClockLine: @unchecked Sendable {
         let slope = ManagedAtomic<UInt64>(0)
     }
 
-    public init() {}
+    package init() {}
 
     /// Makes `line` the one readers see (one writer thread at a time).
-    public func publish(_ line: ClockLine) {
+    package func publish(_ line: ClockLine) {
         let next = generation.load(ordering: .sequentiallyConsistent) + 1
         let slot = next & 1 == 0 ? slots.0 : slots.1
         slot.x0.store(line.x0, ordering: .sequentiallyConsistent)
@@ -160,7 +160,7 @@ public final class PublishedClockLine: @unchecked Sendable {
     }
 
     /// The line published last; nil before the first. Real-time safe.
-    public func load() -> ClockLine? {
+    package func load() -> ClockLine? {
         while true {
             let seen = generation.load(ordering: .sequentiallyConsistent)
             guard seen > 0 else { return nil }

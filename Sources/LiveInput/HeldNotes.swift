@@ -4,9 +4,9 @@ import MIDICore
 /// when a source leaves everything it still holds can be released: the one held-note table of live
 /// input. A fixed table allocated once (`sourceCapacity` sources at a time); updating and releasing
 /// never allocate. Used on one thread (the producer's).
-public struct HeldNotes: Sendable {
+package struct HeldNotes: Sendable {
     /// Sources tracked at once; notes of a source beyond them are not tracked (and not released).
-    public let sourceCapacity: Int
+    package let sourceCapacity: Int
     /// The source in each slot; `free` for a free slot. (Not optionals: comparing those is generic,
     /// and allocates, in unoptimized builds.)
     private var sources: [UInt64]
@@ -16,7 +16,7 @@ public struct HeldNotes: Sendable {
     /// Bit `channel` of entry `slot`: that source's sustain pedal is down on that channel.
     private var sustain: [UInt16]
 
-    public init(sourceCapacity: Int = 64) {
+    package init(sourceCapacity: Int = 64) {
         self.sourceCapacity = sourceCapacity
         sources = Array(repeating: Self.free, count: sourceCapacity)
         notes = Array(repeating: 0, count: sourceCapacity * 32)
@@ -24,7 +24,7 @@ public struct HeldNotes: Sendable {
     }
 
     /// Takes note of `message` sent by `source`.
-    public mutating func update(_ message: MIDIMessage, from source: UInt32) {
+    package mutating func update(_ message: MIDIMessage, from source: UInt32) {
         switch message {
         case .noteOn(let channel, let note, _), .noteOff(let channel, let note, _):
             let isOn = message.isNoteOn
@@ -43,7 +43,7 @@ public struct HeldNotes: Sendable {
 
     /// Calls `release` with a note-off for every note `source` holds and a sustain-off for every
     /// pedal it holds down, and forgets the source.
-    public mutating func releaseAll(from source: UInt32, _ release: (MIDIMessage) -> Void) {
+    package mutating func releaseAll(from source: UInt32, _ release: (MIDIMessage) -> Void) {
         guard let slot = slot(of: source, adding: false) else { return }
         for channel in 0..<16 {
             for half in 0..<2 {

@@ -10,9 +10,9 @@ import RealtimeSupport
 /// render thread can wake late but never early) and publishes the line. Until the first update the
 /// render thread maps through its first period at the nominal rate. `sampleTime(atMonotonic:)` is
 /// then a fixed distance from the audio the device plays, whatever the wake-up jitter.
-public final class LiveClock: @unchecked Sendable {
-    public let sampleRate: Double
-    public let periodFrames: Int
+package final class LiveClock: @unchecked Sendable {
+    package let sampleRate: Double
+    package let periodFrames: Int
     /// Samples per nanosecond at the nominal rate.
     private let nominalSlope: Double
     private let observations = SingleProducerQueue<(monotonic: UInt64, sample: Int64)>(capacity: 1024, filler: (0, 0))
@@ -23,7 +23,7 @@ public final class LiveClock: @unchecked Sendable {
     private var provisional: ClockLine?
 
     /// A clock for audio at `sampleRate` rendered in periods of `periodFrames`.
-    public init(sampleRate: Double, periodFrames: Int) {
+    package init(sampleRate: Double, periodFrames: Int) {
         self.sampleRate = sampleRate
         self.periodFrames = periodFrames
         nominalSlope = sampleRate / 1e9
@@ -34,7 +34,7 @@ public final class LiveClock: @unchecked Sendable {
 
     /// Records that the period starting at `sampleTime` is being rendered now (`monotonic`, default:
     /// the clock now). Real-time safe.
-    public func observePeriod(startingAt sampleTime: Int64, monotonic: UInt64 = MonotonicClock.now()) {
+    package func observePeriod(startingAt sampleTime: Int64, monotonic: UInt64 = MonotonicClock.now()) {
         if provisional == nil {
             provisional = ClockLine(x0: Int64(monotonic), y0: Double(sampleTime), slope: nominalSlope)
         }
@@ -43,7 +43,7 @@ public final class LiveClock: @unchecked Sendable {
 
     /// The sample being rendered (as the period start) at monotonic time `monotonic`; nil before
     /// the first period. Real-time safe.
-    public func sampleTime(atMonotonic monotonic: UInt64) -> Int64? {
+    package func sampleTime(atMonotonic monotonic: UInt64) -> Int64? {
         guard let line = published.load() ?? provisional else { return nil }
         return Int64(line.map(Int64(bitPattern: monotonic)).rounded())
     }
@@ -52,7 +52,7 @@ public final class LiveClock: @unchecked Sendable {
 
     /// Fits the line to the periods observed since the last call and publishes it; returns it.
     @discardableResult
-    public func update() -> ClockLine? {
+    package func update() -> ClockLine? {
         while let observation = observations.removeFirst() {
             fit.add(x: Int64(bitPattern: observation.monotonic), y: Double(observation.sample))
         }
@@ -63,7 +63,7 @@ public final class LiveClock: @unchecked Sendable {
 
     /// The rate ratio of the sound card against the system clock, as last fitted (1 = no drift);
     /// nil before the first update.
-    public var measuredRateRatio: Double? {
+    package var measuredRateRatio: Double? {
         published.load().map { $0.slope / nominalSlope }
     }
 }

@@ -8,10 +8,10 @@ import RealtimeSupport
 ///
 /// Call `push` and `sourceLeft` from one thread at a time (the producer's thread); `calibrate` from
 /// the control thread. Nothing here locks; `push` and `sourceLeft` do not allocate.
-public final class LiveInputProducer: @unchecked Sendable {
+package final class LiveInputProducer: @unchecked Sendable {
     /// For messages and errors ("ALSA ports", "network session").
-    public let name: String
-    public let delivery: LiveDelivery
+    package let name: String
+    package let delivery: LiveDelivery
     /// `delivery`'s look-ahead; nil for immediate delivery.
     let lookAheadFrames: Int64?
     /// One queue per destination of the `LiveMIDIInput`, read by its render thread.
@@ -41,7 +41,7 @@ public final class LiveInputProducer: @unchecked Sendable {
     /// Queues `message` from `source` (an ALSA client, a network peer's SSRC) for destination
     /// `destination`, to sound at `time`. Returns false, counting a drop, when that queue is full.
     @discardableResult
-    public func push(_ message: MIDIMessage, at time: LiveTimestamp, from source: UInt32, to destination: Int = 0) -> Bool {
+    package func push(_ message: MIDIMessage, at time: LiveTimestamp, from source: UInt32, to destination: Int = 0) -> Bool {
         var target = destination
         if let channel = message.channel, channelRoutes[Int(channel)] >= 0 { target = channelRoutes[Int(channel)] }
         guard enqueue(queued(message, at: time), to: target) else { return false }
@@ -52,14 +52,14 @@ public final class LiveInputProducer: @unchecked Sendable {
     /// Releases, after everything `source` sent before, each note and sustain pedal it holds at
     /// `destination` (all destinations when nil), and at the destinations its channels are routed to
     /// (`LiveMIDIInput.route`): the source was disconnected or left.
-    public func sourceLeft(_ source: UInt32, at destination: Int? = nil) {
+    package func sourceLeft(_ source: UInt32, at destination: Int? = nil) {
         for index in queues.indices where destination == nil || index == destination || channelRoutes.contains(index) {
             held[index].releaseAll(from: source) { enqueue(QueuedMessage(message: $0), to: index) }
         }
     }
 
     /// Messages dropped because a queue was full.
-    public var droppedCount: Int { dropped.load(ordering: .relaxed) }
+    package var droppedCount: Int { dropped.load(ordering: .relaxed) }
 
     /// `message` with the time it sounds at: monotonic nanoseconds (a producer-clock reading
     /// through its calibrated line), or the output's sample time as it is.
@@ -90,7 +90,7 @@ public final class LiveInputProducer: @unchecked Sendable {
 
     /// Records that the producer's clock read `producerTime` at monotonic time `monotonic` (read
     /// back to back); about once a second keeps `.producerClock` timestamps following its drift.
-    public func calibrate(producerTime: Int64, monotonic: UInt64) {
+    package func calibrate(producerTime: Int64, monotonic: UInt64) {
         clockFit.add(x: producerTime, y: Double(monotonic))
         if let line = clockFit.commit() { clock.publish(line) }
     }

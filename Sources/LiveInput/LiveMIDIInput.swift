@@ -10,16 +10,17 @@ import MIDICore
 ///
 /// Make it with the output's sample rate and period, make the samplers' event sources its
 /// `destinations`, add producers (`addProducer`, at any time, each with its `LiveDelivery`), start
-/// the output, and call `update()` about once a second from a control thread.
+/// the output, and call `update()` about once a second from a control thread. Outside seqplay's own
+/// modules it is an opaque handle, the one a `LiveSamplerInput` is attached to.
 public final class LiveMIDIInput: @unchecked Sendable {
     /// Producers a layer can have.
-    public static let maximumProducers = 8
+    package static let maximumProducers = 8
     /// The sampler renders, and asks for events before the middle of, blocks of this many frames.
-    public static let blockFrames = 64
+    package static let blockFrames = 64
 
-    public let clock: LiveClock
+    package let clock: LiveClock
     /// What each sampler plays: one per sampler (an ALSA port's own, the network's).
-    public private(set) var destinations: [LiveInputDestination] = []
+    package private(set) var destinations: [LiveInputDestination] = []
 
     /// The producers, filled in order; `producerCount` says how many are ready.
     private let producerSlots = UnsafeMutablePointer<Unmanaged<LiveInputProducer>>.allocate(capacity: maximumProducers)
@@ -33,7 +34,7 @@ public final class LiveMIDIInput: @unchecked Sendable {
 
     /// A layer with `destinationCount` destinations for audio at `sampleRate`, rendered in periods of
     /// `periodFrames`.
-    public init(destinationCount: Int, sampleRate: Int, periodFrames: Int) {
+    package init(destinationCount: Int, sampleRate: Int, periodFrames: Int) {
         precondition(destinationCount > 0, "live input needs a destination")
         clock = LiveClock(sampleRate: Double(sampleRate), periodFrames: periodFrames)
         destinations = (0..<destinationCount).map { LiveInputDestination(index: $0, input: self) }
@@ -47,7 +48,7 @@ public final class LiveMIDIInput: @unchecked Sendable {
     /// each destination. `nanosecondsPerTick`: the nominal length of a tick of its clock
     /// (`.producerClock` timestamps), e.g. 1 for a kernel queue's nanoseconds, 1e9 / rate for JACK
     /// frames. Call from one control thread.
-    public func addProducer(name: String, delivery: LiveDelivery, capacity: Int = 4096,
+    package func addProducer(name: String, delivery: LiveDelivery, capacity: Int = 4096,
                             nanosecondsPerTick: Double = 1) -> LiveInputProducer {
         let count = producerCount.load(ordering: .relaxed)
         precondition(count < Self.maximumProducers, "live input takes at most \(Self.maximumProducers) producers")
@@ -63,22 +64,22 @@ public final class LiveMIDIInput: @unchecked Sendable {
     /// Sends the messages on `channels` (0-based) from every producer to destination `destination`, whichever
     /// destination the producer pushes them to (an LV2 instrument playing those channels of every source).
     /// Call before adding producers.
-    public func route(channels: [Int], to destination: Int) {
+    package func route(channels: [Int], to destination: Int) {
         precondition(destinations.indices.contains(destination), "no destination \(destination)")
         for channel in channels where (0..<16).contains(channel) { channelRoutes[channel] = destination }
     }
 
     /// Follows the sound card's clock: fits and publishes the monotonic → sample time line from the
     /// periods rendered since the last call. Call about once a second from a control thread.
-    public func update() {
+    package func update() {
         clock.update()
     }
 
     /// Timestamped events that arrived too late for their block and were played at the next one.
-    public var lateEventCount: Int { lateEvents.load(ordering: .relaxed) }
+    package var lateEventCount: Int { lateEvents.load(ordering: .relaxed) }
 
     /// Messages dropped because a producer's queue was full (control thread).
-    public var droppedCount: Int { producers.reduce(0) { $0 + $1.droppedCount } }
+    package var droppedCount: Int { producers.reduce(0) { $0 + $1.droppedCount } }
 
     // MARK: Render thread
 
@@ -90,20 +91,20 @@ public final class LiveMIDIInput: @unchecked Sendable {
 
 /// What one sampler plays from a `LiveMIDIInput`: every producer's messages for it, in the block they
 /// belong to (see `LiveDelivery`). Set it as the sampler's `eventSource`. Real-time safe.
-public final class LiveInputDestination: ScheduledMIDISource, @unchecked Sendable {
-    public let index: Int
+package final class LiveInputDestination: ScheduledMIDISource, @unchecked Sendable {
+    package let index: Int
     private unowned let input: LiveMIDIInput
     /// Whether `nextEventSampleTime` says when the earliest queued message is due (an LV2 instrument places
     /// each message on its frame), rather than `Int64.min` ("ask at every block", as the sampler does).
     /// Use only on a destination other than 0 (destination 0 observes the output's periods as it is asked).
-    public var reportsDueTimes = false
+    package var reportsDueTimes = false
 
     init(index: Int, input: LiveMIDIInput) {
         self.index = index
         self.input = input
     }
 
-    public func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
+    package func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
         let halfBlock = Int64(LiveMIDIInput.blockFrames / 2)
         let clock = input.clock
         let blockStart = sampleTime - halfBlock
@@ -134,7 +135,7 @@ public final class LiveInputDestination: ScheduledMIDISource, @unchecked Sendabl
 
     /// With `reportsDueTimes`: the sample time the earliest queued message is due at (`Int64.min`: at once), or
     /// nil when none is queued. Without: `Int64.min`. Render thread.
-    public var nextEventSampleTime: Int64? {
+    package var nextEventSampleTime: Int64? {
         guard reportsDueTimes else { return .min }
         let clock = input.clock
         var earliest: Int64?

@@ -1,5 +1,5 @@
 /// When a message a producer pushes should sound.
-public enum LiveTimestamp: Hashable, Sendable {
+package enum LiveTimestamp: Hashable, Sendable {
     /// At the next block rendered (and so also in `.immediate` delivery).
     case immediate
     /// At this monotonic time (CLOCK_MONOTONIC ns, `MonotonicClock.now()`): network sessions, whose
@@ -17,7 +17,7 @@ public enum LiveTimestamp: Hashable, Sendable {
 }
 
 /// How a producer's live input is placed in the audio a destination renders.
-public enum LiveDelivery: Hashable, Sendable {
+package enum LiveDelivery: Hashable, Sendable {
     /// At the next 64-frame block rendered: the lowest latency; the onset moves with the render
     /// thread's period (up to a period of jitter).
     case immediate

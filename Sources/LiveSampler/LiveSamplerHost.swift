@@ -11,12 +11,12 @@ import Sampler
 /// Make it, `connect` sources, then start the audio output, then `start()`. Call `calibrate()`
 /// every second or so from a control thread.
 public final class LiveSamplerHost: @unchecked Sendable {
-    public let input: LiveMIDIInput
+    package let input: LiveMIDIInput
     public let producer: SequencerLiveProducer
 
     /// Opens one input port on `client` per entry of `inputs`, named `name`, that plays `sampler`
     /// (made its event source). `sampleRate` and `periodFrames` are the audio output's.
-    public init(client: SequencerClient, inputs: [(name: String, sampler: SamplerNode)],
+    package init(client: SequencerClient, inputs: [(name: String, sampler: SamplerNode)],
                 delivery: LiveDelivery, sampleRate: Int, periodFrames: Int) throws(SequencerError) {
         input = LiveMIDIInput(destinationCount: inputs.count, sampleRate: sampleRate, periodFrames: periodFrames)
         for (index, entry) in inputs.enumerated() { entry.sampler.eventSource = input.destinations[index] }
@@ -24,7 +24,7 @@ public final class LiveSamplerHost: @unchecked Sendable {
     }
 
     /// One input port named `portName` that plays `sampler`.
-    public convenience init(client: SequencerClient, sampler: SamplerNode, portName: String = "in",
+    package convenience init(client: SequencerClient, sampler: SamplerNode, portName: String = "in",
                             delivery: LiveDelivery, sampleRate: Int, periodFrames: Int) throws(SequencerError) {
         try self.init(client: client, inputs: [(portName, sampler)], delivery: delivery,
                       sampleRate: sampleRate, periodFrames: periodFrames)
@@ -33,7 +33,7 @@ public final class LiveSamplerHost: @unchecked Sendable {
     /// The input ports, in the order of the samplers they play.
     public var ports: [SequencerPort] { producer.ports }
     public var client: SequencerClient { producer.client }
-    public var delivery: LiveDelivery { producer.producer.delivery }
+    package var delivery: LiveDelivery { producer.producer.delivery }
 
     /// Connects `source` to the first input port.
     public func connect(from source: PortAddress) throws(SequencerError) {

@@ -36,14 +36,14 @@ public final class LiveSamplerSession: @unchecked Sendable {
     /// The LV2 instruments of `configuration.instruments`, in order (their work on a worker thread).
     public let instruments: [LV2InstrumentNode]
     public let output: RealtimeOutput
-    public let input: LiveMIDIInput
+    package let input: LiveMIDIInput
     /// The ALSA input ports (nil without `portNames`).
     public let ports: SequencerLiveProducer?
     /// The network session (nil without `network`); opened by `start()`.
     public private(set) var network: NetworkLiveProducer?
     public let recorder: RecorderTap?
     /// How the ports' events are placed in the audio.
-    public let portDelivery: LiveDelivery
+    package let portDelivery: LiveDelivery
     /// Called on the control thread for each source connected by `configuration.connect` (or that
     /// could not be).
     public var onConnection: (@Sendable (PortAddress, SequencerError?) -> Void)?

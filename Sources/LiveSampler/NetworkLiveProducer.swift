@@ -15,7 +15,7 @@ import NetworkMIDI
 /// `disconnect(from:)` while it runs with latency 0.
 public final class NetworkLiveProducer: @unchecked Sendable {
     public let session: NetworkMIDISession
-    public let producer: LiveInputProducer
+    package let producer: LiveInputProducer
     public let bridge: NetworkALSABridge?
     /// Why the bridge cannot send ALSA programs' events to the network (nil when it can).
     public private(set) var bridgeError: SequencerError?
@@ -23,7 +23,7 @@ public final class NetworkLiveProducer: @unchecked Sendable {
     /// Opens a session with `configuration` feeding destination `destination` of `input`. Its
     /// `onPeerEvent` is called as before; then the bridge's ports follow the peer, and
     /// `onBridgePortChange` says what changed.
-    public init(configuration: NetworkMIDISession.Configuration, feeding input: LiveMIDIInput, destination: Int = 0,
+    package init(configuration: NetworkMIDISession.Configuration, feeding input: LiveMIDIInput, destination: Int = 0,
                 lookAheadFrames: Int, bridge: NetworkALSABridge? = nil,
                 onBridgePortChange: (@Sendable (NetworkALSABridge.PortChange) -> Void)? = nil) throws(NetworkMIDIError) {
         producer = input.addProducer(name: "network session", delivery: .timestamped(lookAheadFrames: lookAheadFrames))

@@ -16,7 +16,7 @@ public final class SequencerLiveProducer: @unchecked Sendable {
     /// The input ports, in the order of their destinations.
     public let ports: [SequencerPort]
     public let client: SequencerClient
-    public let producer: LiveInputProducer
+    package let producer: LiveInputProducer
     private let firstDestination: Int
     private let stampClock: SequencerQueue?
     private let appeared = SingleProducerQueue<PortAddress>(capacity: 256, filler: .systemAnnounce)
@@ -24,7 +24,7 @@ public final class SequencerLiveProducer: @unchecked Sendable {
 
     /// Opens one input port on `client` per name in `portNames` (timestamped by a queue of the
     /// client's own for `.timestamped` delivery), and listens to announcements.
-    public init(client: SequencerClient, portNames: [String], feeding input: LiveMIDIInput, delivery: LiveDelivery,
+    package init(client: SequencerClient, portNames: [String], feeding input: LiveMIDIInput, delivery: LiveDelivery,
                 firstDestination: Int = 0) throws(SequencerError) {
         precondition(firstDestination + portNames.count <= input.destinations.count, "a port without a destination")
         self.client = client

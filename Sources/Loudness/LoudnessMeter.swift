@@ -3,14 +3,14 @@ import CEBUR128
 /// Measures the loudness of stereo audio as EBU R128 / ITU-R BS.1770 define it (libebur128):
 /// integrated loudness in LUFS, and the sample peak. Feed it the audio as it is rendered, then read
 /// the figures; what a batch reports per file and what normalization aims at.
-public final class LoudnessMeter {
+package final class LoudnessMeter {
     private var state: OpaquePointer?
     /// Interleaving space, so `add` does not allocate.
     private let scratch: UnsafeMutablePointer<Float>
     private let scratchFrames = 4096
 
     /// A meter for stereo audio at `sampleRate`; nil when libebur128 refuses the rate.
-    public init?(sampleRate: Int) {
+    package init?(sampleRate: Int) {
         guard let state = ebur128_init(2, UInt(sampleRate), Int32(EBUR128_MODE_I.rawValue)) else { return nil }
         self.state = OpaquePointer(state)
         scratch = .allocate(capacity: scratchFrames * 2)
@@ -23,7 +23,7 @@ public final class LoudnessMeter {
     }
 
     /// Adds `frameCount` frames of the two channels.
-    public func add(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frameCount: Int) {
+    package func add(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frameCount: Int) {
         var done = 0
         while done < frameCount {
             let chunk = min(scratchFrames, frameCount - done)
@@ -38,7 +38,7 @@ public final class LoudnessMeter {
 
     /// The integrated loudness of everything added, in LUFS; nil for silence (below the absolute
     /// gate of −70 LUFS throughout).
-    public var integratedLoudness: Double? {
+    package var integratedLoudness: Double? {
         var loudness = 0.0
         guard ebur128_loudness_global(UnsafeMutablePointer(state), &loudness) == Int32(EBUR128_SUCCESS.rawValue),
               loudness.isFinite else { return nil }

@@ -6,16 +6,16 @@ import MIDICore
 /// Senders and receivers keep one each; after packet loss and journal repair the two are equal.
 /// Channel mode messages (controllers 120–127) are not stored as values: All Sound Off (120) and
 /// All Notes Off (123) release the channel's notes.
-public struct MIDIChannelStates: Equatable, Sendable {
+package struct MIDIChannelStates: Equatable, Sendable {
     /// Note-on velocity of each sounding note, 0 when the note is off; index `channel * 128 + note`.
-    public private(set) var noteVelocities = [UInt8](repeating: 0, count: 16 * 128)
+    package private(set) var noteVelocities = [UInt8](repeating: 0, count: 16 * 128)
     /// Latest value of each controller 0...119 seen; index `channel * 128 + controller`.
-    public private(set) var controllerValues = [UInt8?](repeating: nil, count: 16 * 128)
-    public private(set) var programs = [UInt8?](repeating: nil, count: 16)
-    public private(set) var pitchWheels = [UInt16?](repeating: nil, count: 16)
-    public private(set) var channelPressures = [UInt8?](repeating: nil, count: 16)
+    package private(set) var controllerValues = [UInt8?](repeating: nil, count: 16 * 128)
+    package private(set) var programs = [UInt8?](repeating: nil, count: 16)
+    package private(set) var pitchWheels = [UInt16?](repeating: nil, count: 16)
+    package private(set) var channelPressures = [UInt8?](repeating: nil, count: 16)
 
-    public init() {}
+    package init() {}
 
     /// One piece of state a message changed.
     enum Change: Equatable {
@@ -61,7 +61,7 @@ public struct MIDIChannelStates: Equatable, Sendable {
     }
 
     /// The sounding notes as (channel, note) pairs, in channel then note order.
-    public var soundingNotes: [(channel: UInt8, note: UInt8)] {
+    package var soundingNotes: [(channel: UInt8, note: UInt8)] {
         noteVelocities.indices.filter { noteVelocities[$0] > 0 }.map { (UInt8($0 / 128), UInt8($0 % 128)) }
     }
 

@@ -203,7 +203,7 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
     }
 
     /// The MIDI state (notes, controllers, programs…) this session has sent, as its journal sees it.
-    public var sentState: MIDIChannelStates {
+    package var sentState: MIDIChannelStates {
         lock.lock()
         defer { lock.unlock() }
         return journal.state

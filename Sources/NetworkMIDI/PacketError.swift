@@ -1,6 +1,6 @@
 /// Why an incoming packet was rejected. A session counts every rejected packet as dropped and keeps
 /// serving; `NetworkMIDISession.Statistics.lastDropReason` names the last one.
-public enum NetworkMIDIPacketError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum NetworkMIDIPacketError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The packet ended before a field that its own header promises: `field` names the field.
     case truncated(field: String)
     /// A length field says more (or less) than the packet holds.
@@ -14,7 +14,7 @@ public enum NetworkMIDIPacketError: Error, Equatable, Sendable, CustomStringConv
     /// A well-formed packet that does not fit the session's state (e.g. data from an unknown peer).
     case unexpected(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .truncated(let field): return "packet truncated in \(field)"
         case .badLength(let field, let claimed, let available):

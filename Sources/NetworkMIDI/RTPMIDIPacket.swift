@@ -2,7 +2,7 @@ import MIDICore
 
 /// One command in an RTP-MIDI command list: a complete MIDI message, or one segment of a System
 /// Exclusive message that is too long for a single packet (RFC 6295 §3.2).
-public enum RTPMIDICommand: Equatable, Sendable {
+package enum RTPMIDICommand: Equatable, Sendable {
     case message(MIDIMessage)
     /// SysEx data bytes (no F0/F7 framing). `isFirst`: the segment opens the message (F0 …);
     /// `isLast`: it closes it (… F7). A complete short SysEx is one segment with both set.
@@ -12,11 +12,11 @@ public enum RTPMIDICommand: Equatable, Sendable {
 }
 
 /// A command with its time, in RTP timestamp units (100 µs) after the packet's timestamp.
-public struct TimedRTPMIDICommand: Equatable, Sendable {
-    public var offset: UInt32
-    public var command: RTPMIDICommand
+package struct TimedRTPMIDICommand: Equatable, Sendable {
+    package var offset: UInt32
+    package var command: RTPMIDICommand
 
-    public init(offset: UInt32, _ command: RTPMIDICommand) {
+    package init(offset: UInt32, _ command: RTPMIDICommand) {
         self.offset = offset
         self.command = command
     }
@@ -25,19 +25,19 @@ public struct TimedRTPMIDICommand: Equatable, Sendable {
 /// An RTP packet carrying the RTP-MIDI payload (RFC 6295): the 12-byte RTP header, the MIDI command
 /// section (command list with delta times and running status, short or long header form) and,
 /// when present, the recovery journal.
-public struct RTPMIDIPacket: Equatable, Sendable {
+package struct RTPMIDIPacket: Equatable, Sendable {
     /// The payload type Apple's driver uses (dynamic, 97) and that Wireshark decodes as rtp-midi.
-    public static let payloadType: UInt8 = 97
+    package static let payloadType: UInt8 = 97
     /// The longest command list the long header form can state.
-    public static let maximumCommandListLength = 0x0FFF
+    package static let maximumCommandListLength = 0x0FFF
 
-    public var sequenceNumber: UInt16
-    public var timestamp: UInt32
-    public var ssrc: UInt32
-    public var commands: [TimedRTPMIDICommand]
-    public var journal: RecoveryJournal?
+    package var sequenceNumber: UInt16
+    package var timestamp: UInt32
+    package var ssrc: UInt32
+    package var commands: [TimedRTPMIDICommand]
+    package var journal: RecoveryJournal?
 
-    public init(sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32,
+    package init(sequenceNumber: UInt16, timestamp: UInt32, ssrc: UInt32,
                 commands: [TimedRTPMIDICommand], journal: RecoveryJournal? = nil) {
         self.sequenceNumber = sequenceNumber
         self.timestamp = timestamp
@@ -50,7 +50,7 @@ public struct RTPMIDIPacket: Equatable, Sendable {
 
     /// The packet as sent on the wire. Commands must be in time order; the command list must not
     /// exceed `maximumCommandListLength` bytes (the session splits long SysEx to keep it smaller).
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var out: [UInt8] = [0x80, Self.payloadType]
         out.reserveCapacity(64)
         out.appendBigEndian(sequenceNumber)
@@ -118,7 +118,7 @@ public struct RTPMIDIPacket: Equatable, Sendable {
     // MARK: Decoding
 
     /// Decodes one datagram received on a data port, checking every length against the datagram.
-    public init(decoding datagram: ArraySlice<UInt8>) throws(NetworkMIDIPacketError) {
+    package init(decoding datagram: ArraySlice<UInt8>) throws(NetworkMIDIPacketError) {
         var reader = ByteReader(datagram)
         let first = try reader.u8("RTP header")
         guard first >> 6 == 2 else { throw .invalidValue(field: "RTP version", value: Int(first >> 6)) }

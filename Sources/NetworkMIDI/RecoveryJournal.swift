@@ -5,34 +5,34 @@
 /// This implementation sends channel journals with chapters P (program), C (controllers), W (pitch
 /// wheel), N (notes) and T (channel pressure), and no system journal. When decoding it reads those
 /// chapters and skips chapters M, E, A and the system journal by their lengths.
-public struct RecoveryJournal: Equatable, Sendable {
+package struct RecoveryJournal: Equatable, Sendable {
     /// The first packet whose commands the journal covers.
-    public var checkpointSequenceNumber: UInt16
+    package var checkpointSequenceNumber: UInt16
     /// One journal per channel with changes, in ascending channel order (at most 16).
-    public var channels: [ChannelJournal]
+    package var channels: [ChannelJournal]
 
-    public init(checkpointSequenceNumber: UInt16, channels: [ChannelJournal]) {
+    package init(checkpointSequenceNumber: UInt16, channels: [ChannelJournal]) {
         self.checkpointSequenceNumber = checkpointSequenceNumber
         self.channels = channels
     }
 
     /// What one channel's journal says about the sender's state.
-    public struct ChannelJournal: Equatable, Sendable {
-        public var channel: UInt8
+    package struct ChannelJournal: Equatable, Sendable {
+        package var channel: UInt8
         /// Chapter P: the current program.
-        public var program: UInt8?
+        package var program: UInt8?
         /// Chapter C: the latest value of each controller that changed, in ascending controller order.
-        public var controllers: [ControllerValue] = []
+        package var controllers: [ControllerValue] = []
         /// Chapter W: the current pitch-wheel value (14 bits).
-        public var pitchWheel: UInt16?
+        package var pitchWheel: UInt16?
         /// Chapter N, note logs: notes that are sounding, with their note-on velocity.
-        public var notesOn: [NoteVelocity] = []
+        package var notesOn: [NoteVelocity] = []
         /// Chapter N, OFFBITS: notes that were released.
-        public var notesOff: [UInt8] = []
+        package var notesOff: [UInt8] = []
         /// Chapter T: the current channel pressure.
-        public var channelPressure: UInt8?
+        package var channelPressure: UInt8?
 
-        public init(channel: UInt8) { self.channel = channel }
+        package init(channel: UInt8) { self.channel = channel }
 
         var isEmpty: Bool {
             program == nil && controllers.isEmpty && pitchWheel == nil && notesOn.isEmpty
@@ -41,24 +41,24 @@ public struct RecoveryJournal: Equatable, Sendable {
     }
 
     /// A controller and the value it last had, as chapter C of the journal records it.
-    public struct ControllerValue: Equatable, Sendable {
-        public var controller: UInt8
-        public var value: UInt8
-        public init(controller: UInt8, value: UInt8) { self.controller = controller; self.value = value }
+    package struct ControllerValue: Equatable, Sendable {
+        package var controller: UInt8
+        package var value: UInt8
+        package init(controller: UInt8, value: UInt8) { self.controller = controller; self.value = value }
     }
 
     /// A note sounding and its note-on velocity, as chapter N of the journal records it.
-    public struct NoteVelocity: Equatable, Sendable {
-        public var note: UInt8
-        public var velocity: UInt8
-        public init(note: UInt8, velocity: UInt8) { self.note = note; self.velocity = velocity }
+    package struct NoteVelocity: Equatable, Sendable {
+        package var note: UInt8
+        package var velocity: UInt8
+        package init(note: UInt8, velocity: UInt8) { self.note = note; self.velocity = velocity }
     }
 
     // MARK: Encoding
 
     /// Appends the journal (header, then channel journals) to `out`. All S (single-packet loss)
     /// bits are 0, which tells receivers to use every part of the journal.
-    public func encode(into out: inout [UInt8]) {
+    package func encode(into out: inout [UInt8]) {
         precondition(channels.count <= 16, "at most 16 channel journals")
         let channelsFlag: UInt8 = channels.isEmpty ? 0 : 0x20
         out.append(channelsFlag | UInt8(max(channels.count - 1, 0)))

@@ -8,7 +8,7 @@
 ///   units of 100 µs.
 /// - `RS` receiver feedback: sender SSRC (32), the highest RTP sequence number received (upper 16 bits of
 ///   a 32-bit field).
-public enum SessionPacket: Equatable, Sendable {
+package enum SessionPacket: Equatable, Sendable {
     case invitation(Exchange)
     case accepted(Exchange)
     case refused(Exchange)
@@ -17,13 +17,13 @@ public enum SessionPacket: Equatable, Sendable {
     case receiverFeedback(ssrc: UInt32, sequenceNumber: UInt16)
 
     /// The common body of IN, OK, NO and BY.
-    public struct Exchange: Equatable, Sendable {
-        public var protocolVersion: UInt32
-        public var initiatorToken: UInt32
-        public var ssrc: UInt32
-        public var name: String?
+    package struct Exchange: Equatable, Sendable {
+        package var protocolVersion: UInt32
+        package var initiatorToken: UInt32
+        package var ssrc: UInt32
+        package var name: String?
 
-        public init(protocolVersion: UInt32 = 2, initiatorToken: UInt32, ssrc: UInt32, name: String? = nil) {
+        package init(protocolVersion: UInt32 = 2, initiatorToken: UInt32, ssrc: UInt32, name: String? = nil) {
             self.protocolVersion = protocolVersion
             self.initiatorToken = initiatorToken
             self.ssrc = ssrc
@@ -32,18 +32,18 @@ public enum SessionPacket: Equatable, Sendable {
     }
 
     /// A CK packet: `count` says how many timestamps are valid (0: only the first, 1: two, 2: all three).
-    public struct ClockSync: Equatable, Sendable {
-        public var ssrc: UInt32
-        public var count: UInt8
-        public var timestamps: (UInt64, UInt64, UInt64)
+    package struct ClockSync: Equatable, Sendable {
+        package var ssrc: UInt32
+        package var count: UInt8
+        package var timestamps: (UInt64, UInt64, UInt64)
 
-        public init(ssrc: UInt32, count: UInt8, timestamps: (UInt64, UInt64, UInt64)) {
+        package init(ssrc: UInt32, count: UInt8, timestamps: (UInt64, UInt64, UInt64)) {
             self.ssrc = ssrc
             self.count = count
             self.timestamps = timestamps
         }
 
-        public static func == (a: ClockSync, b: ClockSync) -> Bool {
+        package static func == (a: ClockSync, b: ClockSync) -> Bool {
             a.ssrc == b.ssrc && a.count == b.count && a.timestamps == b.timestamps
         }
     }
@@ -57,12 +57,12 @@ public enum SessionPacket: Equatable, Sendable {
     }
 
     /// True when `datagram` starts with the session-protocol signature (as opposed to an RTP packet).
-    public static func isSessionPacket(_ datagram: ArraySlice<UInt8>) -> Bool {
+    package static func isSessionPacket(_ datagram: ArraySlice<UInt8>) -> Bool {
         datagram.count >= 2 && datagram[datagram.startIndex] == 0xFF && datagram[datagram.startIndex + 1] == 0xFF
     }
 
     /// Decodes one datagram, rejecting anything truncated, oversized or unknown.
-    public init(decoding datagram: ArraySlice<UInt8>) throws(NetworkMIDIPacketError) {
+    package init(decoding datagram: ArraySlice<UInt8>) throws(NetworkMIDIPacketError) {
         var reader = ByteReader(datagram)
         let signature = try reader.u16("signature")
         guard signature == Self.signature else { throw .invalidValue(field: "signature", value: Int(signature)) }
@@ -104,7 +104,7 @@ public enum SessionPacket: Equatable, Sendable {
     }
 
     /// The packet as sent on the wire.
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var out: [UInt8] = []
         out.appendBigEndian(Self.signature)
         switch self {

@@ -8,15 +8,15 @@ import Foundation
 /// synced and renamed over it (keeping the replaced file's permissions). Every `write(2)` is checked
 /// (interrupted and short writes continued, a full disk an error naming the file); on any failure
 /// the temporary file is removed and the destination is left as it was.
-public enum OutputFile {
+package enum OutputFile {
     /// Writes `bytes` to `path` (`-`: standard output), refusing what `OutputTarget.resolve` refuses;
     /// `inputs` are the files the output is made from.
-    public static func write(_ bytes: some ContiguousBytes, to path: String, protecting inputs: [String] = []) throws(OutputFileError) {
+    package static func write(_ bytes: some ContiguousBytes, to path: String, protecting inputs: [String] = []) throws(OutputFileError) {
         try write(bytes, to: OutputTarget.resolve(path, protecting: inputs), named: path)
     }
 
     /// Writes `bytes` to a target already resolved from `path` (which errors name).
-    public static func write(_ bytes: some ContiguousBytes, to target: OutputTarget, named path: String) throws(OutputFileError) {
+    package static func write(_ bytes: some ContiguousBytes, to target: OutputTarget, named path: String) throws(OutputFileError) {
         var failure: OutputFileError?
         bytes.withUnsafeBytes { buffer in
             do throws(OutputFileError) {
@@ -52,7 +52,7 @@ public enum OutputFile {
     }
 
     /// Writes all of `bytes` to `descriptor`, continuing after interrupted and short writes.
-    public static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, named path: String) throws(OutputFileError) {
+    package static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, named path: String) throws(OutputFileError) {
         guard let base = bytes.baseAddress else { return }
         var done = 0
         while done < bytes.count {
@@ -68,7 +68,7 @@ public enum OutputFile {
 
     /// Creates `.<name>.<random>.tmp` beside `real` (the real path of `path`, which errors name), with
     /// the permissions `mode` of the file it will replace, or as the umask allows for a new name.
-    public static func createTemporaryFile(beside real: String, mode: mode_t?, for path: String) throws(OutputFileError) -> (descriptor: Int32, path: String) {
+    package static func createTemporaryFile(beside real: String, mode: mode_t?, for path: String) throws(OutputFileError) -> (descriptor: Int32, path: String) {
         let directory = (real as NSString).deletingLastPathComponent
         let name = (real as NSString).lastPathComponent
         while true {
@@ -84,7 +84,7 @@ public enum OutputFile {
 
     /// Makes the complete temporary file the real one: synced to the disk, then renamed over `real`.
     /// The caller removes the temporary file when this throws.
-    public static func commit(_ descriptor: Int32, temporary: String, to real: String, named path: String) throws(OutputFileError) {
+    package static func commit(_ descriptor: Int32, temporary: String, to real: String, named path: String) throws(OutputFileError) {
         guard fsync(descriptor) == 0, rename(temporary, real) == 0 else { throw .system(path, OutputFileError.Problem.writeFailed) }
     }
 }
@@ -95,9 +95,9 @@ public enum OutputFile {
 /// a symbolic link's target is the file replaced) and then appended to, each piece whole or not at
 /// all: a write that fails part way is cut back off, so the file never ends in a partial piece.
 /// Use from one thread at a time.
-public final class AppendingOutputFile {
+package final class AppendingOutputFile {
     /// The path as given, which errors name.
-    public let path: String
+    package let path: String
     private let descriptor: Int32
     private let ownsDescriptor: Bool
     private let isRegularFile: Bool
@@ -105,7 +105,7 @@ public final class AppendingOutputFile {
     private var length: off_t = 0
 
     /// Opens `path`, refusing what `OutputTarget.resolve` refuses.
-    public init(path: String, protecting inputs: [String] = []) throws(OutputFileError) {
+    package init(path: String, protecting inputs: [String] = []) throws(OutputFileError) {
         self.path = path
         switch try OutputTarget.resolve(path, protecting: inputs) {
         case .standardOutput:
@@ -131,7 +131,7 @@ public final class AppendingOutputFile {
     }
 
     /// Appends `bytes` whole; when that fails, a regular file is cut back to what it held before.
-    public func append(_ bytes: some ContiguousBytes) throws(OutputFileError) {
+    package func append(_ bytes: some ContiguousBytes) throws(OutputFileError) {
         var failure: OutputFileError?
         bytes.withUnsafeBytes { buffer in
             do throws(OutputFileError) {
@@ -150,7 +150,7 @@ public final class AppendingOutputFile {
     }
 
     /// Waits until what was appended is on the disk (a regular file's).
-    public func synchronize() throws(OutputFileError) {
+    package func synchronize() throws(OutputFileError) {
         guard isRegularFile else { return }
         guard fsync(descriptor) == 0 else { throw .system(path, OutputFileError.Problem.writeFailed) }
     }

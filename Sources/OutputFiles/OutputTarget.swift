@@ -19,7 +19,7 @@ import Foundation
 ///
 /// `OutputFile` writes a whole file's bytes to a target, `AppendingOutputFile` a file line by line;
 /// `AudioFileWriter` streams audio to one.
-public enum OutputTarget: Equatable, Sendable {
+package enum OutputTarget: Equatable, Sendable {
     /// Standard output.
     case standardOutput
     /// A character device or FIFO, written through.
@@ -30,7 +30,7 @@ public enum OutputTarget: Equatable, Sendable {
 
     /// Decides where `path` writes, refusing what must not be written. `inputs` are the files the
     /// output is made from; paths that do not exist among them are ignored.
-    public static func resolve(_ path: String, protecting inputs: [String] = []) throws(OutputFileError) -> OutputTarget {
+    package static func resolve(_ path: String, protecting inputs: [String] = []) throws(OutputFileError) -> OutputTarget {
         func fail(_ problem: OutputFileError.Problem) -> OutputFileError { OutputFileError(path: path, problem: problem) }
         if path == "-" { return .standardOutput }
         guard !path.isEmpty else { throw fail(.cannotCreate("empty file name")) }

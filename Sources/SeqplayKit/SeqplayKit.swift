@@ -12,16 +12,12 @@
 @_exported import AudioGraphFiles
 @_exported import AudioOutput
 @_exported import BatchRendering
-@_exported import CheckedConversion
 @_exported import Drawing
 @_exported import Effects
 @_exported import FluidSynth
-@_exported import JACK
 @_exported import JACKDriver
-@_exported import LiveInput
 @_exported import LiveSampler
 @_exported import LV2
-@_exported import Loudness
 @_exported import MIDICore
 @_exported import MIDIFile
 @_exported import MediaLibrary
@@ -32,7 +28,6 @@
 @_exported import RealtimeSupport
 @_exported import Rendering
 @_exported import Sampler
-@_exported import SeqplayVersion
 @_exported import SequencerRecording
 @_exported import SongSessions
 @_exported import SoundFontFile

@@ -24,7 +24,7 @@ import Rendering
 /// try playback.start()
 /// ```
 public final class JACKSongMIDIOutput: JACKCycleHandler, SongDestination, @unchecked Sendable {
-    public let port: JACKMIDIPort
+    package let port: JACKMIDIPort
     /// This destination's player (its own cursor through the same schedule as the playback's).
     public let player: MusicPlayer
     /// Input ports whose names match this extended regular expression are connected to the port
@@ -68,7 +68,7 @@ public final class JACKSongMIDIOutput: JACKCycleHandler, SongDestination, @unche
 
     // MARK: JACK's process callback
 
-    public func connectPorts(_ client: JACKClient) throws(JACKError) {
+    package func connectPorts(_ client: JACKClient) throws(JACKError) {
         guard let connectPattern else { return }
         for destination in client.ports(matching: connectPattern, type: .midi, direction: .input) {
             try client.connect(port.name, to: destination)

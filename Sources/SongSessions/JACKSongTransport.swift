@@ -30,14 +30,14 @@ public enum JACKTransportMode: String, Sendable, CaseIterable {
 /// done. Control (`start`, `stop`, `togglePlay`, `locate`) comes from one thread.
 public final class JACKSongTransport: @unchecked Sendable {
     public let playback: SongPlayback
-    public let client: JACKClient
+    package let client: JACKClient
     public let mode: JACKTransportMode
     private let follower: TransportFollower
     private let timebase: SongTimebase?
 
     /// Registers the song as a slow-sync client (and, for `.lead`, as the timebase master) of
     /// `client`, the client of `playback`'s JACK output, before it is started.
-    public init(playback: SongPlayback, client: JACKClient, mode: JACKTransportMode) throws(JACKError) {
+    package init(playback: SongPlayback, client: JACKClient, mode: JACKTransportMode) throws(JACKError) {
         self.playback = playback
         self.client = client
         self.mode = mode

@@ -9,10 +9,8 @@ import Rendering
 /// `seqplay render A.mid DIR… --output-dir OUT` (`PlaybackMode.batch`): renders every song with the
 /// same flags, reports the files that failed, and exits 2 if any did (130 when interrupted).
 struct BatchRender {
-    let song: SongArguments
+    let sound: SongSound
     let batch: BatchArguments
-    let sampler: SamplerArguments
-    let sound: SoundArguments
     let encoding: EncodingArguments
     let file: FileArguments
     let threading: ThreadsArgument
@@ -33,7 +31,7 @@ struct BatchRender {
         // The --font-for fonts load first, as a single render loads them (SamplerSettings.fontLoadOrder).
         let fontPaths: [String]
         do {
-            fontPaths = try sampler.settings().fontLoadOrder(sampler.fontPaths())
+            fontPaths = try sound.sampler.settings().fontLoadOrder(sound.fontPaths())
         } catch {
             throw CommandFailure(mapping: error)
         }
@@ -42,7 +40,7 @@ struct BatchRender {
         settings.sampleFormat = file.bitDepth?.sampleFormat
         settings.jobs = batch.jobs ?? AvailableCores.count
         settings.overwritesFinishedOutputs = batch.force
-        settings.readMode = song.strict ? .strict : .lenient
+        settings.readMode = sound.song.strict ? .strict : .lenient
         settings.writesLabels = batch.labels
         settings.stems = batch.stems
         settings.normalization = batch.normalization
@@ -84,7 +82,7 @@ struct BatchRender {
             options: { sequence in
                 let render = flags.value
                 var options = render.threading.fileOptions(
-                    try render.sound.renderOptions(song: render.song, sequence: sequence, sampler: render.sampler.settings()),
+                    try render.sound.renderOptions(for: sequence),
                     defaultThreads: threadsPerJob)
                 options.sampleRate = sampleRate
                 return options
@@ -123,7 +121,7 @@ struct BatchRender {
 
     /// The paths given, `-` replaced by the lines of standard input.
     private func batchPaths() -> [String] {
-        song.songs.flatMap { path -> [String] in
+        sound.song.songs.flatMap { path -> [String] in
             guard path == "-" else { return [path] }
             let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
             return BatchInputDiscovery.paths(fromList: text)

@@ -10,18 +10,16 @@ import Rendering
 /// transport (`JACKSongTransport`). On a terminal: space starts/stops the transport, ←/→ locate it
 /// ∓5 s, q quits; the status line shows the song where the transport has it (`PlaybackMode.jackTransport`).
 struct JACKTransportPlayback {
-    let song: SongArguments
-    let sampler: SamplerArguments
-    let sound: SoundArguments
+    let sound: SongSound
     let device: DeviceArguments
     let audio: AudioDriverArguments
     let mode: JACKTransportMode
 
     func play(_ sequence: MusicSequence) throws {
-        var options = try sound.renderOptions(song: song, sequence: sequence, sampler: sampler.settings())
+        var options = try sound.renderOptions(for: sequence)
         guard let output = try audio.openPlaybackOutput(device: device, options: &options) as? JACKOutput else { return }
         let outputName = audio.outputName(device: device.device)
-        let playback = try SongPlayback(sequence: sequence, soundFontPaths: sampler.fontPaths(), options: options, output: output)
+        let playback = try SongPlayback(sequence: sequence, soundFontPaths: sound.fontPaths(), options: options, output: output)
         let transport: JACKSongTransport
         do {
             transport = try JACKSongTransport(playback: playback, client: output.jack.client, mode: mode)

@@ -12,18 +12,16 @@ import Rendering
 /// time, with a status line and keys (space pause/resume, ←/→ seek ±5 s, q quit) when on a terminal.
 /// `SongPlayback` does the work.
 struct RealtimePlayback {
-    let song: SongArguments
-    let sampler: SamplerArguments
-    let sound: SoundArguments
+    let sound: SongSound
     let device: DeviceArguments
     let audio: AudioDriverArguments
     let jackMIDI: JACKMIDIArguments
 
     func play(_ sequence: MusicSequence) throws {
-        var options = try device.mapped(sound.renderOptions(song: song, sequence: sequence, sampler: sampler.settings()))
+        var options = try device.mapped(sound.renderOptions(for: sequence))
         let output = try audio.openPlaybackOutput(device: device, options: &options)
         let outputName = audio.outputName(device: device.device)
-        let playback = try SongPlayback(sequence: sequence, soundFontPaths: sampler.fontPaths(), options: options, output: output)
+        let playback = try SongPlayback(sequence: sequence, soundFontPaths: sound.fontPaths(), options: options, output: output)
         let midiOut = try jackMIDIOutput(sequence, playback: playback)
         let interruption = Interruption()
         do {

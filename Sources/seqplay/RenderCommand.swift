@@ -27,6 +27,9 @@ struct RenderCommand: ParsableCommand {
     @OptionGroup var waveform: WaveformOption
     @OptionGroup(title: "Every core") var threading: ThreadsArgument
 
+    /// How the song sounds: the three groups every mode takes.
+    var songSound: SongSound { SongSound(song: song, sampler: sampler, sound: sound) }
+
     /// The mode the flags ask for.
     var mode: PlaybackMode { PlaybackMode(batch: batch, destinations: destinations, file: file, transport: transport) }
 
@@ -74,23 +77,18 @@ struct RenderCommand: ParsableCommand {
         let play: (MusicSequence) throws -> Void
         switch mode {
         case .batch:
-            return try BatchRender(song: song, batch: batch, sampler: sampler, sound: sound, encoding: encoding,
-                                   file: file, threading: threading).run()
+            return try BatchRender(sound: songSound, batch: batch, encoding: encoding, file: file, threading: threading).run()
         case .sequencerRoute:
-            play = SequencerRoute(song: song, sampler: sampler, sound: sound, device: device, destinations: destinations).play
+            play = SequencerRoute(sound: songSound, device: device, destinations: destinations).play
         case .destinations:
-            play = SongDestinationsPlayback(song: song, sampler: sampler, sound: sound, device: device,
-                                            destinations: destinations, networkOptions: networkOptions).play
+            play = SongDestinationsPlayback(sound: songSound, device: device, destinations: destinations, networkOptions: networkOptions).play
         case .file(let path):
-            let render = RenderToFile(song: song, sampler: sampler, sound: sound, encoding: encoding, file: file,
-                                      waveform: waveform, threading: threading)
+            let render = RenderToFile(sound: songSound, encoding: encoding, file: file, waveform: waveform, threading: threading)
             play = { try render.render($0, to: path) }
         case .jackTransport(let transportMode):
-            play = JACKTransportPlayback(song: song, sampler: sampler, sound: sound, device: device, audio: audio,
-                                         mode: transportMode).play
+            play = JACKTransportPlayback(sound: songSound, device: device, audio: audio, mode: transportMode).play
         case .soundCard:
-            play = RealtimePlayback(song: song, sampler: sampler, sound: sound, device: device, audio: audio,
-                                    jackMIDI: jackMIDI).play
+            play = RealtimePlayback(sound: songSound, device: device, audio: audio, jackMIDI: jackMIDI).play
         }
         let sequence = try song.read()
         do {

@@ -7,9 +7,7 @@ import Rendering
 /// `seqplay SONG.mid -o FILE` (`PlaybackMode.file`): renders the song to an audio file with a progress
 /// bar; Ctrl-C leaves no file.
 struct RenderToFile {
-    let song: SongArguments
-    let sampler: SamplerArguments
-    let sound: SoundArguments
+    let sound: SongSound
     let encoding: EncodingArguments
     let file: FileArguments
     let waveform: WaveformOption
@@ -17,15 +15,15 @@ struct RenderToFile {
 
     func render(_ sequence: MusicSequence, to path: String) throws {
         let interruption = Interruption()
-        var options = threading.fileOptions(try sound.renderOptions(song: song, sequence: sequence, sampler: sampler.settings()),
+        var options = threading.fileOptions(try sound.renderOptions(for: sequence),
                                           defaultThreads: AvailableCores.count)
         options.sampleRate = encoding.sampleRate(sound.sampleRate, for: fileFormat(of: path))
-        let fontPaths = try sampler.fontPaths()
+        let fontPaths = try sound.fontPaths()
         let renderer = try SongRenderer(sequence: sequence, soundFontPaths: fontPaths, options: options)
         if encoding.dryRun {
             return print(encoding.dryRunReport(path: path, format: fileFormat(of: path), sampleFormat: file.bitDepth?.sampleFormat, renderer: renderer))
         }
-        let inputs = [song.song] + fontPaths
+        let inputs = [sound.song.song] + fontPaths
         try waveform.refuseUnwritable(protecting: inputs + [path])
         let writer: AudioFileWriter
         do {

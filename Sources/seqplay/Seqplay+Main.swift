@@ -18,20 +18,16 @@ extension Seqplay {
             CommandLineOutput.note("there is no command '\(name)'; see 'seqplay --help' for the commands")
             finish(.validationFailure)
         }
+        var command: any ParsableCommand
         do {
-            var command = try parseAsRoot(arguments)
+            command = try parseAsRoot(arguments)  // usage errors, ValidationError from validate(), --help, --version
+        } catch {
+            finishParsing(error)
+        }
+        do {
             try command.run()
-        } catch let error where isParserError(error) {  // usage errors, ValidationError, a thrown ExitCode, --help
-            let status = exitCode(for: error)
-            if status == .success {
-                // --help, --version: their text goes to standard output, which is checked like any other.
-                print(fullMessage(for: error))
-            } else {
-                // One line, as every other error: what is wrong, not the whole usage.
-                let message = Self.message(for: error)
-                if !message.isEmpty { CommandLineOutput.note(message) }
-            }
-            finish(status)
+        } catch let error where error is ValidationError || error is ExitCode || error is CleanExit || exitCode(for: error) == .success {
+            finishParsing(error)  // ArgumentParser's own: a command's usage error or status, `help` (its help command throws)
         } catch {
             // A command's failure or a library error: the one table (ExitCodes.swift) gives its line and status.
             let failure = CommandFailure(mapping: error)
@@ -50,9 +46,17 @@ extension Seqplay {
         Foundation.exit(status.rawValue)
     }
 
-    /// Whether `error` is ArgumentParser's: a parse error (unknown flag, missing value, …), a request
-    /// for help or the version, a `ValidationError` or an `ExitCode`.
-    private static func isParserError(_ error: any Error) -> Bool {
-        String(reflecting: type(of: error)).hasPrefix("ArgumentParser.")
+    /// Ends with ArgumentParser's answer to `error`: the text of --help and --version on standard output
+    /// (checked like any other), else the one line of a usage error on standard error, with its status.
+    private static func finishParsing(_ error: any Error) -> Never {
+        let status = exitCode(for: error)
+        if status == .success {
+            print(fullMessage(for: error))
+        } else {
+            // One line, as every other error: what is wrong, not the whole usage.
+            let message = Self.message(for: error)
+            if !message.isEmpty { CommandLineOutput.note(message) }
+        }
+        finish(status)
     }
 }

@@ -8,20 +8,18 @@ import SongSessions
 /// from client "seqplay", port "song" to the input port of client "seqplay sampler"; `--port`s and
 /// any program subscribing to the song's port (aseqdump -p) get the same stream (`PlaybackMode.sequencerRoute`).
 struct SequencerRoute {
-    let song: SongArguments
-    let sampler: SamplerArguments
-    let sound: SoundArguments
+    let sound: SongSound
     let device: DeviceArguments
     let destinations: DestinationArguments
 
     func play(_ sequence: MusicSequence) throws {
         let samplerClient = try SequencerCommandSupport.openClient(name: "seqplay sampler")
         let songClient = try SequencerCommandSupport.openClient()
-        let options = try device.mapped(sound.renderOptions(song: song, sequence: sequence, sampler: sampler.settings()))
+        let options = try device.mapped(sound.renderOptions(for: sequence))
         let output = try device.openSoundCard(options: options)
         let listeners = try SequencerCommandSupport.resolve(destinations.ports, on: songClient)
         let song = try SequencerRoutedSong(sequence: sequence, song: options.song,
-                                           sampler: .init(soundFontPaths: sampler.fontPaths(), output: output, options: options),
+                                           sampler: .init(soundFontPaths: sound.fontPaths(), output: output, options: options),
                                            songClient: songClient, samplerClient: samplerClient, listeners: listeners,
                                            midiClock: destinations.clock)
         if device.verbose, let ports = song.session.ports {

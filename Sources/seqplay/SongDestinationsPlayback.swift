@@ -11,9 +11,7 @@ import SongSessions
 /// the song to ALSA ports and/or a network session and, unless `--no-audio` or audio cannot be
 /// opened (said once), through the sampler, all in step (`SongSession`; `PlaybackMode.destinations`).
 struct SongDestinationsPlayback {
-    let song: SongArguments
-    let sampler: SamplerArguments
-    let sound: SoundArguments
+    let sound: SongSound
     let device: DeviceArguments
     let destinations: DestinationArguments
     let networkOptions: NetworkArguments
@@ -23,10 +21,10 @@ struct SongDestinationsPlayback {
         let ports = try destinations.hasPorts ? songPorts() : nil
         let network = try destinations.networkConnect.map { try connectNetwork(to: $0, interruption: interruption) }
         let only = ports == nil ? "the network" : network == nil ? "the ports" : "the ports and the network"
-        let options = try device.mapped(sound.renderOptions(song: song, sequence: sequence, sampler: self.sampler.settings()))
+        let options = try device.mapped(sound.renderOptions(for: sequence))
         var sampler: SongSession.Sampler?
         if !destinations.noAudio {
-            let fontPaths = try self.sampler.fontPaths()
+            let fontPaths = try sound.fontPaths()
             do {
                 sampler = SongSession.Sampler(soundFontPaths: fontPaths, output: try device.openOutput(options: options), options: options)
             } catch {

@@ -5,8 +5,8 @@ import JACK
 /// advance, each message at its exact frame (the cycle containing it, at its offset). Times are
 /// relative to the first cycle after `arm()`. Allocates up front.
 public final class JACKTestMIDISender: JACKProcessHandler, @unchecked Sendable {
-    public let client: JACKClient
-    public let port: JACKMIDIPort
+    package let client: JACKClient
+    package let port: JACKMIDIPort
     private let schedule: [(offset: Int64, bytes: [UInt8])]
     private var next = 0
     private let armed = ManagedAtomic(false)
@@ -60,8 +60,8 @@ public final class JACKTestMIDISender: JACKProcessHandler, @unchecked Sendable {
 /// A JACK client that records what arrives at its MIDI input port `in`: each event's bytes and
 /// server frame time (cycle start + offset). Allocates up front.
 public final class JACKTestMIDIRecorder: JACKProcessHandler, @unchecked Sendable {
-    public let client: JACKClient
-    public let port: JACKMIDIPort
+    package let client: JACKClient
+    package let port: JACKMIDIPort
     private let frames: UnsafeMutableBufferPointer<Int64>
     /// The first 3 bytes of each event and how many of them it has.
     private let bytes: UnsafeMutableBufferPointer<(UInt8, UInt8, UInt8, UInt8)>

@@ -4,8 +4,8 @@ import JACK
 /// A JACK client that records its input ports (`in_1`…) into memory from the moment it is active,
 /// like `jack_rec` but inspectable in-process. Allocates its buffers up front.
 public final class JACKTestRecorder: JACKProcessHandler, @unchecked Sendable {
-    public let client: JACKClient
-    public let ports: [JACKAudioPort]
+    package let client: JACKClient
+    package let ports: [JACKAudioPort]
     private let capacity: Int
     private var channels: [UnsafeMutableBufferPointer<Float>]
     private let recorded = ManagedAtomic(0)

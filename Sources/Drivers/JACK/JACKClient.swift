@@ -17,22 +17,22 @@ import Glibc
 ///
 /// Set every callback before `activate`. Methods other than those marked real-time safe must not
 /// be called from a callback.
-public final class JACKClient: @unchecked Sendable {
+package final class JACKClient: @unchecked Sendable {
     let handle: OpaquePointer
     let callbacks = JACKCallbackContext()
     private var isActive = false
     private var isClosed = false
     /// The server this client is connected to (nil: the default one, or `$JACK_DEFAULT_SERVER`).
-    public let serverName: String?
+    package let serverName: String?
     /// The server's name as users know it: as given, else `$JACK_DEFAULT_SERVER`, else `default`.
-    public var serverDisplayName: String {
+    package var serverDisplayName: String {
         serverName ?? getenv("JACK_DEFAULT_SERVER").map { String(cString: $0) } ?? "default"
     }
     /// The client's name: as asked, or as the server made it unique (`seqplay-01`).
-    public let name: String
+    package let name: String
 
     /// Connects to the server as `name`. Throws `.noServer` when none is running.
-    public init(name: String, serverName: String? = nil) throws(JACKError) {
+    package init(name: String, serverName: String? = nil) throws(JACKError) {
         JACKClient.silenceLibraryMessages()
         var status = jack_status_t(rawValue: 0)
         let client: OpaquePointer? = serverName.map { server in
@@ -50,32 +50,32 @@ public final class JACKClient: @unchecked Sendable {
     deinit { close() }
 
     /// Deactivates and leaves the server. The ports go with it. Safe to call more than once.
-    public func close() {
+    package func close() {
         guard !isClosed else { return }
         isClosed = true
         jack_client_close(handle)
     }
 
     /// The server's sample rate in Hz.
-    public var sampleRate: Int { Int(jack_get_sample_rate(handle)) }
+    package var sampleRate: Int { Int(jack_get_sample_rate(handle)) }
     /// Frames per process cycle (the server's block size; it can change while running).
-    public var bufferSize: Int { Int(jack_get_buffer_size(handle)) }
+    package var bufferSize: Int { Int(jack_get_buffer_size(handle)) }
     /// The server's DSP load in percent.
-    public var cpuLoad: Float { jack_cpu_load(handle) }
+    package var cpuLoad: Float { jack_cpu_load(handle) }
     /// The server's frame counter at the start of the current cycle. Real-time safe.
-    public var lastFrameTime: Int64 { Int64(jack_last_frame_time(handle)) }
+    package var lastFrameTime: Int64 { Int64(jack_last_frame_time(handle)) }
     /// The server's frame counter now (estimated). Real-time safe.
-    public var frameTime: Int64 { Int64(jack_frame_time(handle)) }
+    package var frameTime: Int64 { Int64(jack_frame_time(handle)) }
     /// Whether the server runs in real-time mode (jackd without --no-realtime).
-    public var isRealtime: Bool { jack_is_realtime(handle) != 0 }
+    package var isRealtime: Bool { jack_is_realtime(handle) != 0 }
 
     /// Registers a mono audio port.
-    public func registerAudioPort(named shortName: String, direction: JACKPortDirection) throws(JACKError) -> JACKAudioPort {
+    package func registerAudioPort(named shortName: String, direction: JACKPortDirection) throws(JACKError) -> JACKAudioPort {
         JACKAudioPort(handle: try register(shortName, type: .audio, direction: direction), shortName: shortName, direction: direction)
     }
 
     /// Registers a MIDI port.
-    public func registerMIDIPort(named shortName: String, direction: JACKPortDirection) throws(JACKError) -> JACKMIDIPort {
+    package func registerMIDIPort(named shortName: String, direction: JACKPortDirection) throws(JACKError) -> JACKMIDIPort {
         JACKMIDIPort(handle: try register(shortName, type: .midi, direction: direction), shortName: shortName, direction: direction)
     }
 
@@ -87,7 +87,7 @@ public final class JACKClient: @unchecked Sendable {
     }
 
     /// Sets what runs every cycle (before `activate`).
-    public func setProcessHandler(_ handler: any JACKProcessHandler) throws(JACKError) {
+    package func setProcessHandler(_ handler: any JACKProcessHandler) throws(JACKError) {
         callbacks.process = handler
         let result = jack_set_process_callback(handle, { frames, context in
             let callbacks = Unmanaged<JACKCallbackContext>.fromOpaque(context!).takeUnretainedValue()
@@ -99,7 +99,7 @@ public final class JACKClient: @unchecked Sendable {
 
     /// Runs `handler` with the reason when the server shuts down or drops this client. It runs on
     /// a thread of libjack's: it must not call JACK and should only raise a flag.
-    public func onShutdown(_ handler: @escaping @Sendable (String) -> Void) {
+    package func onShutdown(_ handler: @escaping @Sendable (String) -> Void) {
         callbacks.shutdown = handler
         jack_on_info_shutdown(handle, { _, reason, context in
             let callbacks = Unmanaged<JACKCallbackContext>.fromOpaque(context!).takeUnretainedValue()
@@ -108,7 +108,7 @@ public final class JACKClient: @unchecked Sendable {
     }
 
     /// Runs `handler` when the server starts (true) or stops (false) freewheeling; on JACK's thread.
-    public func onFreewheel(_ handler: @escaping @Sendable (Bool) -> Void) throws(JACKError) {
+    package func onFreewheel(_ handler: @escaping @Sendable (Bool) -> Void) throws(JACKError) {
         callbacks.freewheel = handler
         let result = jack_set_freewheel_callback(handle, { starting, context in
             Unmanaged<JACKCallbackContext>.fromOpaque(context!).takeUnretainedValue().freewheel?(starting != 0)
@@ -117,7 +117,7 @@ public final class JACKClient: @unchecked Sendable {
     }
 
     /// Runs `handler` with the new block size when the server changes it; on JACK's thread.
-    public func onBufferSizeChange(_ handler: @escaping @Sendable (Int) -> Void) throws(JACKError) {
+    package func onBufferSizeChange(_ handler: @escaping @Sendable (Int) -> Void) throws(JACKError) {
         callbacks.bufferSize = handler
         let result = jack_set_buffer_size_callback(handle, { frames, context in
             Unmanaged<JACKCallbackContext>.fromOpaque(context!).takeUnretainedValue().bufferSize?(Int(frames))
@@ -127,7 +127,7 @@ public final class JACKClient: @unchecked Sendable {
     }
 
     /// Runs `handler` on every xrun the server reports; on JACK's thread.
-    public func onXrun(_ handler: @escaping @Sendable () -> Void) throws(JACKError) {
+    package func onXrun(_ handler: @escaping @Sendable () -> Void) throws(JACKError) {
         callbacks.xrun = handler
         let result = jack_set_xrun_callback(handle, { context in
             Unmanaged<JACKCallbackContext>.fromOpaque(context!).takeUnretainedValue().xrun?()
@@ -137,25 +137,25 @@ public final class JACKClient: @unchecked Sendable {
     }
 
     /// Starts the process callback.
-    public func activate() throws(JACKError) {
+    package func activate() throws(JACKError) {
         try check(jack_activate(handle), "jack_activate")
         isActive = true
     }
 
     /// Stops the process callback (returns after the cycle in progress).
-    public func deactivate() {
+    package func deactivate() {
         guard isActive, !isClosed else { return }
         jack_deactivate(handle)
         isActive = false
     }
 
     /// Asks the server to freewheel (render as fast as it can) or stop freewheeling.
-    public func setFreewheel(_ on: Bool) throws(JACKError) {
+    package func setFreewheel(_ on: Bool) throws(JACKError) {
         try check(jack_set_freewheel(handle, on ? 1 : 0), "jack_set_freewheel")
     }
 
     /// Connects output port `source` to input port `destination` (full names). Already connected is fine.
-    public func connect(_ source: String, to destination: String) throws(JACKError) {
+    package func connect(_ source: String, to destination: String) throws(JACKError) {
         let result = jack_connect(handle, source, destination)
         guard result == 0 || result == EEXIST else {
             throw .connectionFailed(source: source, destination: destination, code: result)
@@ -163,14 +163,14 @@ public final class JACKClient: @unchecked Sendable {
     }
 
     /// Disconnects two ports (full names).
-    public func disconnect(_ source: String, from destination: String) throws(JACKError) {
+    package func disconnect(_ source: String, from destination: String) throws(JACKError) {
         let result = jack_disconnect(handle, source, destination)
         guard result == 0 else { throw .connectionFailed(source: source, destination: destination, code: result) }
     }
 
     /// Full names of the server's ports whose name matches the extended regular expression
     /// `pattern` (all when nil), of `type`, with the given direction and physical-ness.
-    public func ports(matching pattern: String? = nil, type: JACKPortType? = nil,
+    package func ports(matching pattern: String? = nil, type: JACKPortType? = nil,
                       direction: JACKPortDirection? = nil, physicalOnly: Bool = false) -> [String] {
         var flags = UInt(direction?.flag.rawValue ?? 0)
         if physicalOnly { flags |= UInt(JackPortIsPhysical.rawValue) }

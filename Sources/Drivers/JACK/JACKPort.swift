@@ -1,7 +1,7 @@
 import CJACK
 
 /// What a port carries.
-public enum JACKPortType: Sendable {
+package enum JACKPortType: Sendable {
     /// 32-bit float mono audio.
     case audio
     /// Raw MIDI events with frame offsets.
@@ -16,7 +16,7 @@ public enum JACKPortType: Sendable {
 }
 
 /// Which way data flows through a port, seen from its client.
-public enum JACKPortDirection: Sendable {
+package enum JACKPortDirection: Sendable {
     /// The client reads what others write here (a playback port of the system is an input).
     case input
     /// The client writes here for others to read (a capture port of the system is an output).
@@ -26,18 +26,18 @@ public enum JACKPortDirection: Sendable {
 }
 
 /// A range of latency in frames, as `jack_port_get_latency_range` reports it.
-public struct JACKLatencyRange: Equatable, Sendable {
-    public var minimum: Int
-    public var maximum: Int
+package struct JACKLatencyRange: Equatable, Sendable {
+    package var minimum: Int
+    package var maximum: Int
 
-    public init(minimum: Int, maximum: Int) {
+    package init(minimum: Int, maximum: Int) {
         self.minimum = minimum
         self.maximum = maximum
     }
 }
 
 /// Which latency a port's range describes: from the capture side, or to the playback side.
-public enum JACKLatencyMode: Sendable {
+package enum JACKLatencyMode: Sendable {
     case capture, playback
 
     var mode: jack_latency_callback_mode_t { self == .capture ? JackCaptureLatency : JackPlaybackLatency }
@@ -45,13 +45,13 @@ public enum JACKLatencyMode: Sendable {
 
 /// A port registered by a `JACKClient`. Its buffers are valid only inside the process callback,
 /// for the cycle's frame count.
-public class JACKPort: @unchecked Sendable {
+package class JACKPort: @unchecked Sendable {
     let handle: OpaquePointer
     /// The port's short name, as registered (`out_L`).
-    public let shortName: String
+    package let shortName: String
     /// The port's full name (`seqplay:out_L`), as other clients connect to it.
-    public let name: String
-    public let direction: JACKPortDirection
+    package let name: String
+    package let direction: JACKPortDirection
 
     init(handle: OpaquePointer, shortName: String, direction: JACKPortDirection) {
         self.handle = handle
@@ -61,51 +61,51 @@ public class JACKPort: @unchecked Sendable {
     }
 
     /// Whether any port is connected to this one. Real-time safe.
-    public var isConnected: Bool { jack_port_connected(handle) > 0 }
+    package var isConnected: Bool { jack_port_connected(handle) > 0 }
 
     /// The full names of the ports this port is connected to.
-    public var connections: [String] { JACKPortList.take(jack_port_get_connections(handle)) }
+    package var connections: [String] { JACKPortList.take(jack_port_get_connections(handle)) }
 
     /// The latency range of the signal path through this port (see `JACKLatencyMode`).
-    public func latencyRange(_ mode: JACKLatencyMode) -> JACKLatencyRange {
+    package func latencyRange(_ mode: JACKLatencyMode) -> JACKLatencyRange {
         var range = jack_latency_range_t()
         jack_port_get_latency_range(handle, mode.mode, &range)
         return JACKLatencyRange(minimum: Int(range.min), maximum: Int(range.max))
     }
 
     /// Sets this port's latency range (call from a latency callback or before activating).
-    public func setLatencyRange(_ range: JACKLatencyRange, _ mode: JACKLatencyMode) {
+    package func setLatencyRange(_ range: JACKLatencyRange, _ mode: JACKLatencyMode) {
         var value = jack_latency_range_t(min: jack_nframes_t(range.minimum), max: jack_nframes_t(range.maximum))
         jack_port_set_latency_range(handle, mode.mode, &value)
     }
 }
 
 /// A mono audio port.
-public final class JACKAudioPort: JACKPort, @unchecked Sendable {
+package final class JACKAudioPort: JACKPort, @unchecked Sendable {
     /// This cycle's samples: `frameCount` must be the frame count the process callback was given.
     /// Real-time safe.
     @inline(__always)
-    public func buffer(frameCount: Int) -> UnsafeMutableBufferPointer<Float> {
+    package func buffer(frameCount: Int) -> UnsafeMutableBufferPointer<Float> {
         let raw = jack_port_get_buffer(handle, jack_nframes_t(frameCount))
         return UnsafeMutableBufferPointer(start: raw?.assumingMemoryBound(to: Float.self), count: raw == nil ? 0 : frameCount)
     }
 }
 
 /// One MIDI event of a cycle: its frame offset in the cycle and its bytes (valid for the cycle only).
-public struct JACKMIDIEvent {
-    public let frame: Int
-    public let bytes: UnsafeBufferPointer<UInt8>
+package struct JACKMIDIEvent {
+    package let frame: Int
+    package let bytes: UnsafeBufferPointer<UInt8>
 }
 
 /// A MIDI port. Read an input port's events, or write an output port's, inside the process callback.
-public final class JACKMIDIPort: JACKPort, @unchecked Sendable {
+package final class JACKMIDIPort: JACKPort, @unchecked Sendable {
     /// This cycle's events of an input port, in frame order. Real-time safe.
-    public func events(frameCount: Int) -> JACKMIDIInputEvents {
+    package func events(frameCount: Int) -> JACKMIDIInputEvents {
         JACKMIDIInputEvents(buffer: jack_port_get_buffer(handle, jack_nframes_t(frameCount)))
     }
 
     /// This cycle's buffer of an output port, emptied. Real-time safe.
-    public func outputBuffer(frameCount: Int) -> JACKMIDIOutputBuffer {
+    package func outputBuffer(frameCount: Int) -> JACKMIDIOutputBuffer {
         let buffer = jack_port_get_buffer(handle, jack_nframes_t(frameCount))
         if let buffer { jack_midi_clear_buffer(buffer) }
         return JACKMIDIOutputBuffer(buffer: buffer)
@@ -113,17 +113,17 @@ public final class JACKMIDIPort: JACKPort, @unchecked Sendable {
 }
 
 /// The MIDI events an input port received this cycle.
-public struct JACKMIDIInputEvents: RandomAccessCollection {
+package struct JACKMIDIInputEvents: RandomAccessCollection {
     let buffer: UnsafeMutableRawPointer?
-    public let startIndex = 0
-    public let endIndex: Int
+    package let startIndex = 0
+    package let endIndex: Int
 
     init(buffer: UnsafeMutableRawPointer?) {
         self.buffer = buffer
         endIndex = buffer.map { Int(jack_midi_get_event_count($0)) } ?? 0
     }
 
-    public subscript(index: Int) -> JACKMIDIEvent {
+    package subscript(index: Int) -> JACKMIDIEvent {
         var event = jack_midi_event_t()
         jack_midi_event_get(&event, buffer, UInt32(index))
         return JACKMIDIEvent(frame: Int(event.time), bytes: UnsafeBufferPointer(start: event.buffer, count: event.size))
@@ -131,19 +131,19 @@ public struct JACKMIDIInputEvents: RandomAccessCollection {
 }
 
 /// An output port's MIDI buffer for one cycle; events must be written in frame order.
-public struct JACKMIDIOutputBuffer {
+package struct JACKMIDIOutputBuffer {
     let buffer: UnsafeMutableRawPointer?
 
     /// Writes `bytes` (one complete MIDI message) at frame `frame` of the cycle. Returns false when
     /// the buffer is full or the frame is before the last written one. Real-time safe.
     @discardableResult
-    public func write(_ bytes: UnsafeBufferPointer<UInt8>, atFrame frame: Int) -> Bool {
+    package func write(_ bytes: UnsafeBufferPointer<UInt8>, atFrame frame: Int) -> Bool {
         guard let buffer, let base = bytes.baseAddress else { return false }
         return jack_midi_event_write(buffer, jack_nframes_t(frame), base, bytes.count) == 0
     }
 
     /// Events lost this cycle because the buffer was full.
-    public var lostEventCount: Int { buffer.map { Int(jack_midi_get_lost_event_count($0)) } ?? 0 }
+    package var lostEventCount: Int { buffer.map { Int(jack_midi_get_lost_event_count($0)) } ?? 0 }
 }
 
 /// Turns a NULL-terminated port name array from libjack into Swift strings and frees it.

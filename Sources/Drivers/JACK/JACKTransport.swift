@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// The state of the JACK transport.
-public enum JACKTransportState: Equatable, Sendable {
+package enum JACKTransportState: Equatable, Sendable {
     case stopped, rolling, starting, other
 
     init(_ state: jack_transport_state_t) {
@@ -19,18 +19,18 @@ public enum JACKTransportState: Equatable, Sendable {
 
 /// Where the JACK transport is: the frame, and bar:beat:tick with tempo and metre when a timebase
 /// master provides them (`hasBarBeatTick`). Bars and beats count from 1, as in JACK.
-public struct JACKPosition: Equatable, Sendable {
-    public var frame: Int
-    public var frameRate: Int
-    public var hasBarBeatTick: Bool
-    public var bar: Int
-    public var beat: Int
-    public var tick: Int
-    public var barStartTick: Double
-    public var beatsPerBar: Float
-    public var beatType: Float
-    public var ticksPerBeat: Double
-    public var beatsPerMinute: Double
+package struct JACKPosition: Equatable, Sendable {
+    package var frame: Int
+    package var frameRate: Int
+    package var hasBarBeatTick: Bool
+    package var bar: Int
+    package var beat: Int
+    package var tick: Int
+    package var barStartTick: Double
+    package var beatsPerBar: Float
+    package var beatType: Float
+    package var ticksPerBeat: Double
+    package var beatsPerMinute: Double
 
     init(_ position: jack_position_t) {
         frame = Int(position.frame)
@@ -63,27 +63,27 @@ public struct JACKPosition: Equatable, Sendable {
 
 extension JACKClient {
     /// The transport's state and position now. Real-time safe.
-    public func transportQuery() -> (state: JACKTransportState, position: JACKPosition) {
+    package func transportQuery() -> (state: JACKTransportState, position: JACKPosition) {
         var position = jack_position_t()
         let state = jack_transport_query(handle, &position)
         return (JACKTransportState(state), JACKPosition(position))
     }
 
     /// Asks the transport to move to `frame` (takes effect at a later cycle). Real-time safe.
-    public func transportLocate(frame: Int) throws(JACKError) {
+    package func transportLocate(frame: Int) throws(JACKError) {
         let result = jack_transport_locate(handle, jack_nframes_t(clamping: frame))
         guard result == 0 else { throw .callFailed(call: "jack_transport_locate", code: result) }
     }
 
     /// Starts the transport rolling. Real-time safe.
-    public func transportStart() { jack_transport_start(handle) }
+    package func transportStart() { jack_transport_start(handle) }
 
     /// Stops the transport. Real-time safe.
-    public func transportStop() { jack_transport_stop(handle) }
+    package func transportStop() { jack_transport_stop(handle) }
 
     /// Makes this client the timebase master: `handler` fills bar:beat:tick each cycle. With
     /// `conditional`, fails with `.timebaseMasterTaken` when another client is master.
-    public func becomeTimebaseMaster(_ handler: any JACKTimebaseHandler, conditional: Bool = false) throws(JACKError) {
+    package func becomeTimebaseMaster(_ handler: any JACKTimebaseHandler, conditional: Bool = false) throws(JACKError) {
         callbacks.timebase = handler
         let context = Unmanaged.passUnretained(callbacks).toOpaque()
         let result = jack_set_timebase_callback(handle, conditional ? 1 : 0, { state, frames, position, isNew, context in
@@ -99,12 +99,12 @@ extension JACKClient {
     }
 
     /// Gives up being timebase master.
-    public func releaseTimebase() {
+    package func releaseTimebase() {
         jack_release_timebase(handle)
     }
 
     /// Makes this a slow-sync client: the transport waits for `handler` to be ready before rolling.
-    public func setSyncHandler(_ handler: any JACKSyncHandler) throws(JACKError) {
+    package func setSyncHandler(_ handler: any JACKSyncHandler) throws(JACKError) {
         callbacks.sync = handler
         let context = Unmanaged.passUnretained(callbacks).toOpaque()
         let result = jack_set_sync_callback(handle, { state, position, context in

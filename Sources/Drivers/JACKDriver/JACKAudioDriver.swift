@@ -40,9 +40,9 @@ public struct JACKOutputSettings: Sendable {
 /// drops the client) fails the playback with the server's reason.
 public final class JACKAudioDriver: CallbackAudioDriver, @unchecked Sendable {
     /// The JACK client: its name, its ports, the transport; register more ports (MIDI) before starting.
-    public let client: JACKClient
+    package let client: JACKClient
     /// The output ports, one per channel.
-    public let ports: [JACKAudioPort]
+    package let ports: [JACKAudioPort]
     private let connection: JACKConnection
     let process: ProcessCycle
     private let shutdownReason = LockedReason()

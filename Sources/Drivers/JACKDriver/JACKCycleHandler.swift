@@ -3,7 +3,7 @@ import JACK
 /// Something that takes part in every JACK cycle of a `JACKAudioDriver` beside the audio (a MIDI
 /// input or output port of the same client): called on JACK's real-time thread, in the process
 /// callback, before and after the output renders the cycle. It must not allocate, lock, log or do I/O.
-public protocol JACKCycleHandler: AnyObject {
+package protocol JACKCycleHandler: AnyObject {
     /// The cycle of `frameCount` frames begins; the output's first frame of it is output sample
     /// `sampleTime` (`RealtimeOutput.sampleTime`).
     func beginCycle(frameCount: Int, sampleTime: Int64)
@@ -22,7 +22,7 @@ extension JACKCycleHandler {
 
 extension JACKAudioDriver {
     /// Makes `handler` take part in every cycle, in the order added. Call before the output starts.
-    public func addCycleHandler(_ handler: any JACKCycleHandler) {
+    package func addCycleHandler(_ handler: any JACKCycleHandler) {
         process.handlers.append(handler)
     }
 }

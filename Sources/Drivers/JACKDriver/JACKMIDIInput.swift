@@ -32,7 +32,7 @@ public final class JACKMIDIInput: JACKCycleHandler, @unchecked Sendable {
     /// The one source of the port: JACK merges whatever is connected into one stream.
     static let source: UInt32 = 0
 
-    public let port: JACKMIDIPort
+    package let port: JACKMIDIPort
     /// Output ports whose names match this extended regular expression are connected to the port
     /// when the output starts (nil: none; a patchbay or the DAW connects them).
     public let connectPattern: String?
@@ -72,7 +72,7 @@ public final class JACKMIDIInput: JACKCycleHandler, @unchecked Sendable {
 
     // MARK: JACK's process callback
 
-    public func connectPorts(_ client: JACKClient) throws(JACKError) {
+    package func connectPorts(_ client: JACKClient) throws(JACKError) {
         guard let connectPattern else { return }
         for source in client.ports(matching: connectPattern, type: .midi, direction: .output) {
             try client.connect(source, to: port.name)
