@@ -285,7 +285,12 @@ public final class SongRenderer {
     /// Puts `wrap(source)` between the player and the sampler(s), e.g. to record the events they
     /// get. Before rendering.
     public func interceptEvents(_ wrap: (any ScheduledMIDISource) -> any ScheduledMIDISource) {
-        if let channelGroups {
+        // With LV2 instruments, what the sampler takes is the player without their channels: wrap the player,
+        // so the wrapper sees every channel's events (the instruments' players play the same song).
+        let current = channelGroups?.fanOut.source ?? sampler.eventSource
+        if let dropping = current as? ChannelDroppingSource {
+            dropping.source = wrap(dropping.source)
+        } else if let channelGroups {
             channelGroups.fanOut.source = wrap(channelGroups.fanOut.source)
         } else if let source = sampler.eventSource {
             sampler.eventSource = wrap(source)
@@ -389,7 +394,7 @@ final class SeekableEventSource: ScheduledMIDISource, @unchecked Sendable {
 
 /// A source without the messages on some channels (those LV2 instruments play, for the SoundFont sampler).
 final class ChannelDroppingSource: ScheduledMIDISource, MIDIReceiver, @unchecked Sendable {
-    let source: any ScheduledMIDISource
+    var source: any ScheduledMIDISource
     private var dropped = [Bool](repeating: false, count: 16)
     private var target: (any MIDIReceiver)?
 

@@ -125,8 +125,12 @@ final class LV2CommandLineTests: XCTestCase {
         song.append(second.suffix(from: 14))
         try song.write(to: URL(fileURLWithPath: songs + "/two.mid"))
         let run = try seqplay([songs, "--output-dir", scratch.path("out"), "--sf2", TestPlugins.font, "--stems", "channel",
-                               "--instrument", "1=lv2:\(TestPlugins.piano),random_detuning=0", "--bit-depth", "float"])
+                               "--instrument", "1=lv2:\(TestPlugins.piano),random_detuning=0", "--bit-depth", "float", "--labels"])
         XCTAssertEqual(run.status, 0, run.standardError)
+        // The labels hold the instrument's notes too, on their exact samples (2912 ticks: sample 66885).
+        let labels = try String(contentsOfFile: scratch.path("out/two.labels.csv"), encoding: .utf8)
+        XCTAssertTrue(labels.contains(",66885,"), labels)
+        XCTAssertEqual(labels.split(separator: "\n").filter { $0.hasSuffix(",ch01") || $0.contains(",1,0,") }.count, 2, labels)
         let mix = try readChannels(scratch.path("out/two.wav"))
         let piano = try readChannels(scratch.path("out/two.ch01.wav"))
         let sampler = try readChannels(scratch.path("out/two.ch02.wav"))
