@@ -21,7 +21,7 @@ let libraryModules = [
     "Effects", "AudioFiles", "AudioGraphFiles", "AudioOutput", "ALSA", "ALSAAudio", "Rendering",
     "SequencerRecording", "LiveInput", "LiveSampler", "NetworkMIDI", "MediaLibrary", "Drawing", "Pictures",
     "SeqplayVersion", "CheckedConversion", "SongSessions", "Loudness", "BatchRendering",
-    "JACK", "JACKDriver", "OutputFiles", "Control", "OSC", "ControlHTTP",
+    "JACK", "JACKDriver", "OutputFiles", "Control", "OSC", "ControlHTTP", "LV2",
 ]
 
 /// The modules a user may pick alone, as products of their own beside SeqplayKit: MIDI types, the
@@ -55,6 +55,7 @@ let package = Package(
         .systemLibrary(name: "CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
         .systemLibrary(name: "CJACK", pkgConfig: "jack", providers: [.apt(["libjack-jackd2-dev"])]),
         .systemLibrary(name: "CLiblo", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
+        .systemLibrary(name: "CLilv", pkgConfig: "lilv-0", providers: [.apt(["liblilv-dev"])]),
 
         // What the real-time threads share: the monotonic clock, SCHED_FIFO, a lock-free queue.
         .target(name: "RealtimeSupport", dependencies: [atomics]),
@@ -79,6 +80,8 @@ let package = Package(
         // Runs FluidSynth's one-thread OpenMP regions inline, so rendering with reverb/chorus does not allocate.
         .target(name: "FluidSynthOpenMP"),
         .target(name: "AudioFiles", dependencies: ["CSndFile", "OutputFiles"]),
+        // LV2 plugins through lilv: the world, plugin descriptions, instances with the host features.
+        .target(name: "LV2", dependencies: ["CLilv", "RealtimeSupport", logging, atomics]),
         // The drivers sit together in Sources/Drivers: each C library's thin wrapper beside the driver built on it.
         // The thin alsa-lib wrapper: PCM playback and the sequencer.
         .target(name: "ALSA", dependencies: ["CALSA", "MIDICore", atomics], path: "Sources/Drivers/ALSA"),
@@ -88,9 +91,9 @@ let package = Package(
         // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output.
         .target(name: "AudioGraph", dependencies: [atomics]),
         // FluidSynth as a node of the audio graph and a MIDI endpoint.
-        .target(name: "Sampler", dependencies: ["FluidSynth", "MIDICore", "Player", "AudioGraph"]),
+        .target(name: "Sampler", dependencies: ["FluidSynth", "MIDICore", "Player", "AudioGraph", "LV2"]),
         // Effects: DSP kernels (EQ, reverb, delay, distortion, dynamics, limiter, varispeed) and their nodes.
-        .target(name: "Effects", dependencies: ["AudioGraph", "CSampleRate", atomics]),
+        .target(name: "Effects", dependencies: ["AudioGraph", "CSampleRate", "LV2", atomics]),
         // The graph's file ends: RecorderTap (a tap writing to a file) and AudioPlayerNode.scheduleFile.
         .target(name: "AudioGraphFiles", dependencies: ["AudioGraph", "AudioFiles", atomics]),
 
@@ -122,7 +125,7 @@ let package = Package(
         // A song to audio: sequence → player → sampler → effects → mixer → audio file or sound card.
         .target(name: "Rendering", dependencies: [
             "MIDICore", "MIDIFile", "Player", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "AudioGraphFiles", "Effects", "AudioOutput", "RealtimeSupport", atomics,
-            "CheckedConversion",
+            "CheckedConversion", "LV2",
         ]),
 
         // Loudness as EBU R128 measures it (the thin libebur128 wrapper).
@@ -162,7 +165,7 @@ let package = Package(
             "RealtimeSupport", "BatchRendering", "SongSessions", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
             "SoundFontFile", "MediaLibrary", "Drawing", "Pictures",
             "CheckedConversion", "SeqplayVersion", "OutputFiles",
-            "JACK", "JACKDriver", "Control", "ControlHTTP",
+            "JACK", "JACKDriver", "Control", "ControlHTTP", "LV2",
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
@@ -228,6 +231,11 @@ let package = Package(
         // The HTTP face against the built seqplay: curl, headless chromium (Scripts/web-page-check.py), a network namespace.
         .testTarget(name: "ControlHTTPTests", dependencies: [
             "seqplay", "ControlHTTP", "TestSupport", "AllocationCounter", "AudioGraph", "AudioFiles", "Sampler", "FluidSynth", "MIDICore",
+        ]),
+        // LV2 hosting against the installed bundles and lilv's own host (lv2apply).
+        .testTarget(name: "LV2Tests", dependencies: [
+            "LV2", "Effects", "Sampler", "AudioGraph", "AudioFiles", "MIDICore", "AllocationCounter", "LockCounter", "TestSupport", "seqplay",
+            "LiveSampler", "NetworkMIDI",
         ]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles", "TestSupport"]),
 

@@ -103,7 +103,7 @@ final class BatchWorker {
                                            afterBlock: { (block, count) throws(AudioFileError) in
                                                meter?.add(block, frameCount: count)
                                                guard let stemFiles, let groups = renderer.channelGroups else { return }
-                                               try stemFiles.write(groups, count: count)
+                                               try stemFiles.write(groups, instruments: renderer.instruments, count: count)
                                            })
         guard rendered else {
             stemFiles?.cancel()

@@ -3,6 +3,7 @@ import AudioGraph
 import AudioGraphFiles
 import Foundation
 import Rendering
+import Sampler
 
 /// One stem's file being written beside its mix (`NAME.ch01.wav`), through a `BlockFileWriter`
 /// with the mix's gain; kept only when it sounded.
@@ -56,10 +57,19 @@ final class StemFiles {
                                               frames: frames, gain: gain) }
     }
 
-    /// Appends the last block of each group of `groups` (group i is stem i): its first `count` frames.
-    func write(_ groups: ChannelGroupSampler, count: Int) throws(AudioFileError) {
-        for (index, file) in files.enumerated() {
-            try file.output.append(groups.lastOutput(ofGroup: index), frameCount: count)
+    /// Appends the last block of each group of `groups` (group i is stem i): its first `count` frames. A stem
+    /// whose channels an LV2 instrument of `instruments` plays (the sampler's group is silent there) takes the
+    /// instrument's block instead: a stem of the instrument's lowest channel among the stem's.
+    func write(_ groups: ChannelGroupSampler, instruments: [LV2InstrumentNode] = [], count: Int) throws(AudioFileError) {
+        for index in files.indices {
+            let file = files[index]
+            let channels = file.stem.output.channels.map(Int.init)
+            if let instrument = instruments.first(where: { node in channels.contains { node.channels.min() == $0 } }),
+               let output = instrument.lastOutput {
+                try file.output.append(output, frameCount: count)
+            } else {
+                try file.output.append(groups.lastOutput(ofGroup: index), frameCount: count)
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import AudioGraph
+import LV2
 
 /// An effect chain as written on the command line, parsed and checked.
 ///
@@ -33,6 +34,10 @@ import AudioGraph
 ///                                     RELEASE ms (1–2000, 50); PREGAIN dB (−40–40, 0).
 ///                                     Keys: ceiling attack release pregain
 ///     varispeed:RATE                  RATE (0.25–4, 1): 2 = twice as fast, an octave up. Must be last.
+///     lv2:URI[,SYMBOL=VALUE…][,preset=NAME]
+///                                     an installed LV2 plugin with audio in and out (`seqplay plugins
+///                                     --where effect`), its control inputs by symbol within their ranges,
+///                                     after the preset named (its rdfs:label). See `LV2EffectNode`.
 ///
 /// Example: `eq:lowshelf,120,+3;reverb:large-hall,wet=30;limiter`.
 public struct EffectChainSpec: Equatable, Sendable {
@@ -82,10 +87,20 @@ public enum EffectSpec: Equatable, Sendable {
     /// Times in seconds.
     case limiter(ceiling: Float, attackTime: Float, releaseTime: Float, preGain: Float)
     case varispeed(rate: Float)
+    /// An LV2 plugin (`lv2:URI,…`).
+    case lv2(LV2PluginSettings)
 
     /// Parses one `name:args` entry.
     init(parsing entry: String) throws(EffectChainSpecError) {
         let (name, argumentText) = entry.splitOnce(":")
+        if name.normalisedName == "lv2" {
+            do throws(LV2Error) {
+                self = .lv2(try LV2PluginSettings(parsing: argumentText ?? "", role: .effect))
+            } catch {
+                throw .lv2(error)
+            }
+            return
+        }
         guard let schema = EffectSchema.named(name) else {
             throw .unknownEffect(name: name, known: EffectSchema.all.map(\.name))
         }
@@ -170,6 +185,8 @@ public enum EffectSpec: Equatable, Sendable {
             return node
         case .varispeed:
             return nil
+        case .lv2(let settings):
+            return LV2EffectNode(settings: settings)
         }
     }
 }

@@ -1,3 +1,5 @@
+import LV2
+
 /// What is wrong with an effect-chain string; every case names the offending token.
 public enum EffectChainSpecError: Error, Equatable, CustomStringConvertible {
     /// The string holds no effect.
@@ -18,6 +20,8 @@ public enum EffectChainSpecError: Error, Equatable, CustomStringConvertible {
     case unknownChoice(effect: String, parameter: String, token: String, choices: [String])
     /// The varispeed is followed by `next`: it changes the rate at the engine's output, so it must come last.
     case varispeedNotLast(next: String)
+    /// An `lv2:` entry names a plugin, port, value or preset that cannot be used (the error names the choices).
+    case lv2(LV2Error)
 
     public var description: String {
         switch self {
@@ -39,6 +43,8 @@ public enum EffectChainSpecError: Error, Equatable, CustomStringConvertible {
             "\(effect): unknown \(parameter) '\(token)' (choices: \(choices.joined(separator: ", ")))"
         case .varispeedNotLast(let next):
             "varispeed must be the last effect (it is followed by '\(next)')"
+        case .lv2(let error):
+            error.description
         }
     }
 }

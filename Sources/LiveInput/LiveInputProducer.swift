@@ -23,6 +23,9 @@ package final class LiveInputProducer: @unchecked Sendable {
     /// Used on the control thread only.
     private var clockFit: ClockFit
     private let dropped = ManagedAtomic(0)
+    /// Per channel, the destination its messages go to instead of the one pushed to (-1: that one); set by
+    /// `LiveMIDIInput` when the producer is added.
+    var channelRoutes = [Int](repeating: -1, count: 16)
 
     init(name: String, delivery: LiveDelivery, destinationCount: Int, capacity: Int, nanosecondsPerTick: Double) {
         self.name = name
@@ -39,15 +42,18 @@ package final class LiveInputProducer: @unchecked Sendable {
     /// `destination`, to sound at `time`. Returns false, counting a drop, when that queue is full.
     @discardableResult
     package func push(_ message: MIDIMessage, at time: LiveTimestamp, from source: UInt32, to destination: Int = 0) -> Bool {
-        guard enqueue(queued(message, at: time), to: destination) else { return false }
-        held[destination].update(message, from: source)
+        var target = destination
+        if let channel = message.channel, channelRoutes[Int(channel)] >= 0 { target = channelRoutes[Int(channel)] }
+        guard enqueue(queued(message, at: time), to: target) else { return false }
+        held[target].update(message, from: source)
         return true
     }
 
     /// Releases, after everything `source` sent before, each note and sustain pedal it holds at
-    /// `destination` (all destinations when nil): the source was disconnected or left.
+    /// `destination` (all destinations when nil), and at the destinations its channels are routed to
+    /// (`LiveMIDIInput.route`): the source was disconnected or left.
     package func sourceLeft(_ source: UInt32, at destination: Int? = nil) {
-        for index in destination.map({ $0..<$0 + 1 }) ?? queues.indices {
+        for index in queues.indices where destination == nil || index == destination || channelRoutes.contains(index) {
             held[index].releaseAll(from: source) { enqueue(QueuedMessage(message: $0), to: index) }
         }
     }

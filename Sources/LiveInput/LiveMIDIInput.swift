@@ -28,6 +28,9 @@ public final class LiveMIDIInput: @unchecked Sendable {
     /// Keeps the producers alive.
     private var producers: [LiveInputProducer] = []
     let lateEvents = ManagedAtomic(0)
+    /// Per channel, the destination every producer sends that channel's messages to instead of its own
+    /// (-1: its own). See `route(channels:to:)`.
+    private var channelRoutes = [Int](repeating: -1, count: 16)
 
     /// A layer with `destinationCount` destinations for audio at `sampleRate`, rendered in periods of
     /// `periodFrames`.
@@ -51,10 +54,19 @@ public final class LiveMIDIInput: @unchecked Sendable {
         precondition(count < Self.maximumProducers, "live input takes at most \(Self.maximumProducers) producers")
         let producer = LiveInputProducer(name: name, delivery: delivery, destinationCount: destinations.count, capacity: capacity,
                                          nanosecondsPerTick: nanosecondsPerTick)
+        producer.channelRoutes = channelRoutes
         producers.append(producer)
         (producerSlots + count).initialize(to: .passUnretained(producer))
         producerCount.store(count + 1, ordering: .releasing)
         return producer
+    }
+
+    /// Sends the messages on `channels` (0-based) from every producer to destination `destination`, whichever
+    /// destination the producer pushes them to (an LV2 instrument playing those channels of every source).
+    /// Call before adding producers.
+    package func route(channels: [Int], to destination: Int) {
+        precondition(destinations.indices.contains(destination), "no destination \(destination)")
+        for channel in channels where (0..<16).contains(channel) { channelRoutes[channel] = destination }
     }
 
     /// Follows the sound card's clock: fits and publishes the monotonic → sample time line from the
@@ -82,6 +94,10 @@ public final class LiveMIDIInput: @unchecked Sendable {
 package final class LiveInputDestination: ScheduledMIDISource, @unchecked Sendable {
     package let index: Int
     private unowned let input: LiveMIDIInput
+    /// Whether `nextEventSampleTime` says when the earliest queued message is due (an LV2 instrument places
+    /// each message on its frame), rather than `Int64.min` ("ask at every block", as the sampler does).
+    /// Use only on a destination other than 0 (destination 0 observes the output's periods as it is asked).
+    package var reportsDueTimes = false
 
     init(index: Int, input: LiveMIDIInput) {
         self.index = index
@@ -115,6 +131,23 @@ package final class LiveInputDestination: ScheduledMIDISource, @unchecked Sendab
                 queue.removeFirst()
             }
         }
+    }
+
+    /// With `reportsDueTimes`: the sample time the earliest queued message is due at (`Int64.min`: at once), or
+    /// nil when none is queued. Without: `Int64.min`. Render thread.
+    package var nextEventSampleTime: Int64? {
+        guard reportsDueTimes else { return .min }
+        let clock = input.clock
+        var earliest: Int64?
+        input.withProducers { producers in
+            for unmanaged in producers {
+                let producer = unmanaged.takeUnretainedValue()
+                guard let head = producer.queues[index].first else { continue }
+                let due = dueSample(head, clock: clock, lookAhead: producer.lookAheadFrames)
+                if earliest.map({ due < $0 }) ?? true { earliest = due }
+            }
+        }
+        return earliest
     }
 
     /// The sample time `message` plays at (`lookAhead` nil: immediate delivery): an output sample

@@ -43,6 +43,9 @@ public struct LiveSamplerConfiguration: Sendable {
     /// More producers (a JACK MIDI input port…), each playing a sampler of its own after the ports'
     /// and the network's.
     public var inputs: [any LiveSamplerInput] = []
+    /// LV2 instruments playing some channels of every source (`--instrument`), each message on its own frame;
+    /// those channels do not reach the SoundFont samplers.
+    public var instruments: [LV2InstrumentAssignment] = []
 
     public init(soundFonts: [String], output: Output) {
         self.soundFonts = soundFonts

@@ -33,6 +33,8 @@ public final class LiveSamplerSession: @unchecked Sendable {
     public let engine = AudioEngine()
     /// One per port, then the network's.
     public let samplers: [SamplerNode]
+    /// The LV2 instruments of `configuration.instruments`, in order (their work on a worker thread).
+    public let instruments: [LV2InstrumentNode]
     public let output: RealtimeOutput
     package let input: LiveMIDIInput
     /// The ALSA input ports (nil without `portNames`).
@@ -114,10 +116,28 @@ public final class LiveSamplerSession: @unchecked Sendable {
             samplers.append(sampler)
         }
         self.samplers = samplers
+        instruments = configuration.instruments.map { assignment in
+            let node = LV2InstrumentNode(settings: assignment.settings, channels: assignment.channels)
+            node.workerMode = .thread
+            return node
+        }
+        for node in instruments {
+            engine.attach(node)
+            engine.connect(node, to: engine.mainMixerNode)
+        }
         if let recorder { engine.mainMixerNode.installTap(recorder, at: .output(bus: 0)) }
         portDelivery = Self.portDelivery(configuration, output)
-        input = LiveMIDIInput(destinationCount: samplerCount, sampleRate: output.sampleRate, periodFrames: output.periodFrames)
+        input = LiveMIDIInput(destinationCount: samplerCount + instruments.count, sampleRate: output.sampleRate,
+                              periodFrames: output.periodFrames)
         for (sampler, destination) in zip(samplers, input.destinations) { sampler.eventSource = destination }
+        // Each instrument has a destination of its own after the samplers', which every source's messages on
+        // its channels go to; it says when each is due, so they play on their frames.
+        for (index, (node, assignment)) in zip(instruments, configuration.instruments).enumerated() {
+            let destination = input.destinations[samplerCount + index]
+            destination.reportsDueTimes = true
+            node.eventSource = destination
+            input.route(channels: assignment.channels, to: samplerCount + index)
+        }
         let firstInputDestination = samplerCount - configuration.inputs.count
         for (index, extra) in configuration.inputs.enumerated() {
             do {

@@ -2,8 +2,10 @@ import AudioGraph
 import AudioOutput
 import Effects
 import FluidSynth
+import LV2
 import MIDIFile
 import Player
+import Sampler
 
 /// Everything that shapes a render of a song, offline or in real time: the samplers' settings, how
 /// the player plays the sequence (`SongOptions`, mutes and solos included), the effects after the sampler,
@@ -52,6 +54,12 @@ public struct RenderOptions: Sendable {
     public var channelSplit: ChannelSplit = .none
     /// Threads rendering the channel groups of `channelSplit` in parallel (offline rendering).
     public var threads = 1
+    /// LV2 instruments playing some channels (`--instrument`); the other channels stay on the SoundFont
+    /// sampler. Empty: the sampler plays every channel.
+    public var instruments: [LV2InstrumentAssignment] = []
+    /// Where LV2 plugins' scheduled work runs: synchronously in renders to files (they repeat exactly), on a
+    /// worker thread in real-time playback (`SongPlayback` sets it).
+    public var lv2Worker: LV2WorkerMode = .synchronous
 
     /// The channel groups every render to a file uses (`seqplay -o`, `seqplay render`), whatever
     /// the thread count, so the output is the same bytes on any number of threads and cores.

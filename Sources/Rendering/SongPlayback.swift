@@ -64,6 +64,7 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
         options.blockFrames = output.periodFrames
         options.outputChannelCount = output.channelCount
         options.metersLevel = true
+        options.lv2Worker = .thread
         let renderer = try SongRenderer(sequence: sequence, soundFontPaths: soundFontPaths, options: options)
         do throws(AudioOutputError) {
             try self.init(renderer: renderer, output: output)

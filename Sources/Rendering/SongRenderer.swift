@@ -4,6 +4,7 @@ import AudioGraphFiles
 import CheckedConversion
 import Effects
 import FluidSynth
+import LV2
 import MIDICore
 import MIDIFile
 import Player
@@ -37,6 +38,9 @@ public final class SongRenderer {
     /// With channel groups: the node rendering them (its bus 1 + g is group g alone).
     public let channelGroups: ChannelGroupSampler?
     public let engine: AudioEngine
+    /// The LV2 instruments of `options.instruments`, in order, each fed by its own player of the song.
+    public let instruments: [LV2InstrumentNode]
+    private let instrumentSources: [SeekableEventSource]
     /// Meters the stereo mix after the effects (before the varispeed and the channel map), when
     /// `options.metersLevel` asks for it.
     public let levelMeter: LevelMeterTap?
@@ -86,13 +90,28 @@ public final class SongRenderer {
         guard tailSeconds.within(0...SongOptions.maximumDuration) != nil else { throw .invalidTail(tailSeconds) }
 
         let isEmpty = TempoMap(sequence: sequence.concatenatingPatterns()).endTick == 0
+        // Each LV2 instrument has a player of its own; the sampler gets nothing on their channels.
+        var instrumentSources: [SeekableEventSource] = []
         do throws(SongOptionsError) {
             player = try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, options: options.song)
+            for _ in options.instruments {
+                instrumentSources.append(SeekableEventSource(
+                    player: try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, options: options.song)))
+            }
         } catch {
             throw .song(error)
         }
+        self.instrumentSources = instrumentSources
+        instruments = zip(options.instruments, instrumentSources).map { assignment, source in
+            let node = LV2InstrumentNode(settings: assignment.settings, channels: assignment.channels)
+            node.eventSource = source
+            node.workerMode = options.lv2Worker
+            return node
+        }
 
         eventSource = SeekableEventSource(player: player)
+        let samplerSource: any ScheduledMIDISource = options.instruments.isEmpty ? eventSource
+            : ChannelDroppingSource(source: eventSource, channels: options.instruments.flatMap(\.channels))
 
         engine = AudioEngine()
         let format = AudioFormat(sampleRate: Double(options.sampleRate), channelCount: options.outputChannelCount)
@@ -105,23 +124,29 @@ public final class SongRenderer {
         var effects: [AudioNode] = []
         let split = options.channelOutputs ? .perChannel : options.channelSplit
         var noteCost: ((ChannelGroups.CostedNote) -> Double)?
-        if case .balanced = split { noteCost = try NoteCostEstimate(probe: makeSampler()).cost }
+        if case .balanced = split {
+            let cost = try NoteCostEstimate(probe: makeSampler()).cost
+            let instrumentChannels = Set(options.instruments.flatMap(\.channels))
+            // Channels LV2 instruments play cost the sampler nothing (and are left out of its groups).
+            noteCost = instrumentChannels.isEmpty ? cost : { instrumentChannels.contains(Int($0.channel)) ? 0 : cost($0) }
+        }
         if let groups = split.groups(for: sequence, noteCost: noteCost) {
-            let node = try ChannelGroupSampler(groups: groups, source: eventSource, threads: options.threads,
+            let node = try ChannelGroupSampler(groups: groups, source: samplerSource, threads: options.threads,
                                                rangeFrames: Self.threadedRangeFrames,
                                                makeSampler: makeSampler)
             channelGroups = node
             samplers = node.samplers
             if let first = samplers.first { sampler = first } else { sampler = try makeSampler() }
             if options.channelOutputs {
+                guard instruments.isEmpty else { throw .engine("LV2 instruments do not combine with channel outputs") }
                 mix = try ChannelOutputs.connect(engine, node, sampleRate: options.sampleRate)
             } else {
-                (mix, effects) = try Self.connectGraph(of: engine, source: node, options: options)
+                (mix, effects) = try Self.connectGraph(of: engine, source: node, instruments: instruments, options: options)
             }
         } else {
             sampler = try makeSampler()
-            sampler.eventSource = eventSource
-            (mix, effects) = try Self.connectGraph(of: engine, source: sampler, options: options)
+            sampler.eventSource = samplerSource
+            (mix, effects) = try Self.connectGraph(of: engine, source: sampler, instruments: instruments, options: options)
             samplers = [sampler]
             channelGroups = nil
         }
@@ -194,9 +219,18 @@ public final class SongRenderer {
     /// Connects the sampler (or channel groups) → effects → the stereo mix, and the mix to the output
     /// (through a router when `options.channelMap` spreads it over more channels). Returns the mix
     /// and the effect nodes. The engine's output format must be set already.
-    private static func connectGraph(of engine: AudioEngine, source: AudioNode,
+    private static func connectGraph(of engine: AudioEngine, source samplerSource: AudioNode, instruments: [LV2InstrumentNode],
                                      options: RenderOptions) throws(RenderError) -> (MixerNode, [AudioNode]) {
         let effects = options.effects?.makeNodes() ?? []
+        for case let node as LV2EffectNode in effects { node.workerMode = options.lv2Worker }
+        var source = samplerSource
+        if !instruments.isEmpty {
+            // The sampler and the instruments summed (at unity) before the effects.
+            let instrumentMix = MixerNode(name: "instruments", format: AudioFormat(sampleRate: Double(options.sampleRate), channelCount: 2))
+            for node in [samplerSource, instrumentMix] + instruments { engine.attach(node) }
+            for node in [samplerSource] + instruments { engine.connect(node, to: instrumentMix) }
+            source = instrumentMix
+        }
         for node in [source] + effects { engine.attach(node) }
         guard let map = options.channelMap else {
             engine.connect([source] + effects + [engine.mainMixerNode])
@@ -231,6 +265,10 @@ public final class SongRenderer {
         let target = min(max(0, sampleTime), player.durationInSamples)
         player.seek(toSample: target)
         eventSource.offset = target - engine.sampleTime
+        for source in instrumentSources {
+            source.player.seek(toSample: target)
+            source.offset = target - engine.sampleTime
+        }
         channelGroups?.discardRenderedAhead()
         renderedFrames = Int64((Double(target) / speed).rounded())
         isFinished = false
@@ -247,7 +285,12 @@ public final class SongRenderer {
     /// Puts `wrap(source)` between the player and the sampler(s), e.g. to record the events they
     /// get. Before rendering.
     public func interceptEvents(_ wrap: (any ScheduledMIDISource) -> any ScheduledMIDISource) {
-        if let channelGroups {
+        // With LV2 instruments, what the sampler takes is the player without their channels: wrap the player,
+        // so the wrapper sees every channel's events (the instruments' players play the same song).
+        let current = channelGroups?.fanOut.source ?? sampler.eventSource
+        if let dropping = current as? ChannelDroppingSource {
+            dropping.source = wrap(dropping.source)
+        } else if let channelGroups {
             channelGroups.fanOut.source = wrap(channelGroups.fanOut.source)
         } else if let source = sampler.eventSource {
             sampler.eventSource = wrap(source)
@@ -303,7 +346,10 @@ public final class SongRenderer {
         let output = BlockFileWriter(file: writer)
         do throws(AudioFileError) {
             guard try render(into: output, isCancelled: isCancelled, progress: { progress?($0) },
-                             afterBlock: { _, _ in FluidSynthLog.forwardPendingMessages() }) else { return nil }
+                             afterBlock: { _, _ in
+                FluidSynthLog.forwardPendingMessages()
+                LV2Log.forwardPendingMessages()
+            }) else { return nil }
             try output.finish()
         } catch {
             writer.cancel()
@@ -344,4 +390,29 @@ final class SeekableEventSource: ScheduledMIDISource, @unchecked Sendable {
     }
 
     var nextEventSampleTime: Int64? { player.nextEventSampleTime.map { $0 - offset } }
+}
+
+/// A source without the messages on some channels (those LV2 instruments play, for the SoundFont sampler).
+final class ChannelDroppingSource: ScheduledMIDISource, MIDIReceiver, @unchecked Sendable {
+    var source: any ScheduledMIDISource
+    private var dropped = [Bool](repeating: false, count: 16)
+    private var target: (any MIDIReceiver)?
+
+    init(source: any ScheduledMIDISource, channels: [Int]) {
+        self.source = source
+        for channel in channels where (0..<16).contains(channel) { dropped[channel] = true }
+    }
+
+    func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
+        target = receiver
+        source.deliverEvents(before: sampleTime, to: self)
+        target = nil
+    }
+
+    var nextEventSampleTime: Int64? { source.nextEventSampleTime }
+
+    func receive(_ message: MIDIMessage) {
+        if let channel = message.channel, dropped[Int(channel)] { return }
+        target?.receive(message)
+    }
 }

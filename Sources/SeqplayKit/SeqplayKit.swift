@@ -19,6 +19,7 @@
 @_exported import FluidSynth
 @_exported import JACKDriver
 @_exported import LiveSampler
+@_exported import LV2
 @_exported import MIDICore
 @_exported import MIDIFile
 @_exported import MediaLibrary

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FluidSynth
 import JACKDriver
+import LV2
 import SongSessions
 import MIDIFile
 import Rendering
@@ -38,6 +39,7 @@ struct JACKTransportPlayback {
         runTransportKeys(transport, interruption: interruption)
         let end = transport.stop()
         FluidSynthLog.forwardPendingMessages()
+        LV2Log.forwardPendingMessages()
         if case .failed(let error) = end { throw CommandFailure("playback to \(outputName) ended: \(error)", .inputOutput) }
         if device.verbose { CommandLineOutput.note("xruns: \(output.xrunCount), transport seeks: \(transport.seekCount)") }
         if interruption.isRequested { throw ExitCode.interrupted }

@@ -4,6 +4,7 @@ import ArgumentParser
 import AudioOutput
 import FluidSynth
 import Foundation
+import LV2
 import LiveSampler
 
 /// The options of every command that hosts the sampler for live MIDI (`live`, `serve`): the sampler
@@ -37,6 +38,8 @@ struct LiveHostOptions: ParsableArguments {
     @OptionGroup(title: "Control (a sound module you can control: Docs/sound-module.md)")
     var control: ControlArguments
 
+    @OptionGroup(title: "Sound") var instruments: InstrumentArguments
+
     func validate() throws {
         try FlagRange.check(rate.sampleRate, "--sample-rate", in: 8_000...192_000, unit: " Hz")
         try FlagRange.check(lookAhead, "--look-ahead", atLeast: 0, atMost: 1000, unit: " ms")
@@ -67,6 +70,7 @@ struct LiveHostOptions: ParsableArguments {
         configuration.portNames = portNames
         configuration.timestampedPorts = timestamped
         configuration.portLookAheadSeconds = lookAhead.map { $0 / 1000 }
+        configuration.instruments = try instruments.assignments()
         return configuration
     }
 }
@@ -123,6 +127,7 @@ enum LiveSessionRunner {
             if let duration, Date().timeIntervalSince(started) >= duration { break }
             usleep(20_000)
             FluidSynthLog.forwardPendingMessages()
+            LV2Log.forwardPendingMessages()
         }
         keys.restore()
         if let host {

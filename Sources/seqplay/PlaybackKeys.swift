@@ -1,5 +1,6 @@
 import FluidSynth
 import Foundation
+import LV2
 import Rendering
 
 /// What the keys of real-time playback do (space, ←/→) and what the status line shows: the
@@ -18,6 +19,7 @@ struct PlaybackKeys {
         let statusLine = StatusLine(player: playback.renderer.player)
         while !interruption.isRequested && !playback.hasEnded && !isDone() {
             FluidSynthLog.forwardPendingMessages()
+            LV2Log.forwardPendingMessages()
             guard let terminal else {
                 usleep(50_000)
                 continue

@@ -1,5 +1,6 @@
 import AudioOutput
 import FluidSynth
+import LV2
 import SongSessions
 import JACKDriver
 import ArgumentParser
@@ -39,6 +40,7 @@ struct RealtimePlayback {
         // Quitting drops what is buffered; the end of the song and Ctrl-C play it out.
         let end = playback.stop(draining: !quit)
         FluidSynthLog.forwardPendingMessages()
+        LV2Log.forwardPendingMessages()
         if case .failed(let error) = end { throw CommandFailure("playback to \(outputName) ended: \(error)", .inputOutput) }
         if device.verbose { CommandLineOutput.note("xruns: \(output.xrunCount)") }
         if let lost = midiOut?.lostEventCount, lost > 0 { CommandLineOutput.note("\(lost) MIDI events did not fit in JACK's midi_out buffer") }

@@ -53,6 +53,9 @@ struct RenderCommand: ParsableCommand {
         if audio.jackMulti && (sound.fx != nil || file.output != nil) {
             throw ValidationError("--jack-multi plays to JACK without --fx or -o.")
         }
+        if audio.jackMulti && !sound.instruments.instrument.isEmpty {
+            throw ValidationError("--jack-multi gives each SoundFont channel its own pair: not with --instrument.")
+        }
         try transport.validate(usesJACK: audio.usesJACK, rendersToFile: file.output != nil || batch.isRequested,
                                hasVarispeed: sound.fx?.contains("varispeed") == true,
                                otherDestination: destinations.realtimeFlags.first)

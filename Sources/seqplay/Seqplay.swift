@@ -12,6 +12,7 @@ struct Seqplay: ParsableCommand {
             RenderCommand.self, InfoCommand.self, ServeCommand.self,
             PortsCommand.self, ConnectCommand.self, MonitorCommand.self, LoopbackCommand.self, SendCommand.self,
             RecordCommand.self, LiveCommand.self, ConvertCommand.self, LibraryCommand.self, RollCommand.self, WaveformCommand.self,
+            PluginsCommand.self,
         ],
         defaultSubcommand: RenderCommand.self
     )

@@ -11,8 +11,10 @@ import Rendering
 struct SoundArguments: ParsableArguments {
     @OptionGroup var rate: SampleRateArgument
 
-    @Option(help: ArgumentHelp("Effects after the sampler, in order, e.g. 'eq:lowshelf,120,+3;reverb:large-hall,wet=30;limiter'. Effects: eq:TYPE,FREQ,GAIN,BW reverb:PRESET,WET delay:TIME,FEEDBACK,CUTOFF,WET chorus:VOICES,RATE,DEPTH,WET,TYPE distortion:MODE,PREGAIN,WET compressor:THRESHOLD,RATIO,ATTACK,RELEASE,MAKEUP,KNEE limiter:CEILING,ATTACK,RELEASE,PREGAIN varispeed:RATE (last).", valueName: "chain"))
+    @Option(help: ArgumentHelp("Effects after the sampler, in order, e.g. 'eq:lowshelf,120,+3;reverb:large-hall,wet=30;limiter'. Effects: eq:TYPE,FREQ,GAIN,BW reverb:PRESET,WET delay:TIME,FEEDBACK,CUTOFF,WET chorus:VOICES,RATE,DEPTH,WET,TYPE distortion:MODE,PREGAIN,WET compressor:THRESHOLD,RATIO,ATTACK,RELEASE,MAKEUP,KNEE limiter:CEILING,ATTACK,RELEASE,PREGAIN lv2:URI[,SYMBOL=VALUE…][,preset=NAME] (an LV2 plugin: seqplay plugins --where effect) varispeed:RATE (last).", valueName: "chain"))
     var fx: String?
+
+    @OptionGroup var instruments: InstrumentArguments
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Seconds of audio after the last event (default: until silent, at most 3).", valueName: "seconds"))
     var tail: Double?
@@ -39,6 +41,7 @@ struct SoundArguments: ParsableArguments {
     func renderOptions(song: SongArguments, sequence: MusicSequence, sampler: SamplerSettings) throws -> RenderOptions {
         var options = RenderOptions()
         options.effects = try effectChain()
+        options.instruments = try instruments.assignments()
         options.sampleRate = sampleRate
         options.sampler = sampler
         options.song = song.songOptions(for: sequence)

@@ -137,6 +137,46 @@ final class HostileCommandLineTests: RenderTestCase {
         return rows
     }()
 
+    /// LV2 plugins given wrongly to `--fx` and `--instrument` (issue 22): each one line naming what is wrong and
+    /// the valid choices, exit 64, no output file. Needs mda-lv2 (Scripts/setup).
+    static let lv2Rows: [Row] = {
+        let render = ["$SONG", "--sf2", "$FONT", "-o", "$DIR/out.wav"]
+        let delay = "http://drobilla.net/plugins/mda/Delay", piano = "http://drobilla.net/plugins/mda/Piano"
+        return [
+            Row(arguments: render + ["--fx", "lv2:urn:no-such-plugin"], status: 64, says: "unknown LV2 plugin 'urn:no-such-plugin'"),
+            Row(arguments: render + ["--fx", "lv2:http://drobilla.net/plugins/mda/Dela"], status: 64, says: "(similar: \(delay)"),
+            Row(arguments: render + ["--fx", "lv2:"], status: 64, says: "unknown LV2 plugin"),
+            Row(arguments: render + ["--fx", "lv2:\(delay),nosuch=1"], status: 64, says: "unknown control port 'nosuch' (ports: l_delay, r_delay, feedback, fb_tone, fx_mix, output)"),
+            Row(arguments: render + ["--fx", "lv2:\(delay),fx_mix=2"], status: 64, says: "fx_mix '2' is outside 0.0...1.0"),
+            Row(arguments: render + ["--fx", "lv2:\(delay),fx_mix=-1"], status: 64, says: "outside 0.0...1.0"),
+            Row(arguments: render + ["--fx", "lv2:\(delay),fx_mix=1e30"], status: 64, says: "outside 0.0...1.0"),
+            Row(arguments: render + ["--fx", "lv2:\(delay),fx_mix=nan"], status: 64, says: "is not a number"),
+            Row(arguments: render + ["--fx", "lv2:\(delay),fx_mix=inf"], status: 64, says: "is not a number"),
+            Row(arguments: render + ["--fx", "lv2:\(delay),fx_mix"], status: 64, says: "is not SYMBOL=VALUE"),
+            Row(arguments: render + ["--fx", "lv2:\(delay),preset=Nope"], status: 64, says: "unknown preset 'Nope' (presets: none)"),
+            Row(arguments: render + ["--fx", "lv2:http://drobilla.net/plugins/mda/Leslie,preset=Nope"], status: 64, says: "(presets: "),
+            Row(arguments: render + ["--fx", "lv2:\(piano)"], status: 64, says: "is an instrument, not an effect"),
+            Row(arguments: render + ["--instrument", "1=lv2:\(delay)"], status: 64, says: "is an effect, not an instrument"),
+            Row(arguments: render + ["--instrument", "1=lv2:urn:no-such-plugin"], status: 64, says: "unknown LV2 plugin"),
+            Row(arguments: render + ["--instrument", "1=lv2:\(piano),nosuch=0"], status: 64, says: "random_detuning"),
+            Row(arguments: render + ["--instrument", "1=lv2:\(piano),random_detuning=5"], status: 64, says: "outside 0.0...1.0"),
+            Row(arguments: render + ["--instrument", "1=lv2:\(piano),preset=Nope"], status: 64, says: "Concert Piano"),
+            Row(arguments: render + ["--instrument", "0=lv2:\(piano)"], status: 64, says: "channel '0' is not 1-16"),
+            Row(arguments: render + ["--instrument", "17=lv2:\(piano)"], status: 64, says: "channel '17' is not 1-16"),
+            Row(arguments: render + ["--instrument", "9-2=lv2:\(piano)"], status: 64, says: "is not 1-16 or a range"),
+            Row(arguments: render + ["--instrument", "-1=lv2:\(piano)"], status: 64),
+            Row(arguments: render + ["--instrument", "nan=lv2:\(piano)"], status: 64),
+            Row(arguments: render + ["--instrument", "1=\(piano)"], status: 64, says: "is not CH=lv2:URI"),
+            Row(arguments: render + ["--instrument", "piano"], status: 64, says: "is not CH=lv2:URI"),
+            Row(arguments: render + ["--instrument", "1-3=lv2:\(piano)", "--instrument", "3=lv2:\(piano)"], status: 64,
+                says: "channel 3 is given to two instruments"),
+            Row(arguments: ["plugins", "urn:no-such-plugin"], status: 64, says: "unknown LV2 plugin"),
+            Row(arguments: ["$SONG", "--sf2", "$FONT", "-a", "jack", "--jack-multi", "--instrument", "1=lv2:\(piano)"], status: 64,
+                says: "not with --instrument"),
+            Row(arguments: render + ["--fx", "lv2:\(delay),fx_mix=0.5", "--instrument", "1=lv2:\(piano)"], status: 0, creates: ["out.wav"]),
+        ]
+    }()
+
     /// Every path flag of every command that writes a file, as each path a careless user might
     /// name (see `makeWorkspace`): a directory, a device (`null.png`, `full.png`: /dev/null and
     /// /dev/full), a symbolic link (its target replaced, the link kept), a read-only file, the input
@@ -335,6 +375,19 @@ final class HostileCommandLineTests: RenderTestCase {
         XCTAssertEqual(stat("/dev/null", &status), 0)
         XCTAssertEqual(status.st_mode & S_IFMT, S_IFCHR, "/dev/null is still a device")
         XCTAssertTrue(failures.isEmpty, "\(failures.count) of \(rows.count) rows:\n" + failures.joined(separator: "\n"))
+    }
+
+    func testEveryHostileLV2CommandLineFailsCleanly() throws {
+        guard FileManager.default.fileExists(atPath: "/usr/lib/lv2/mda.lv2/manifest.ttl") else {
+            throw XCTSkip("mda-lv2 is not installed (Scripts/setup)")
+        }
+        let (directory, song, font) = try makeWorkspace()
+        var failures: [String] = []
+        for row in Self.lv2Rows {
+            failures += try check(row, in: directory, song: song, font: font)
+            if row.creates.contains("out.wav") { try? FileManager.default.removeItem(at: directory.appendingPathComponent("out.wav")) }
+        }
+        XCTAssertTrue(failures.isEmpty, "\(failures.count) of \(Self.lv2Rows.count) rows:\n" + failures.joined(separator: "\n"))
     }
 
     /// `pathRows`, each in a fresh workspace: besides `check`, the devices are still devices, the

@@ -1,19 +1,19 @@
 import Atomics
 
-/// A fixed-size queue of short log messages that any thread, the audio render thread included, can
+/// A fixed-size queue of short log messages (FluidSynth's and LV2 plugins' logs) that any thread, the audio render thread included, can
 /// post to without allocating, locking or doing I/O; a normal thread takes them off and logs them.
 ///
 /// A bounded multi-producer, multi-consumer queue (Vyukov's design): each slot carries a sequence
 /// number that says whether it is free for the producer or filled for the consumer. A full queue drops
 /// the new message and counts it.
-final class LogMessageQueue: @unchecked Sendable {
+package final class LogMessageQueue: @unchecked Sendable {
     /// One message as it was posted: level and text, cut to `maximumTextLength` bytes.
-    struct Message {
-        var level: Int32
-        var text: String
+    package struct Message {
+        package var level: Int32
+        package var text: String
     }
 
-    static let maximumTextLength = 255
+    package static let maximumTextLength = 255
 
     private let capacity: Int
     private let sequences: UnsafeMutablePointer<ManagedAtomic<Int>>
@@ -25,7 +25,7 @@ final class LogMessageQueue: @unchecked Sendable {
     private let droppedCount = ManagedAtomic(0)
 
     /// `capacity` must be a power of two.
-    init(capacity: Int = 128) {
+    package init(capacity: Int = 128) {
         precondition(capacity > 0 && capacity & (capacity - 1) == 0, "capacity must be a power of two")
         self.capacity = capacity
         sequences = .allocate(capacity: capacity)
@@ -46,10 +46,10 @@ final class LogMessageQueue: @unchecked Sendable {
     }
 
     /// Messages dropped because the queue was full.
-    var dropped: Int { droppedCount.load(ordering: .relaxed) }
+    package var dropped: Int { droppedCount.load(ordering: .relaxed) }
 
     /// Copies a NUL-terminated message into the queue. Real-time safe; drops it when the queue is full.
-    func post(level: Int32, text: UnsafePointer<CChar>) {
+    package func post(level: Int32, text: UnsafePointer<CChar>) {
         var position = enqueuePosition.load(ordering: .relaxed)
         while true {
             let slot = position & (capacity - 1)
@@ -73,7 +73,7 @@ final class LogMessageQueue: @unchecked Sendable {
     }
 
     /// Takes the oldest message off the queue, or returns `nil` when it is empty. Not real-time safe.
-    func take() -> Message? {
+    package func take() -> Message? {
         var position = dequeuePosition.load(ordering: .relaxed)
         while true {
             let slot = position & (capacity - 1)

@@ -1,0 +1,62 @@
+import Foundation
+import Logging
+import RealtimeSupport
+
+/// Routes LV2 plugins' log messages (the log#log feature) into seqplay's logging, under the label
+/// `seqplay.lv2`. Plugins may log from the render thread, so messages are only queued there (seqplay's
+/// lock-free log queue, as FluidSynth's are) and reach the logger when a normal thread calls
+/// `forwardPendingMessages()`; renderers do so between render cycles. Each distinct message is logged once.
+public enum LV2Log {
+    /// The label of the logger plugins' messages go to.
+    public static let label = "seqplay.lv2"
+
+    static let queue = LogMessageQueue()
+    nonisolated(unsafe) private static var logged: Set<String> = []
+    private static let lock = NSLock()
+
+    /// Levels as queued: 0 error, 1 warning, 2 note, 3 trace.
+    static func post(level: Int32, text: UnsafePointer<CChar>) { queue.post(level: level, text: text) }
+
+    /// Logs every message plugins have queued since the last call, each distinct one once. Call from a
+    /// normal thread.
+    public static func forwardPendingMessages() {
+        while let message = queue.take() {
+            let isNew = lock.withLock { logged.insert(message.text).inserted }
+            guard isNew else { continue }
+            let level: Logger.Level = switch message.level {
+            case 0: .error
+            case 1: .warning
+            case 2: .info
+            default: .debug
+            }
+            Logger(label: label).log(level: level, "\(message.text)")
+        }
+    }
+
+    /// Messages lost because plugins logged faster than they were forwarded.
+    public static var droppedMessages: Int { queue.dropped }
+}
+
+/// The process-wide URID map and unmap (one numbering for every plugin instance, as LV2 expects).
+final class LV2URIDMap: @unchecked Sendable {
+    static let shared = LV2URIDMap()
+
+    private let lock = NSLock()
+    private var ids: [String: UInt32] = [:]
+    /// Interned C strings, index = URID - 1; never freed (unmap returns pointers into them).
+    private var uris: [UnsafeMutablePointer<CChar>] = []
+
+    func map(_ uri: String) -> UInt32 {
+        lock.withLock {
+            if let id = ids[uri] { return id }
+            uris.append(strdup(uri))
+            let id = UInt32(uris.count)
+            ids[uri] = id
+            return id
+        }
+    }
+
+    func unmap(_ id: UInt32) -> UnsafePointer<CChar>? {
+        lock.withLock { id >= 1 && Int(id) <= uris.count ? UnsafePointer(uris[Int(id) - 1]) : nil }
+    }
+}
