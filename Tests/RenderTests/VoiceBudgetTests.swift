@@ -79,9 +79,9 @@ final class VoiceBudgetTests: RenderTestCase {
 
     // MARK: Note limiting
 
-    /// One channel, organ; notes as (start, end, key, velocity) in ticks at 480 per second (60 BPM).
-    static func song(_ notes: [(start: Int64, end: Int64, key: UInt8, velocity: UInt8)]) -> MusicSequence {
-        var events: [(tick: Int64, order: Int, message: MIDIMessage)] = [(0, 0, .programChange(channel: 0, program: 16))]
+    /// One channel playing `program`; notes as (start, end, key, velocity) in ticks at 480 per second (60 BPM).
+    static func song(_ notes: [(start: Int64, end: Int64, key: UInt8, velocity: UInt8)], program: UInt8 = 16) -> MusicSequence {
+        var events: [(tick: Int64, order: Int, message: MIDIMessage)] = [(0, 0, .programChange(channel: 0, program: program))]
         for note in notes {
             events.append((note.start, events.count, .noteOn(channel: 0, note: note.key, velocity: note.velocity)))
             events.append((note.end, events.count, .noteOff(channel: 0, note: note.key, velocity: 0)))
@@ -92,26 +92,49 @@ final class VoiceBudgetTests: RenderTestCase {
                              tracks: [MusicTrack(events: [tempo] + events.map { TimedEvent(tick: $0.tick, .midi($0.message)) })])
     }
 
-    func renderLimited(_ sequence: MusicSequence, maximumNotesPerKey: Int? = nil, minimumVelocity: UInt8? = nil) throws -> [[Float]] {
+    func limitedOptions(maximumNotesPerKey: Int? = nil, minimumVelocity: UInt8? = nil) -> RenderOptions {
         var options = RenderOptions()
         options.sampler.maximumNotesPerKey = maximumNotesPerKey
         options.sampler.minimumVelocity = minimumVelocity
         options.tail = .fixed(seconds: 1)
-        return try render(sequence, fonts: [Self.generalMIDIFont], options: options)
+        return options
     }
 
-    /// With one note per key, a second note-on on a sounding key releases the first then and there:
-    /// the render of a song whose first note ends at the second's start, its own note-off dropped.
-    func testMaximumNotesPerKeyReleasesTheOldestNote() throws {
-        let overlapping = Self.song([(0, 1440, 60, 100), (480, 1440, 60, 90), (240, 960, 64, 80)])
-        let limited = try renderLimited(overlapping, maximumNotesPerKey: 1)
-        XCTAssertEqual(limited, try renderLimited(Self.song([(0, 480, 60, 100), (480, 1440, 60, 90), (240, 960, 64, 80)])))
-        XCTAssertNotEqual(limited, try renderLimited(overlapping), "without the limit both notes sound")
-        XCTAssertEqual(try renderLimited(overlapping, maximumNotesPerKey: 2), try renderLimited(overlapping), "two notes fit a limit of 2")
-        // Three on one key with a limit of two: the first ends at the third's start.
-        let three = Self.song([(0, 1440, 60, 100), (240, 1440, 60, 90), (480, 1440, 60, 70)])
-        XCTAssertEqual(try renderLimited(three, maximumNotesPerKey: 2),
-                       try renderLimited(Self.song([(0, 480, 60, 100), (240, 1440, 60, 90), (480, 1440, 60, 70)])))
+    func renderLimited(_ sequence: MusicSequence, maximumNotesPerKey: Int? = nil, minimumVelocity: UInt8? = nil) throws -> [[Float]] {
+        try render(sequence, fonts: [Self.generalMIDIFont],
+                   options: limitedOptions(maximumNotesPerKey: maximumNotesPerKey, minimumVelocity: minimumVelocity))
+    }
+
+    /// The voices sounding after each block of a render.
+    func voiceCounts(_ sequence: MusicSequence, maximumNotesPerKey: Int?) throws -> [Int] {
+        let renderer = try SongRenderer(sequence: sequence, soundFontPaths: [Self.generalMIDIFont],
+                                        options: limitedOptions(maximumNotesPerKey: maximumNotesPerKey))
+        var counts: [Int] = []
+        while renderer.renderNextBlock() != nil { counts.append(renderer.sampler.activeVoiceCount) }
+        return counts
+    }
+
+    /// A key struck every 0.25 s with a pad (1.5 s release): its releases pile up, unless at most
+    /// N notes may sound on the key, the oldest ended (faster release) at each new note-on.
+    func testMaximumNotesPerKeyEndsTheOldestSoundingNote() throws {
+        var notes: [(start: Int64, end: Int64, key: UInt8, velocity: UInt8)] = []
+        for index in 0..<16 {
+            let start = Int64(index * 120)
+            notes.append((start: start, end: start + 24, key: 60, velocity: 100))
+        }
+        let song = Self.song(notes, program: 88)
+        let free = try voiceCounts(song, maximumNotesPerKey: nil)
+        let one = try voiceCounts(song, maximumNotesPerKey: 1), two = try voiceCounts(song, maximumNotesPerKey: 2)
+        // Mean voices over the song's 4 s (344 blocks of 512 frames).
+        func mean(_ counts: [Int]) -> Double { Double(counts.prefix(344).reduce(0, +)) / Double(min(344, counts.count)) }
+        print("mean voices: no limit \(mean(free)), 2 per key \(mean(two)), 1 per key \(mean(one)); peaks \(free.max()!), \(two.max()!), \(one.max()!)")
+        XCTAssertLessThan(mean(one), mean(two))
+        XCTAssertLessThan(mean(two), mean(free) * 0.8)
+        XCTAssertLessThan(one.max()!, free.max()!)
+        // A limit never reached changes nothing.
+        let sparse = Self.song([(0, 480, 60, 100), (960, 1440, 60, 90), (240, 960, 64, 80)])
+        let sparseLimited = try renderLimited(sparse, maximumNotesPerKey: 4), sparseFree = try renderLimited(sparse)
+        XCTAssertTrue(sparseLimited == sparseFree, "a limit not reached changes the render")
     }
 
     /// Notes below the minimum velocity are not played, and their note-offs do not end the louder
@@ -119,8 +142,9 @@ final class VoiceBudgetTests: RenderTestCase {
     func testMinimumVelocitySkipsQuietNotesAndTheirNoteOffs() throws {
         let song = Self.song([(0, 720, 60, 30), (240, 1440, 60, 100), (480, 960, 64, 63), (480, 960, 67, 64)])
         let skipped = try renderLimited(song, minimumVelocity: 64)
-        XCTAssertEqual(skipped, try renderLimited(Self.song([(240, 1440, 60, 100), (480, 960, 67, 64)])))
-        XCTAssertNotEqual(skipped, try renderLimited(song))
+        let without = try renderLimited(Self.song([(240, 1440, 60, 100), (480, 960, 67, 64)])), unlimited = try renderLimited(song)
+        XCTAssertTrue(skipped == without, "the render differs from the song without the quiet notes")
+        XCTAssertFalse(skipped == unlimited, "the limit changes nothing")
         XCTAssertGreaterThan(skipped[0].map(abs).max() ?? 0, 0.01)
     }
 
