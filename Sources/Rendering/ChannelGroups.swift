@@ -83,14 +83,6 @@ public struct ChannelGroups: Hashable, Sendable {
         var load = [Double](repeating: 0, count: 16)
         let timeline = sequence.concatenatingPatterns()
         let map = TempoMap(sequence: timeline)
-        var messages: [(tick: Int64, message: MIDIMessage)] = []
-        for track in timeline.tracks {
-            for timed in track.events {
-                if case .midi(let message) = timed.event, message.channel != nil { messages.append((timed.tick, message)) }
-            }
-        }
-        let ordered = messages.enumerated().sorted { ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset) }.map(\.element)
-        messages = []
         var setups = [[Int: MIDIMessage]](repeating: [:], count: 16)  // 0: CC 0, 1: CC 32, 2: program
         var pairing = NotePairing<(tick: Int64, setup: [MIDIMessage], velocity: UInt8)>()
         func release(_ note: NotePairing<(tick: Int64, setup: [MIDIMessage], velocity: UInt8)>.HeldNote, at tick: Int64) {
@@ -99,8 +91,9 @@ public struct ChannelGroups: Hashable, Sendable {
             load[Int(note.channel)] += noteCost(CostedNote(channel: note.channel, setup: note.start.setup, key: note.key,
                                                            velocity: note.start.velocity, heldSeconds: seconds), start)
         }
-        for (tick, message) in ordered {
-            let channel = Int(message.channel!)
+        timeline.forEachEventInTickOrder { _, _, timed in
+            guard case .midi(let message) = timed.event, let channel = message.channel.map(Int.init) else { return }
+            let tick = timed.tick
             switch message {
             case .noteOn, .noteOff:
                 if let ended = pairing.pair(message, start: { _, _, velocity in
@@ -108,7 +101,7 @@ public struct ChannelGroups: Hashable, Sendable {
                 }) {
                     release(ended, at: tick)
                 }
-                continue
+                return
             case .controlChange(_, 0, _): setups[channel][0] = message
             case .controlChange(_, 32, _): setups[channel][1] = message
             case .programChange: setups[channel][2] = message
