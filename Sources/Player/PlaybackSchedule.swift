@@ -63,8 +63,11 @@ struct PlaybackSchedule {
         guard (1...MusicPlayer.nanosecondRate).contains(sampleRate) else { throw .sampleRateOutOfRange(sampleRate) }
         let speed = (numerator: Int64((settings.rate * 10_000).rounded()), denominator: Int64(10_000))
 
-        let source = PlaybackSchedule.sourceEvents(of: sequence, tracks: settings.tracks)
         let passes = try PlaybackSchedule.passes(map: map, settings: settings)
+        // One pass (no loop) reads the song's events once, straight from its tracks; several read
+        // them from a list made once.
+        let streams = passes.count == 1
+        let source = streams ? SongEventList() : PlaybackSchedule.sourceEvents(of: sequence, tracks: settings.tracks)
         var sounding: [NoteKey: Int] = [:]
         var chased: [Int64: [SongEvent]] = [:] // state before each jump target
         var elapsed = ExactTime.zero(denominator: map.time(atTick: 0).denominator)
@@ -79,7 +82,7 @@ struct PlaybackSchedule {
             events.append(SongEvent(sampleTime: time, track: SongEvent.clockTrack, port: 0, message: message))
         }
 
-        events.reserveCapacity(source.count)
+        events.reserveCapacity(streams ? sequence.tracks.reduce(0) { $0 + $1.events.count } : source.count)
         for (index, pass) in passes.enumerated() {
             let passStart = sampleTime(elapsed)
             stretches.append(PlayedStretch(startSample: passStart, startTime: elapsed, fromTick: pass.from, toTick: pass.to))
@@ -92,24 +95,38 @@ struct PlaybackSchedule {
             }
             if jumped {
                 if chased[pass.from] == nil {
-                    let history = source[..<PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.from)]
-                    chased[pass.from] = Chase.stateEntries(from: history) { $0.message }
+                    if streams {
+                        var history = SongEventList()
+                        PlaybackSchedule.forEachSourceEvent(of: sequence, tracks: settings.tracks) { event in
+                            if event.sampleTime < pass.from { history.append(event) }
+                        }
+                        chased[pass.from] = Chase.stateEntries(from: history) { $0.message }
+                    } else {
+                        let history = source[..<PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.from)]
+                        chased[pass.from] = Chase.stateEntries(from: history) { $0.message }
+                    }
                 }
                 for state in chased[pass.from] ?? [] {
                     events.append(SongEvent(sampleTime: passStart, track: state.track, port: state.port, message: state.message))
                 }
             }
             let startTime = map.time(atTick: pass.from)
-            let first = PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.from)
-            // Events at a pass's end tick belong to what follows (the song's own last tick included:
-            // its notes still sounding get their Note Offs there).
-            let end = PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.to)
-            for position in first..<end {
-                let event = source[position]
-                guard let message = event.message.transposed(by: settings.transpose) else { continue }
+            func play(_ event: SongEvent) {
+                guard let message = event.message.transposed(by: settings.transpose) else { return }
                 NoteKey.count(message, track: event.track, port: event.port, in: &sounding)
                 events.append(SongEvent(sampleTime: sampleTime(elapsed + map.time(atTick: event.sampleTime) - startTime),
                                         track: event.track, port: event.port, message: message))
+            }
+            // Events at a pass's end tick belong to what follows (the song's own last tick included:
+            // its notes still sounding get their Note Offs there).
+            if streams {
+                PlaybackSchedule.forEachSourceEvent(of: sequence, tracks: settings.tracks) { event in
+                    if event.sampleTime >= pass.from && event.sampleTime < pass.to { play(event) }
+                }
+            } else {
+                let first = PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.from)
+                let end = PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.to)
+                for position in first..<end { play(source[position]) }
             }
             elapsed = elapsed + map.time(atTick: pass.to) - startTime
             let continues = index + 1 < passes.count && passes[index + 1].from == pass.to
@@ -146,13 +163,18 @@ struct PlaybackSchedule {
     /// `SongEvent`s whose time is the tick (at least 0).
     private static func sourceEvents(of sequence: MusicSequence, tracks: Set<Int>?) -> SongEventList {
         var found = SongEventList()
+        forEachSourceEvent(of: sequence, tracks: tracks) { found.append($0) }
+        return found
+    }
+
+    /// Calls `body` with each of `sourceEvents(of:tracks:)` in turn, without making the list.
+    private static func forEachSourceEvent(of sequence: MusicSequence, tracks: Set<Int>?, _ body: (SongEvent) -> Void) {
         var ports = [UInt8](repeating: 0, count: sequence.tracks.count)
         sequence.forEachEventInTickOrder(tracks: tracks, clampingNegativeTicks: true) { track, _, timed in
             if case .meta(.port(let chosen)) = timed.event { ports[track] = chosen }
             guard let message = timed.event.playableMessage else { return }
-            found.append(SongEvent(sampleTime: max(0, timed.tick), track: track, port: ports[track], message: message))
+            body(SongEvent(sampleTime: max(0, timed.tick), track: track, port: ports[track], message: message))
         }
-        return found
     }
 
     /// The stretches played in order: start to loop end, the loop again `count - 1` times, then on to the end.
