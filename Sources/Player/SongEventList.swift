@@ -1,25 +1,32 @@
 import MIDICore
 
-/// The schedule's events (`PlaybackSchedule`), each held in two machine words: its time, and one word
+/// The schedule's events (`PlaybackSchedule`), each held in 12 bytes: its time as 32 bits from the
+/// time of the first event of its run of 4096 (a time further off kept out of line), and one word
 /// packing the message (what kind, its channel and data bytes; a SysEx's bytes out of line), the
-/// port and the track. A dense song's millions of events take 16 bytes each instead of a
+/// port and the track. A dense song's millions of events take 12 bytes each instead of a
 /// `SongEvent`'s 40. Reading one back gives the same `SongEvent`. An event that does not pack (a
 /// track index past 2^26, more than 2^24 SysEx messages) turns the list into plain `SongEvent`s.
 struct SongEventList: RandomAccessCollection {
-    private var times: [Int64] = []
+    /// Per event, its time minus its run's base time; `UInt32.max`: the time is in `farTimes`.
+    private var offsets: [UInt32] = []
+    /// Per run of `runLength` events, the time of its first event.
+    private var bases: [Int64] = []
+    private var farTimes: [Int: Int64] = [:]
     private var words: [UInt64] = []
+    private static let runShift = 12
     private var sysEx: [[UInt8]] = []
     /// Set once an event did not pack: every event, unpacked.
     private var unpacked: [SongEvent]?
 
     var startIndex: Int { 0 }
-    var endIndex: Int { unpacked?.count ?? times.count }
+    var endIndex: Int { unpacked?.count ?? words.count }
 
     init() {}
 
     mutating func reserveCapacity(_ count: Int) {
-        times.reserveCapacity(count)
+        offsets.reserveCapacity(count)
         words.reserveCapacity(count)
+        bases.reserveCapacity(count >> Self.runShift + 1)
     }
 
     // Word layout: bits 0-4 kind, 5-12 first byte (channel, or a system message's value), 13-28 the
@@ -33,12 +40,22 @@ struct SongEventList: RandomAccessCollection {
         }
         guard let word = pack(event) else {
             unpacked = Array(self) + [event]
-            times = []
+            offsets = []
+            bases = []
+            farTimes = [:]
             words = []
             sysEx = []
             return
         }
-        times.append(event.sampleTime)
+        let position = words.count
+        if position & (1 << Self.runShift - 1) == 0 { bases.append(event.sampleTime) }
+        let offset = event.sampleTime.subtractingReportingOverflow(bases[position >> Self.runShift])
+        if !offset.overflow, offset.partialValue >= 0, offset.partialValue < Int64(UInt32.max) {
+            offsets.append(UInt32(offset.partialValue))
+        } else {
+            offsets.append(.max)
+            farTimes[position] = event.sampleTime
+        }
         words.append(word)
     }
 
@@ -71,7 +88,9 @@ struct SongEventList: RandomAccessCollection {
         }
         let port = UInt8(truncatingIfNeeded: word >> 29)
         let track = Int(Int64(bitPattern: word) >> 37)
-        return SongEvent(sampleTime: times[position], track: track, port: port, message: message)
+        let offset = offsets[position]
+        let time = offset == .max ? farTimes[position]! : bases[position >> Self.runShift] + Int64(offset)
+        return SongEvent(sampleTime: time, track: track, port: port, message: message)
     }
 
     /// The word for `event`, nil when it does not pack.
