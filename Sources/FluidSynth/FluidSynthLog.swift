@@ -25,8 +25,8 @@ public enum FluidSynthLog {
     /// The texts already logged, so each is logged once.
     private static let logged = LoggedTexts()
 
-    /// Logs every message FluidSynth has queued since the last call, each distinct one once. Call
-    /// from a normal thread.
+    /// Logs every message FluidSynth has queued since the last call, each distinct one once (the
+    /// first `maximumDistinctTexts` distinct ones). Call from a normal thread.
     public static func forwardPendingMessages() {
         log(takePendingMessages())
     }
@@ -83,12 +83,18 @@ public enum FluidSynthLog {
         _ = unsafeBitCast(symbol, to: SetDefaultHandler.self)(glibPost, nil)
     }()
 
-    /// A set of strings any thread may add to.
+    /// The most distinct texts logged: a dense song makes FluidSynth report every voice it steals
+    /// ("Killing voice …", a new text each time), which would otherwise fill memory and the log.
+    static let maximumDistinctTexts = 1024
+
+    /// A set of strings any thread may add to, of at most `maximumDistinctTexts`.
     private final class LoggedTexts: @unchecked Sendable {
         private let lock = NSLock()
         private var texts: Set<String> = []
-        /// Adds `text`; true if it was not there before.
-        func insert(_ text: String) -> Bool { lock.withLock { texts.insert(text).inserted } }
+        /// Adds `text`; true if it was not there before and there was room for it.
+        func insert(_ text: String) -> Bool {
+            lock.withLock { texts.count < FluidSynthLog.maximumDistinctTexts && texts.insert(text).inserted }
+        }
     }
 
     static func swiftLogLevel(_ fluidLevel: Int32) -> Logger.Level {

@@ -106,6 +106,13 @@ public struct SamplerSettings: Hashable, Sendable {
     /// presets from that font only. Load these fonts first (`fontLoadOrder(_:)`), so that they do
     /// not cover the other fonts' presets for the other channels.
     public var channelFonts: [UInt8: String]
+    /// Note limiting for dense songs: the most notes held at once on one key of a channel (1...128);
+    /// a further note-on first releases the oldest, with FluidSynth's release (`--max-notes-per-key`).
+    /// Nil: no limit.
+    public var maximumNotesPerKey: Int? = nil
+    /// Note limiting for dense songs: note-ons quieter than this (1...127) are skipped, and their
+    /// note-offs with them (`--min-velocity`). Nil: every note plays.
+    public var minimumVelocity: UInt8? = nil
 
     public init(polyphony: Int = 256, interpolation: Interpolation? = nil, bankSelect: BankSelectMode = .gs,
                 gain: Float = 0.2, reverb: Reverb = Reverb(), chorus: Chorus = Chorus(),
@@ -132,6 +139,8 @@ public struct SamplerSettings: Hashable, Sendable {
     public static let ranges = (roomSize: 0.0...1.0, damping: 0.0...1.0, width: 0.0...100.0, reverbLevel: 0.0...1.0,
                                 chorusVoices: 0...99, chorusLevel: 0.0...10.0, chorusSpeed: 0.1...5.0, chorusDepth: 0.0...256.0,
                                 polyphony: 1...65_535)
+    /// The ranges the note-limiting settings take (`maximumNotesPerKey`, `minimumVelocity`).
+    public static let noteLimitRanges = (maximumNotesPerKey: 1...NoteLimiter.maximumLimit, minimumVelocity: 1...127)
 }
 
 // MARK: Per-channel settings written as text

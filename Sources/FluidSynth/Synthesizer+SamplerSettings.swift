@@ -35,6 +35,7 @@ extension Synthesizer {
             if let value = chorus.speed { fluid_synth_set_chorus_group_speed(synth, -1, value) }
             if let value = chorus.depth { fluid_synth_set_chorus_group_depth(synth, -1, value) }
             if let value = chorus.type { fluid_synth_set_chorus_group_type(synth, -1, Int32(value.rawValue)) }
+            if !(noteLimiter?.matches(sound) ?? (NoteLimiter.make(for: sound) == nil)) { noteLimiter = NoteLimiter.make(for: sound) }
             forcedPrograms.set(sound.programs, drums: sound.drumChannels, fonts: fontIDs)
             forcedPrograms.select(in: synth)
             publishAllChannels()

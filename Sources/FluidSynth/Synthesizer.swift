@@ -53,6 +53,9 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     public let channelStatus = ChannelStatusTable()
     /// Channels whose note-ons are dropped (bit n: channel n); render thread only.
     private var mutedChannels: UInt16 = 0
+    /// Note limiting (`SamplerSettings.maximumNotesPerKey`, `minimumVelocity`); nil when off.
+    /// Replaced only between render cycles.
+    var noteLimiter: NoteLimiter?
 
     /// Creates a synthesizer with no fonts loaded, its polyphony, bank-select mode, gain and effects
     /// on/off as `settings` say, at `sampleRate` Hz (FluidSynth accepts 8000...96000). The settings'
@@ -97,6 +100,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
         self.fluidSettings = fluidSettings
         self.synth = synth
         voiceStartGains = VoiceStartGains(polyphony: Int(fluid_synth_get_polyphony(synth)))
+        noteLimiter = NoteLimiter.make(for: settings)
     }
 
     deinit {
@@ -330,8 +334,12 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
         case .gain(let gain): fluid_synth_set_gain(synth, gain)
         case .reverb(let on): fluid_synth_reverb_on(synth, -1, on ? 1 : 0)
         case .chorus(let on): fluid_synth_chorus_on(synth, -1, on ? 1 : 0)
-        case .allNotesOff: fluid_synth_all_notes_off(synth, -1)
-        case .allSoundsOff: fluid_synth_all_sounds_off(synth, -1)
+        case .allNotesOff:
+            fluid_synth_all_notes_off(synth, -1)
+            noteLimiter?.clear(channel: nil)
+        case .allSoundsOff:
+            fluid_synth_all_sounds_off(synth, -1)
+            noteLimiter?.clear(channel: nil)
         case .reset(let kind):
             switch kind {
             case .system: systemReset()
@@ -477,9 +485,21 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
         switch message {
         case .noteOn(let c, _, _) where mutedChannels & (1 << UInt16(c & 15)) != 0: break
         case .noteOn(let c, let note, let velocity):
+            if let noteLimiter {
+                if velocity == 0 {
+                    if noteLimiter.admitsNoteOff(channel: c, key: note) { fluid_synth_noteoff(synth, Int32(c), Int32(note)) }
+                    break
+                }
+                guard noteLimiter.admitsNoteOn(channel: c, key: note, velocity: velocity, synth: synth) else { break }
+                fluid_synth_noteon(synth, Int32(c), Int32(note), Int32(velocity))
+                noteLimiter.noteStarted(channel: c, key: note, highestID: voiceStartGains.voicesStarted(in: synth, needsID: true))
+                break
+            }
             fluid_synth_noteon(synth, Int32(c), Int32(note), Int32(velocity))
             voiceStartGains.voicesStarted(in: synth)
-        case .noteOff(let c, let note, _): fluid_synth_noteoff(synth, Int32(c), Int32(note))
+        case .noteOff(let c, let note, _):
+            if let noteLimiter, !noteLimiter.admitsNoteOff(channel: c, key: note) { break }
+            fluid_synth_noteoff(synth, Int32(c), Int32(note))
         case .polyPressure(let c, let note, let p): fluid_synth_key_pressure(synth, Int32(c), Int32(note), Int32(p))
         case .controlChange(let c, let cc, _) where (cc == 0 || cc == 32) && forcedPrograms.isForced(c): break
         case .controlChange(let c, let cc, let value):

@@ -35,11 +35,24 @@ final class VoiceStartGains {
         voices = .allocate(capacity: capacity)
     }
 
-    /// Applies to the voices `synth` started since the last call: call it after each note-on.
-    func voicesStarted(in synth: OpaquePointer) {
-        guard Self.isSupported, !layoutMismatch else { return }
+    /// Applies to the voices `synth` started since the last call: call it after each note-on. Returns
+    /// the highest voice id seen (the id of the voices the note started, when it started any), which
+    /// where the layout is not supported is looked up only when `needsID`.
+    @discardableResult
+    func voicesStarted(in synth: OpaquePointer, needsID: Bool = false) -> Int64 {
+        guard Self.isSupported, !layoutMismatch else {
+            guard needsID else { return lastVoiceID }
+            fluid_synth_get_voicelist(synth, voices, Int32(capacity), -1)
+            var index = 0
+            while index < capacity, let voice = voices[index] {
+                lastVoiceID = max(lastVoiceID, Int64(fluid_voice_get_id(voice)))
+                index += 1
+            }
+            return lastVoiceID
+        }
         var failed: Int32 = 0
         lastVoiceID = seqplay_fluid_synth_start_new_voice_gains_from_zero(synth, voices, Int32(capacity), lastVoiceID, &failed)
         if failed != 0 { layoutMismatch = true }
+        return lastVoiceID
     }
 }

@@ -131,38 +131,58 @@ public struct SequenceReport: Codable, Equatable, Sendable {
         timeSignatures = map.timeSignatures.map { placed($0.tick, nil, "\($0.numerator)/\($0.denominator)") }
         keySignatures = map.keySignatures.map { placed($0.tick, nil, $0.name) }
 
-        let merged = timeline.mergedToFormat0().tracks[0].events
-        notes = Self.notes(of: merged)
+        // The tracks merged in playing order (as `mergedToFormat0()` orders them), read in place.
+        var counter = NoteCounter()
         var markers: [Placed] = [], lyrics: [Placed] = [], texts: [Placed] = []
-        for timed in merged {
-            guard case .meta(let meta) = timed.event, case .text(let kind, _) = meta, let text = meta.text else { continue }
-            switch kind {
-            case .marker: markers.append(placed(timed.tick, nil, text))
-            case .lyric: lyrics.append(placed(timed.tick, nil, text))
-            case .text, .copyright, .cuePoint: texts.append(placed(timed.tick, SequenceReport.name(of: kind), text))
-            default: continue
+        timeline.forEachEventInTickOrder { _, _, timed in
+            switch timed.event {
+            case .midi(let message):
+                counter.add(message, at: timed.tick)
+            case .meta(let meta):
+                guard case .text(let kind, _) = meta, let text = meta.text else { return }
+                switch kind {
+                case .marker: markers.append(placed(timed.tick, nil, text))
+                case .lyric: lyrics.append(placed(timed.tick, nil, text))
+                case .text, .copyright, .cuePoint: texts.append(placed(timed.tick, SequenceReport.name(of: kind), text))
+                default: return
+                }
+            default:
+                return
             }
         }
+        notes = counter.finish()
         self.markers = markers
         self.lyrics = lyrics
         self.texts = texts
         self.warnings = warnings
     }
 
-    /// The note facts of `events` (one merged track, in tick order). At one tick, note-offs end
-    /// before note-ons start, so repeated notes do not count as overlapping.
-    private static func notes(of events: [TimedEvent]) -> Notes {
+    /// The note facts of a song's channel messages, given in playing order. At one tick, note-offs
+    /// end before note-ons start, so repeated notes do not count as overlapping.
+    private struct NoteCounter {
         var notes = Notes(count: 0, lowest: nil, highest: nil, polyphonyPeak: 0, drums: false)
-        var held = NotePairing<Void>()
-        var sounding = 0
-        var index = 0
-        while index < events.count {
-            let tick = events[index].tick
-            var end = index
-            while end < events.count && events[end].tick == tick { end += 1 }
+        private var held = NotePairing<Void>()
+        private var sounding = 0
+        /// The note messages at `tick`, not yet counted.
+        private var pending: [MIDIMessage] = []
+        private var tick: Int64?
+
+        mutating func add(_ message: MIDIMessage, at tick: Int64) {
+            if tick != self.tick {
+                countPending()
+                self.tick = tick
+            }
+            if message.isNoteOn || message.isNoteOff { pending.append(message) }
+        }
+
+        mutating func finish() -> Notes {
+            countPending()
+            return notes
+        }
+
+        private mutating func countPending() {
             for pass in 0..<2 {
-                for timed in events[index..<end] {
-                    guard case .midi(let message) = timed.event, pass == 1 ? message.isNoteOn : message.isNoteOff else { continue }
+                for message in pending where pass == 1 ? message.isNoteOn : message.isNoteOff {
                     if held.pair(message, start: { _, _, _ in }) != nil { sounding -= 1 }
                     guard case .noteOn(let channel, let key, _) = message, message.isNoteOn else { continue }
                     notes.count += 1
@@ -176,9 +196,8 @@ public struct SequenceReport: Codable, Equatable, Sendable {
                 }
                 notes.polyphonyPeak = max(notes.polyphonyPeak, sounding)
             }
-            index = end
+            pending.removeAll(keepingCapacity: true)
         }
-        return notes
     }
 
     private static func name(of kind: MetaTextKind) -> String {

@@ -41,7 +41,7 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
     /// The options it was made with (its mutes and solos as they were then; the setters change them).
     public let options: SongOptions
 
-    private let schedule: [SongEvent]
+    private let schedule: SongEventList
     private let stretches: [PlaybackSchedule.PlayedStretch]
     /// Song seconds per player second.
     private let rate: Double

@@ -33,7 +33,7 @@ public struct SongEvent: Sendable, Hashable {
 /// (but the periodic Timing Clocks, which it generates as it goes), worked out in advance. It is the
 /// one place where a song becomes timed events, whatever the destination.
 struct PlaybackSchedule {
-    var events: [SongEvent] = []
+    var events = SongEventList()
     /// The length of the whole playback, loops included, rounded to the nearest sample.
     var durationInSamples: Int64 = 0
     /// The stretches of the song played, in order, with the sample each starts at.
@@ -50,14 +50,6 @@ struct PlaybackSchedule {
         var toTick: Int64
     }
 
-    /// A message of the sequence at its tick, with the port its track was on.
-    private struct SourceEvent {
-        var tick: Int64
-        var track: Int
-        var port: UInt8
-        var message: MIDIMessage
-    }
-
     /// A stretch of ticks [from, to) played straight through.
     private struct Pass {
         var from: Int64
@@ -71,10 +63,13 @@ struct PlaybackSchedule {
         guard (1...MusicPlayer.nanosecondRate).contains(sampleRate) else { throw .sampleRateOutOfRange(sampleRate) }
         let speed = (numerator: Int64((settings.rate * 10_000).rounded()), denominator: Int64(10_000))
 
-        let source = PlaybackSchedule.sourceEvents(of: sequence, tracks: settings.tracks)
         let passes = try PlaybackSchedule.passes(map: map, settings: settings)
+        // One pass (no loop) reads the song's events once, straight from its tracks; several read
+        // them from a list made once.
+        let streams = passes.count == 1
+        let source = streams ? SongEventList() : PlaybackSchedule.sourceEvents(of: sequence, tracks: settings.tracks)
         var sounding: [NoteKey: Int] = [:]
-        var chased: [Int64: [SourceEvent]] = [:] // state before each jump target
+        var chased: [Int64: [SongEvent]] = [:] // state before each jump target
         var elapsed = ExactTime.zero(denominator: map.time(atTick: 0).denominator)
         func sampleTime(_ time: ExactTime) -> Int64 {
             // Rounded down: a renderer asking for events before `blockStart + half a block` then sends
@@ -87,6 +82,7 @@ struct PlaybackSchedule {
             events.append(SongEvent(sampleTime: time, track: SongEvent.clockTrack, port: 0, message: message))
         }
 
+        events.reserveCapacity(streams ? sequence.tracks.reduce(0) { $0 + $1.events.count } : source.count)
         for (index, pass) in passes.enumerated() {
             let passStart = sampleTime(elapsed)
             stretches.append(PlayedStretch(startSample: passStart, startTime: elapsed, fromTick: pass.from, toTick: pass.to))
@@ -99,23 +95,38 @@ struct PlaybackSchedule {
             }
             if jumped {
                 if chased[pass.from] == nil {
-                    let history = source[..<PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.from)]
-                    chased[pass.from] = Chase.stateEntries(from: history) { $0.message }
+                    if streams {
+                        var history = SongEventList()
+                        PlaybackSchedule.forEachSourceEvent(of: sequence, tracks: settings.tracks) { event in
+                            if event.sampleTime < pass.from { history.append(event) }
+                        }
+                        chased[pass.from] = Chase.stateEntries(from: history) { $0.message }
+                    } else {
+                        let history = source[..<PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.from)]
+                        chased[pass.from] = Chase.stateEntries(from: history) { $0.message }
+                    }
                 }
                 for state in chased[pass.from] ?? [] {
                     events.append(SongEvent(sampleTime: passStart, track: state.track, port: state.port, message: state.message))
                 }
             }
             let startTime = map.time(atTick: pass.from)
-            let first = PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.from)
+            func play(_ event: SongEvent) {
+                guard let message = event.message.transposed(by: settings.transpose) else { return }
+                NoteKey.count(message, track: event.track, port: event.port, in: &sounding)
+                events.append(SongEvent(sampleTime: sampleTime(elapsed + map.time(atTick: event.sampleTime) - startTime),
+                                        track: event.track, port: event.port, message: message))
+            }
             // Events at a pass's end tick belong to what follows (the song's own last tick included:
             // its notes still sounding get their Note Offs there).
-            let end = PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.to)
-            for event in source[first..<end] {
-                guard let message = event.message.transposed(by: settings.transpose) else { continue }
-                NoteKey.count(message, track: event.track, port: event.port, in: &sounding)
-                events.append(SongEvent(sampleTime: sampleTime(elapsed + map.time(atTick: event.tick) - startTime),
-                                        track: event.track, port: event.port, message: message))
+            if streams {
+                PlaybackSchedule.forEachSourceEvent(of: sequence, tracks: settings.tracks) { event in
+                    if event.sampleTime >= pass.from && event.sampleTime < pass.to { play(event) }
+                }
+            } else {
+                let first = PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.from)
+                let end = PlaybackSchedule.firstIndex(in: source, atOrAfter: pass.to)
+                for position in first..<end { play(source[position]) }
             }
             elapsed = elapsed + map.time(atTick: pass.to) - startTime
             let continues = index + 1 < passes.count && passes[index + 1].from == pass.to
@@ -148,19 +159,22 @@ struct PlaybackSchedule {
     }
 
     /// The channel and SysEx messages of the selected tracks (all when `tracks` is nil), by tick, then
-    /// track, then order in the track, each with the port its track's last port meta event chose.
-    private static func sourceEvents(of sequence: MusicSequence, tracks: Set<Int>?) -> [SourceEvent] {
-        var found: [(event: SourceEvent, index: Int)] = []
-        for (trackIndex, track) in sequence.tracks.enumerated() where tracks?.contains(trackIndex) ?? true {
-            var port: UInt8 = 0
-            for (index, timed) in track.events.enumerated() {
-                if case .meta(.port(let chosen)) = timed.event { port = chosen }
-                guard let message = timed.event.playableMessage else { continue }
-                found.append((SourceEvent(tick: max(0, timed.tick), track: trackIndex, port: port, message: message), index))
-            }
+    /// track, then order in the track, each with the port its track's last port meta event chose, as
+    /// `SongEvent`s whose time is the tick (at least 0).
+    private static func sourceEvents(of sequence: MusicSequence, tracks: Set<Int>?) -> SongEventList {
+        var found = SongEventList()
+        forEachSourceEvent(of: sequence, tracks: tracks) { found.append($0) }
+        return found
+    }
+
+    /// Calls `body` with each of `sourceEvents(of:tracks:)` in turn, without making the list.
+    private static func forEachSourceEvent(of sequence: MusicSequence, tracks: Set<Int>?, _ body: (SongEvent) -> Void) {
+        var ports = [UInt8](repeating: 0, count: sequence.tracks.count)
+        sequence.forEachEventInTickOrder(tracks: tracks, clampingNegativeTicks: true) { track, _, timed in
+            if case .meta(.port(let chosen)) = timed.event { ports[track] = chosen }
+            guard let message = timed.event.playableMessage else { return }
+            body(SongEvent(sampleTime: max(0, timed.tick), track: track, port: ports[track], message: message))
         }
-        found.sort { ($0.event.tick, $0.event.track, $0.index) < ($1.event.tick, $1.event.track, $1.index) }
-        return found.map(\.event)
     }
 
     /// The stretches played in order: start to loop end, the loop again `count - 1` times, then on to the end.
@@ -195,11 +209,11 @@ struct PlaybackSchedule {
     }
 
     /// The index of the first event at or after `tick` (binary search).
-    private static func firstIndex(in events: [SourceEvent], atOrAfter tick: Int64) -> Int {
+    private static func firstIndex(in events: SongEventList, atOrAfter tick: Int64) -> Int {
         var low = 0, high = events.count
         while low < high {
             let middle = (low + high) / 2
-            if events[middle].tick < tick { low = middle + 1 } else { high = middle }
+            if events[middle].sampleTime < tick { low = middle + 1 } else { high = middle }
         }
         return low
     }

@@ -25,7 +25,11 @@ public struct ChannelGroups: Hashable, Sendable {
     /// come out in order of their lowest channel, so the split depends on the song (and the fonts)
     /// alone, never on the thread count.
     public static func balanced(_ sequence: MusicSequence, count: Int, noteCost: ((CostedNote) -> Double)? = nil) -> ChannelGroups {
-        let load = channelLoad(of: sequence, noteCost: noteCost)
+        balanced(load: channelLoad(of: sequence, noteCost: noteCost), count: count)
+    }
+
+    /// The channels with `load` > 0 split into at most `count` groups, as `balanced(_:count:noteCost:)` does.
+    static func balanced(load: [Double], count: Int) -> ChannelGroups {
         let used = load.indices.filter { load[$0] > 0 }
         let count = max(1, min(count, used.count))
         var groups = [[Int]](repeating: [], count: count)
@@ -58,8 +62,8 @@ public struct ChannelGroups: Hashable, Sendable {
 
     /// Per channel: the cost of its notes plus a little per other channel message (0: unused).
     private static func channelLoad(of sequence: MusicSequence, noteCost: ((CostedNote) -> Double)?) -> [Double] {
-        var load = [Double](repeating: 0, count: 16)
         guard let noteCost else {
+            var load = [Double](repeating: 0, count: 16)
             for track in sequence.tracks {
                 for timed in track.events {
                     guard case .midi(let message) = timed.event, let channel = message.channel else { continue }
@@ -68,25 +72,28 @@ public struct ChannelGroups: Hashable, Sendable {
             }
             return load
         }
-        // The channels' messages in playing order, so each note is costed with the program in force.
+        return walkNotes(of: sequence) { note, _ in noteCost(note) }
+    }
+
+    /// Walks the channels' messages in playing order, so each note is costed with the program in
+    /// force, calling `note` with each note and the second it starts at (from the song's start).
+    /// Returns per channel the sum of what `note` returned for its notes plus 1e-3 per other channel
+    /// message (0: unused).
+    static func walkNotes(of sequence: MusicSequence, note noteCost: (CostedNote, _ startSeconds: Double) -> Double) -> [Double] {
+        var load = [Double](repeating: 0, count: 16)
         let timeline = sequence.concatenatingPatterns()
         let map = TempoMap(sequence: timeline)
-        var messages: [(tick: Int64, message: MIDIMessage)] = []
-        for track in timeline.tracks {
-            for timed in track.events {
-                if case .midi(let message) = timed.event, message.channel != nil { messages.append((timed.tick, message)) }
-            }
-        }
-        let ordered = messages.enumerated().sorted { ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset) }.map(\.element)
         var setups = [[Int: MIDIMessage]](repeating: [:], count: 16)  // 0: CC 0, 1: CC 32, 2: program
         var pairing = NotePairing<(tick: Int64, setup: [MIDIMessage], velocity: UInt8)>()
         func release(_ note: NotePairing<(tick: Int64, setup: [MIDIMessage], velocity: UInt8)>.HeldNote, at tick: Int64) {
-            let seconds = map.seconds(atTick: tick) - map.seconds(atTick: note.start.tick)
+            let start = map.seconds(atTick: note.start.tick)
+            let seconds = map.seconds(atTick: tick) - start
             load[Int(note.channel)] += noteCost(CostedNote(channel: note.channel, setup: note.start.setup, key: note.key,
-                                                           velocity: note.start.velocity, heldSeconds: seconds))
+                                                           velocity: note.start.velocity, heldSeconds: seconds), start)
         }
-        for (tick, message) in ordered {
-            let channel = Int(message.channel!)
+        timeline.forEachEventInTickOrder { _, _, timed in
+            guard case .midi(let message) = timed.event, let channel = message.channel.map(Int.init) else { return }
+            let tick = timed.tick
             switch message {
             case .noteOn, .noteOff:
                 if let ended = pairing.pair(message, start: { _, _, velocity in
@@ -94,7 +101,7 @@ public struct ChannelGroups: Hashable, Sendable {
                 }) {
                     release(ended, at: tick)
                 }
-                continue
+                return
             case .controlChange(_, 0, _): setups[channel][0] = message
             case .controlChange(_, 32, _): setups[channel][1] = message
             case .programChange: setups[channel][2] = message

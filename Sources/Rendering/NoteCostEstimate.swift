@@ -20,12 +20,15 @@ final class NoteCostEstimate {
     /// The voice-seconds of `note`; notes differing only within a velocity band of 16 are probed once
     /// (at the band's middle), so a song costs at most a few thousand probes.
     func cost(_ note: ChannelGroups.CostedNote) -> Double {
+        voices(note).voiceSeconds(held: note.heldSeconds)
+    }
+
+    /// The voices `note` starts (probed as `cost` says).
+    func voices(_ note: ChannelGroups.CostedNote) -> NoteVoices {
         let key = Key(channel: note.channel, setup: note.setup, key: note.key, velocityBand: note.velocity / 16)
-        let voices = known[key] ?? {
-            let voices = probe.noteVoices(after: note.setup, noteOn: note.channel, key: note.key, velocity: key.velocityBand * 16 + 8)
-            known[key] = voices
-            return voices
-        }()
-        return voices.voiceSeconds(held: note.heldSeconds)
+        if let voices = known[key] { return voices }
+        let voices = probe.noteVoices(after: note.setup, noteOn: note.channel, key: note.key, velocity: key.velocityBand * 16 + 8)
+        known[key] = voices
+        return voices
     }
 }

@@ -44,6 +44,12 @@ struct SamplerArguments: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("The most voices at once (1-65535, default 256).", valueName: "voices"))
     var polyphony: Int?
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Dense songs: the most notes held at once on one key of a channel (1-128); a further note-on first releases the oldest (default: no limit).", valueName: "notes"))
+    var maxNotesPerKey: Int?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Dense songs: skip notes quieter than this velocity (1-127), their note-offs with them (default: play all).", valueName: "velocity"))
+    var minVelocity: Int?
+
     @Option(help: ArgumentHelp("Sample interpolation: none, linear, 4 (4th order, the default) or 7 (7th order).", valueName: "none|linear|4|7"))
     var interpolation: String?
 
@@ -100,6 +106,9 @@ struct SamplerArguments: ParsableArguments {
         settings.reverb.isEnabled = !noReverb
         settings.chorus.isEnabled = !noChorus
         if let polyphony = try check(polyphony, ranges.polyphony, "--polyphony") { settings.polyphony = polyphony }
+        let limits = SamplerSettings.noteLimitRanges
+        settings.maximumNotesPerKey = try check(maxNotesPerKey, limits.maximumNotesPerKey, "--max-notes-per-key")
+        settings.minimumVelocity = try check(minVelocity, limits.minimumVelocity, "--min-velocity").map(UInt8.init)
         if let interpolation {
             guard let method = SamplerSettings.Interpolation(name: interpolation) else {
                 throw ValidationError("--interpolation must be none, linear, 4 or 7.")

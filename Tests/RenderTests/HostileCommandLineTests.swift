@@ -42,6 +42,8 @@ final class HostileCommandLineTests: RenderTestCase {
         ("--periods", { (2...64).contains($0) }, []),
         ("--network-latency", { (0...1000).contains($0) }, []),
         ("--polyphony", { (1...65_535).contains($0) }, []),
+        ("--max-notes-per-key", { (1...128).contains($0) }, []),
+        ("--min-velocity", { (1...127).contains($0) }, []),
         ("--reverb-room-size", { (0...1).contains($0) }, []),
         ("--reverb-damping", { (0...1).contains($0) }, []),
         ("--reverb-width", { (0...100).contains($0) }, []),

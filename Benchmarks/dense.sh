@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Dense ("black MIDI") songs, in one run: a generated 4-minute, 16-channel song of 1M notes and one of
+# 10M (random keys, 20-240 ticks long; Benchmarks/make-dense-song.py, numpy), rendered by
+# `fluidsynth -F` and by seqplay (release build) at the same voice budget (POLYPHONY, default 256)
+# with FluidR3_GM, 44.1 kHz, reverb and chorus on: seqplay on one thread and on all threads. Prints
+# wall and CPU seconds, peak RSS (/usr/bin/time -v), seconds of audio, and the ratios to FluidSynth;
+# then `seqplay info` and `seqplay library add` on the 10M file.
+# Targets (issue 24): 1M notes, one thread <= 1.1x FluidSynth's wall time, all threads (2 here)
+# <= 1/1.5 of it, peak RSS <= FluidSynth's + 40 MB on one thread; 10M notes under 1 GB; info and
+# library add on 10M in seconds.
+#   Benchmarks/dense.sh                 (SKIP_10M=1: the 1M song only; SKIP_FLUID_10M=1: no FluidSynth on 10M)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bench=.build-bench/dense
+mkdir -p "$bench"
+font=${FONT:-/usr/share/sounds/sf2/FluidR3_GM.sf2}
+polyphony=${POLYPHONY:-256}
+threads=$(nproc)
+swift build -c release --product seqplay >"$bench/build.log" 2>&1 || { cat "$bench/build.log"; exit 1; }
+seqplay="$(swift build -c release --show-bin-path)/seqplay"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+songs=(1000000)
+[ "${SKIP_10M:-0}" = 1 ] || songs+=(10000000)
+for notes in "${songs[@]}"; do
+    [ -f "$bench/dense-$notes.mid" ] || python3 Benchmarks/make-dense-song.py "$bench/dense-$notes.mid" "$notes"
+done
+
+# run NAME OUTPUT COMMAND...: prints one row (wall, CPU, peak RSS, audio) and remembers them in $last_*
+run() {
+    local name=$1 output=$2; shift 2
+    local start=$EPOCHREALTIME
+    /usr/bin/time -v "$@" >/dev/null 2>"$work/time.txt" || { echo "$name failed:"; tail -5 "$work/time.txt"; return 1; }
+    last_wall=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
+    last_cpu=$(awk -F': ' '/(User|System) time \(seconds\)/ { s += $2 } END { printf "%.2f", s }' "$work/time.txt")
+    last_rss=$(awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$work/time.txt")
+    last_audio=$([ -n "$output" ] && soxi -D "$output" 2>/dev/null || echo -)
+    printf '%-44s %8s %8s %9s %8s' "$name" "$last_wall" "$last_cpu" "$last_rss" "$last_audio"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+printf '%-44s %8s %8s %9s %8s  %s\n' "" "wall s" "CPU s" "peak MB" "audio s" "vs fluidsynth (wall, RSS)"
+for notes in "${songs[@]}"; do
+    song="$bench/dense-$notes.mid"
+    label="$((notes / 1000000))M notes"
+    fluid_wall=; fluid_rss=
+    if [ "$notes" -lt 10000000 ] || [ "${SKIP_FLUID_10M:-0}" != 1 ]; then
+        run "$label fluidsynth -F (polyphony $polyphony)" "$work/f.wav" \
+            fluidsynth -ni -q -F "$work/f.wav" -r 44100 -o synth.polyphony="$polyphony" "$font" "$song"
+        fluid_wall=$last_wall; fluid_rss=$last_rss
+        echo
+    fi
+    for t in 1 "$threads"; do
+        run "$label seqplay --threads $t (polyphony $polyphony)" "$work/s.wav" \
+            "$seqplay" "$song" --sf2 "$font" -o "$work/s.wav" --polyphony "$polyphony" --threads "$t"
+        if [ -n "$fluid_wall" ]; then
+            printf '  %sx, %+.1f MB' "$(ratio "$last_wall" "$fluid_wall")" "$(awk -v a="$last_rss" -v b="$fluid_rss" 'BEGIN { print a - b }')"
+        fi
+        echo
+    done
+done
+
+if [ "${SKIP_10M:-0}" != 1 ]; then
+    song="$bench/dense-10000000.mid"
+    run "10M notes seqplay info" "" "$seqplay" info "$song"; echo
+    rm -f "$work/library.db"
+    run "10M notes seqplay library add" "" "$seqplay" library add --db "$work/library.db" "$song"; echo
+fi

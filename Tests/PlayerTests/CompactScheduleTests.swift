@@ -1,0 +1,39 @@
+import MIDICore
+import MIDIFile
+import Player
+import XCTest
+
+/// The schedule keeps each event packed (a few bytes, times relative to a run's first): every kind of
+/// message, track, port and time comes back as it went in, times far apart in nanoseconds included.
+final class CompactScheduleTests: XCTestCase {
+    func testEveryMessageKindTrackPortAndTimeComesBackAsScheduled() throws {
+        let messages: [MIDIMessage] = [
+            .noteOn(channel: 15, note: 127, velocity: 1), .noteOff(channel: 15, note: 127, velocity: 127),
+            .polyPressure(channel: 1, note: 60, pressure: 99), .controlChange(channel: 9, controller: 121, value: 0),
+            .programChange(channel: 9, program: 127), .channelPressure(channel: 0, pressure: 1),
+            .pitchBend(channel: 2, value: 16383), .systemExclusive([0xF0, 0x7E, 0x7F, 0x09, 0x01, 0xF7]),
+            .systemExclusive([0xF0, 0x41, 0xF7]), .tuneRequest,
+        ]
+        // Two tracks on ports 0 and 3; events 0.5 s apart, then one 30 s later (past 32 bits of nanoseconds).
+        var tracks = [MusicTrack(events: [TimedEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000)))]),
+                      MusicTrack(events: [TimedEvent(tick: 0, .meta(.port(3)))])]
+        func track(_ index: Int) -> Int { index < 2 ? 0 : index % 2 }
+        var tick: Int64 = 0
+        for (index, message) in messages.enumerated() {
+            tracks[track(index)].events.append(TimedEvent(tick: tick, .midi(message)))
+            tick += index == messages.count - 2 ? 28_800 : 480
+        }
+        tracks[0].events.append(TimedEvent(tick: tick, .meta(.endOfTrack)))
+        let sequence = MusicSequence(format: 1, division: .ticksPerQuarter(480), tracks: tracks)
+        for rate in [44_100, MusicPlayer.nanosecondRate] {
+            let player = try MusicPlayer(sequence: sequence, sampleRate: rate)
+            var delivered: [SongEvent] = []
+            player.deliverEvents(before: .max) { delivered.append($0) }
+            let expected = messages.enumerated().map { index, message -> SongEvent in
+                let ticks = Int64(index) * 480 + (index == messages.count - 1 ? 28_800 - 480 : 0)
+                return SongEvent(sampleTime: ticks * Int64(rate) / 960, track: track(index), port: track(index) == 1 ? 3 : 0, message: message)
+            }
+            XCTAssertEqual(delivered, expected, "rate \(rate)")
+        }
+    }
+}
