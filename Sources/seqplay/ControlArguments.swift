@@ -17,6 +17,9 @@ struct ControlArguments: ParsableArguments {
     @Option(name: .customLong("control-allow"), help: ArgumentHelp("Let this host use the shell and OSC faces besides loopback (repeat for several).", valueName: "host"))
     var allowedHosts: [String] = []
 
+    @Option(name: .customLong("song-dir"), help: ArgumentHelp("Let the faces play the MIDI files in this directory (and below) besides the media library's songs (repeat for several).", valueName: "dir"))
+    var songDirectories: [String] = []
+
     @Option(name: .customLong("state"), help: ArgumentHelp("Keep the sound module's state (programs, volumes, mutes, gain, effects, fonts) in this file: restored at start, saved on change. Default with a control face: $XDG_STATE_HOME/seqplay/state.json (else ~/.local/state/seqplay/state.json).", valueName: "file"))
     var state: String?
 
