@@ -14,7 +14,7 @@ import RealtimeSupport
 public final class SongFeedSource: ScheduledMIDISource, @unchecked Sendable {
     private enum Request {
         case none
-        case play(Unmanaged<MusicPlayer>)
+        case play(Unmanaged<MusicPlayer>, channels: UInt16)
         case stop
     }
 
@@ -30,6 +30,8 @@ public final class SongFeedSource: ScheduledMIDISource, @unchecked Sendable {
 
     // Render-thread state.
     private var playing: Unmanaged<MusicPlayer>?
+    /// The channels the song playing sends on (bit n: channel n): their pedals are let go when it ends.
+    private var playingChannels: UInt16 = 0
     private var origin: Int64 = 0
     private var lastBefore: Int64 = 0
 
@@ -39,13 +41,14 @@ public final class SongFeedSource: ScheduledMIDISource, @unchecked Sendable {
     }
 
     /// Starts `player` (made at the output's sample rate) from its time 0 at the next block, ending
-    /// the notes of a song playing. Returns false when the render thread is too far behind (16
-    /// requests waiting).
+    /// the notes of a song playing. `channels` (bit n: channel n, 0-based) are those the song sends
+    /// on: when it ends, their sustain and sostenuto pedals are let go too (the notes the pedals hold
+    /// are the song's). Returns false when the render thread is too far behind (16 requests waiting).
     @discardableResult
-    public func play(_ player: MusicPlayer) -> Bool {
+    public func play(_ player: MusicPlayer, channels: UInt16 = 0xFFFF) -> Bool {
         release()
         if let current { for channel in 0..<16 { current.setChannel(channel, muted: true) } }
-        guard requests.append(.play(Unmanaged.passUnretained(player))) else { return false }
+        guard requests.append(.play(Unmanaged.passUnretained(player), channels: channels)) else { return false }
         sent += 1
         players.append((player, sent))
         current = player
@@ -82,9 +85,10 @@ public final class SongFeedSource: ScheduledMIDISource, @unchecked Sendable {
             switch request {
             case .none:
                 break
-            case .play(let next):
+            case .play(let next, let channels):
                 endPlaying(receiver)
                 playing = next
+                playingChannels = channels
                 origin = sampleTime - Int64(32)
                 lastBefore = sampleTime
             case .stop:
@@ -98,10 +102,14 @@ public final class SongFeedSource: ScheduledMIDISource, @unchecked Sendable {
     }
 
     /// Delivers nothing new from the song playing but the ends of its notes (its channels are muted
-    /// by then), and lets it go.
+    /// by then) and its pedals let go, and lets it go.
     private func endPlaying(_ receiver: any MIDIReceiver) {
         guard let player = playing else { return }
         player.takeUnretainedValue().deliverEvents(before: lastBefore - origin, to: receiver)
+        for channel in 0..<16 where playingChannels & (1 << channel) != 0 {
+            receiver.receive(.controlChange(channel: UInt8(channel), controller: 64, value: 0))
+            receiver.receive(.controlChange(channel: UInt8(channel), controller: 66, value: 0))
+        }
         playing = nil
     }
 

@@ -50,14 +50,20 @@ final class LiveSongPlayer: SoundModuleSongPlayer, @unchecked Sendable {
             throw ControlError.failed("song \(path.prefix(200)) is not in the media library or a --song-dir directory")
         }
         let player: MusicPlayer
+        var channels: UInt16 = 0
         do {
             let sequence = try MIDIFileReader.read(contentsOf: real).sequence
+            for track in sequence.tracks {
+                for timed in track.events {
+                    if case .midi(let message) = timed.event, let channel = message.channel { channels |= 1 << UInt16(channel & 15) }
+                }
+            }
             player = try MusicPlayer(sequence: sequence, sampleRate: sampleRate)
         } catch {
             throw ControlError.failed("cannot play \(path.prefix(200)): \(error)")
         }
         try lock.withLock {
-            guard feed.play(player) else { throw ControlError.failed("cannot play \(path.prefix(200)): the sampler is not rendering") }
+            guard feed.play(player, channels: channels) else { throw ControlError.failed("cannot play \(path.prefix(200)): the sampler is not rendering") }
             self.path = path
             watch()
         }
