@@ -141,6 +141,7 @@ public enum OSCRequest: Equatable, Sendable {
             return [OSCMessage("/seqplay/recording", recording.map { [.string($0.path), .int32($0.active ? 1 : 0)] } ?? [])]
         case .panic: return [OSCMessage("/seqplay/panic")]
         case .reset: return [OSCMessage("/seqplay/reset")]
+        case .note: return []  // a face's note is not sent to subscribers
         }
     }
 
