@@ -107,6 +107,34 @@ final class SongOnRequestTests: XCTestCase {
         XCTAssertTrue(module.process.isRunning, module.log)
     }
 
+    /// A song that ends by itself shows `playing: false` in the state (a half-second note, in a second --song-dir).
+    func testASongThatEndsShowsItselfStopped() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seqplay-songs-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // SMF format 0, 96 ticks a quarter at 120 BPM: C4 for 96 ticks (0.5 s).
+        let bytes: [UInt8] = Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0, 96] + Array("MTrk".utf8) + [0, 0, 0, 12,
+                             0x00, 0x90, 60, 100, 0x60, 0x80, 60, 0, 0x00, 0xFF, 0x2F, 0x00]
+        let short = directory.appendingPathComponent("short.mid").path
+        try Data(bytes).write(to: URL(fileURLWithPath: short))
+        let module = try served(["--song-dir", directory.path])
+        defer {
+            _ = module.stop()
+            module.remove()
+        }
+        let answer = try module.curl("POST", "/api/song", json: #"{"path": "\#(short)"}"#)
+        XCTAssertEqual(answer.status, 200, answer.body)
+        XCTAssertEqual((answer.json?["song"] as? [String: Any])?["playing"] as? Bool, true)
+        var playing: Bool?
+        for _ in 0..<40 {
+            playing = try song(module)?["playing"] as? Bool
+            if playing == false { break }
+            usleep(50_000)
+        }
+        XCTAssertEqual(playing, false, "the song ended by itself within 2 s")
+        XCTAssertEqual(try song(module)?["path"] as? String, short)
+    }
+
     /// A path outside the library and the song directories is refused with one error, whatever its tricks;
     /// a song the media library lists plays without a song directory.
     func testOnlyTheLibrarysSongsAndSongDirectoryFilesPlay() throws {
