@@ -34,6 +34,12 @@ struct ControlArguments: ParsableArguments {
             }
         }
         try validateHTTP()
+        for directory in songDirectories {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--song-dir takes a directory, and '\(directory.prefix(200))' is none.")
+            }
+        }
         if state != nil && noState { throw ValidationError("--state and --no-state cannot be used together.") }
         if let state, state.isEmpty { throw ValidationError("--state needs a file name.") }
     }

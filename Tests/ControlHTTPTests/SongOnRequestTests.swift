@@ -107,6 +107,16 @@ final class SongOnRequestTests: XCTestCase {
         XCTAssertTrue(module.process.isRunning, module.log)
     }
 
+    /// `--song-dir` must name a directory: anything else is a bad command line (64), said in one line.
+    func testASongDirectoryThatIsNoneIsABadCommandLine() throws {
+        for bad in ["/no/such/dir", Self.bach] {
+            let run = try runSeqplay(["serve", "--network", "--sf2", ServedModule.font, "-o", "/tmp/never.wav", "--http", "0",
+                                      "--song-dir", bad], timeLimit: 20)
+            XCTAssertEqual(run.status, 64, "\(bad): \(run.standardError)")
+            XCTAssertTrue(run.standardError.contains("--song-dir takes a directory"), run.standardError)
+        }
+    }
+
     /// A song that ends by itself shows `playing: false` in the state (a half-second note, in a second --song-dir).
     func testASongThatEndsShowsItselfStopped() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seqplay-songs-\(UUID().uuidString)")
