@@ -71,8 +71,12 @@ final class LiveSongPlayer: SoundModuleSongPlayer, @unchecked Sendable {
         CommandLineOutput.note("playing \(path)")
     }
 
-    func stop() {
+    func stop() { stop(only: nil) }
+
+    /// Stops the song (with `only`: if that player is still the one playing).
+    private func stop(only player: MusicPlayer?) {
         let stopped: String? = lock.withLock {
+            if let player, feed.player !== player { return nil }
             feed.stop()
             watcher?.cancel()
             watcher = nil
@@ -89,7 +93,7 @@ final class LiveSongPlayer: SoundModuleSongPlayer, @unchecked Sendable {
         timer.schedule(deadline: .now() + .milliseconds(100), repeating: .milliseconds(100))
         timer.setEventHandler { [weak self] in
             guard let self, let player = self.lock.withLock({ self.feed.player }), player.isFinished else { return }
-            self.stop()
+            self.stop(only: player)
         }
         timer.resume()
         watcher = timer
