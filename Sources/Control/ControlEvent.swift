@@ -13,6 +13,8 @@ public enum ControlEvent: Sendable, Equatable, Encodable {
     case panic
     /// A system reset (the channels' new state follows as `.channel` events).
     case reset
+    /// A note played through a face (`noteOn`/`noteOff`; velocity 0: its end), for meters. Not state.
+    case note(channel: Int, key: Int, velocity: Int)
 
     /// The event's name in JSON (`{"type": "channel", "channel": {…}}`).
     public var type: String {
@@ -27,12 +29,14 @@ public enum ControlEvent: Sendable, Equatable, Encodable {
         case .recording: return "recording"
         case .panic: return "panic"
         case .reset: return "reset"
+        case .note: return "note"
         }
     }
 
-    private enum CodingKeys: String, CodingKey { case type, channel, fonts, gain, reverb, chorus, inputs, song, recording }
+    private enum CodingKeys: String, CodingKey { case type, channel, fonts, gain, reverb, chorus, inputs, song, recording, note }
+    private enum NoteKeys: String, CodingKey { case channel, key, velocity }
 
-    /// `{"type": NAME, NAME: value}` (no value for `panic` and `reset`).
+    /// `{"type": NAME, NAME: value}` (no value for `panic` and `reset`; a note's is `{"channel", "key", "velocity"}`).
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(type, forKey: .type)
@@ -46,6 +50,11 @@ public enum ControlEvent: Sendable, Equatable, Encodable {
         case .song(let value): try c.encode(value, forKey: .song)
         case .recording(let value): try c.encode(value, forKey: .recording)
         case .panic, .reset: break
+        case .note(let channel, let key, let velocity):
+            var note = c.nestedContainer(keyedBy: NoteKeys.self, forKey: .note)
+            try note.encode(channel, forKey: .channel)
+            try note.encode(key, forKey: .key)
+            try note.encode(velocity, forKey: .velocity)
         }
     }
 }

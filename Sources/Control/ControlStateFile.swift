@@ -100,8 +100,9 @@ public final class ControlStateFile: @unchecked Sendable {
 
     /// Saves `control`'s state after each change from now on (debounced).
     public func follow(_ control: SoundModuleControl) {
-        subscription = control.subscribe { [weak self, weak control] _ in
+        subscription = control.subscribe { [weak self, weak control] event in
             guard let self, let control else { return }
+            if case .note = event { return }  // notes are not state
             self.schedule(control.state)
         }
     }

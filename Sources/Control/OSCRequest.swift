@@ -15,6 +15,7 @@ import OSC
 ///     /seqplay/font/load s   /seqplay/font/unload i
 ///     /seqplay/panic   /seqplay/reset
 ///     /seqplay/record s file   /seqplay/record/stop    record what is played (where the host can)
+///     /seqplay/song s file   /seqplay/song/stop        play a song (the media library's, or in a --song-dir)
 ///     /seqplay/state [i port]                  the state is sent back to the sender (or to that port of its host)
 ///     /seqplay/subscribe [i port]              the sender (or that port of its host) gets every change
 ///     /seqplay/unsubscribe [i port]
@@ -92,6 +93,10 @@ public enum OSCRequest: Equatable, Sendable {
             guard case .string(let file)? = a.first, !file.isEmpty else { throw fail("needs a file name (s)") }
             return .perform(.startRecording(path: file))
         case ["record", "stop"]: return .perform(.stopRecording)
+        case ["song"]:
+            guard case .string(let file)? = a.first, !file.isEmpty else { throw fail("needs a file name (s)") }
+            return .perform(.playSong(path: file))
+        case ["song", "stop"]: return .perform(.stopSong)
         default: break
         }
         guard parts.count == 3, parts[parts.startIndex] == "channel" else { throw fail("no such address") }
@@ -136,6 +141,7 @@ public enum OSCRequest: Equatable, Sendable {
             return [OSCMessage("/seqplay/recording", recording.map { [.string($0.path), .int32($0.active ? 1 : 0)] } ?? [])]
         case .panic: return [OSCMessage("/seqplay/panic")]
         case .reset: return [OSCMessage("/seqplay/reset")]
+        case .note: return []  // a face's note is not sent to subscribers
         }
     }
 

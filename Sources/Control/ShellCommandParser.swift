@@ -57,6 +57,8 @@ public enum ShellRequest: Equatable, Sendable {
         ("reset", "reset                      System reset (all notes off, reset controllers)"),
         ("panic", "panic                      All sounds off on every channel (seqplay)"),
         ("mute", "mute chan 0|1|on|off       Mutes or unmutes a channel (seqplay)"),
+        ("play", "play file                  Plays a MIDI file (the media library's, or in a --song-dir) (seqplay)"),
+        ("player_stop", "player_stop                Stops the song playing"),
         ("echo", "echo arg                   Print arg"),
     ]
 
@@ -70,6 +72,13 @@ public enum ShellRequest: Equatable, Sendable {
         }
         guard let first = words.first, !first.hasPrefix("#") else { return .success(.nothing) }
         let name = String(first.prefix(64))
+        if name == "play" {
+            // The rest of the line is the file (spaces and all).
+            let rest = line.drop { $0 == " " || $0 == "\t" }.dropFirst(4).drop { $0 == " " || $0 == "\t" }
+            let file = String(rest.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
+            guard !file.isEmpty else { return .failure(ShellError("play: too few arguments.")) }
+            return .success(.perform(.playSong(path: file)))
+        }
         let arguments = Array(words.dropFirst())
         do {
             return .success(try request(name, arguments))
@@ -166,6 +175,7 @@ public enum ShellRequest: Equatable, Sendable {
         case "cho_set_depth": return .perform(.chorus(ChorusChange(depth: try effectValue())))
         case "reset": return .perform(.reset)
         case "panic": return .perform(.panic)
+        case "player_stop": return .perform(.stopSong)
         case "mute":
             try needs(2)
             let c = try channel(0)

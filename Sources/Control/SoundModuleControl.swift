@@ -339,10 +339,12 @@ public final class SoundModuleControl: @unchecked Sendable {
             let c = try Self.channelIndex(channel)
             let k = try Self.checked(key, "key", 0...127), v = try Self.checked(velocity, "velocity", 0...127)
             samplers[0].enqueue(.noteOn(channel: c, note: UInt8(k), velocity: UInt8(v)))
+            events.append(.note(channel: channel, key: k, velocity: v))
         case .noteOff(let channel, let key):
             let c = try Self.channelIndex(channel)
             let k = try Self.checked(key, "key", 0...127)
             samplers[0].enqueue(.noteOff(channel: c, note: UInt8(k), velocity: 0))
+            events.append(.note(channel: channel, key: k, velocity: 0))
         case .pitchBend(let channel, let value):
             let c = try Self.channelIndex(channel)
             let v = try Self.checked(value, "pitch bend", 0...16383)

@@ -27,6 +27,11 @@ final class EventStream: WSMessageHandler, @unchecked Sendable {
     /// Starts passing on the control's events and, with a monitor, its levels and notes.
     func start() {
         subscription = control.subscribe { [weak self] event in
+            if case .note(let channel, let key, let velocity) = event {
+                // A face's note (shell noteon, OSC note) moves the strip meters as an input's does.
+                self?.broadcast(#"{"notes":[{"channel":\#(channel),"key":\#(key),"velocity":\#(velocity)}],"type":"notes"}"#)
+                return
+            }
             guard let self, let text = Self.json(event) else { return }
             self.broadcast(text)
         }

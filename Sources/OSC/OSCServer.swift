@@ -33,13 +33,33 @@ public final class OSCServer: @unchecked Sendable {
         }
         guard let made else { throw OSCError("cannot listen for OSC on \(host ?? "*"):\(port)") }
         server = made
-        self.port = UInt16(clamping: lo_server_get_port(made))
+        self.port = Self.boundPort(made)
         lo_server_add_method(server, nil, nil, { path, types, argv, argc, message, context in
             guard let context, let path, let message else { return 1 }
             let owner = Unmanaged<OSCServer>.fromOpaque(context).takeUnretainedValue()
             owner.dispatch(path: path, types: types, argv: argv, argc: Int(argc), message: message)
             return 0
         }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// The port `server` is bound to: liblo's own says 0 when port 0 was asked for, so the socket is asked.
+    private static func boundPort(_ server: lo_server) -> UInt16 {
+        let known = lo_server_get_port(server)
+        if known > 0 { return UInt16(clamping: known) }
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let result = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(lo_server_get_socket_fd(server), $0, &length) }
+        }
+        guard result == 0 else { return 0 }
+        switch Int32(address.ss_family) {
+        case AF_INET:
+            return withUnsafeBytes(of: &address) { UInt16(bigEndian: $0.load(as: sockaddr_in.self).sin_port) }
+        case AF_INET6:
+            return withUnsafeBytes(of: &address) { UInt16(bigEndian: $0.load(as: sockaddr_in6.self).sin6_port) }
+        default:
+            return 0
+        }
     }
 
     deinit {

@@ -17,6 +17,9 @@ struct ControlArguments: ParsableArguments {
     @Option(name: .customLong("control-allow"), help: ArgumentHelp("Let this host use the shell and OSC faces besides loopback (repeat for several).", valueName: "host"))
     var allowedHosts: [String] = []
 
+    @Option(name: .customLong("song-dir"), help: ArgumentHelp("Let the faces play the MIDI files in this directory (and below) besides the media library's songs (repeat for several).", valueName: "dir"))
+    var songDirectories: [String] = []
+
     @Option(name: .customLong("state"), help: ArgumentHelp("Keep the sound module's state (programs, volumes, mutes, gain, effects, fonts) in this file: restored at start, saved on change. Default with a control face: $XDG_STATE_HOME/seqplay/state.json (else ~/.local/state/seqplay/state.json).", valueName: "file"))
     var state: String?
 
@@ -31,6 +34,12 @@ struct ControlArguments: ParsableArguments {
             }
         }
         try validateHTTP()
+        for directory in songDirectories {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--song-dir takes a directory, and '\(directory.prefix(200))' is none.")
+            }
+        }
         if state != nil && noState { throw ValidationError("--state and --no-state cannot be used together.") }
         if let state, state.isEmpty { throw ValidationError("--state needs a file name.") }
     }

@@ -4,6 +4,8 @@ import Control
 import Dispatch
 import Foundation
 import LiveSampler
+import MediaLibrary
+import Player
 
 /// A live session as a sound module you can control: its `SoundModuleControl`, the state file,
 /// the faces the flags ask for (FluidSynth shell, OSC), and SIGHUP reloading the fonts.
@@ -39,6 +41,15 @@ final class ControlHost: @unchecked Sendable {
             control.recorder = OnRequestRecorder(tap: tap, control: control)
         }
         for input in session.configuration.inputs { control.inputConnected(input.name) }
+        // Songs on request through the first sampler, beside its live input (before the HTTP face's
+        // monitor wraps the source, so the page's meters see the song's notes too).
+        if let first = session.samplers.first, let live = first.eventSource {
+            let feed = SongFeedSource(base: live)
+            first.eventSource = feed
+            control.songPlayer = LiveSongPlayer(feed: feed, sampleRate: session.output.sampleRate,
+                                                directories: arguments.songDirectories,
+                                                libraryPath: MediaLibrary.defaultPath, control: control)
+        }
         if let path = arguments.stateFile {
             let file = ControlStateFile(path: path)
             file.onWriteFailure = { CommandLineOutput.note($0) }
@@ -100,6 +111,7 @@ final class ControlHost: @unchecked Sendable {
     /// Before the session stops: faces closed, notes off, the state saved.
     func stop() {
         (control.recorder as? OnRequestRecorder)?.finish()
+        (control.songPlayer as? LiveSongPlayer)?.stop()
         hangUp?.cancel()
         shell?.stop()
         osc?.stop()

@@ -15,8 +15,7 @@ final class WebPageTests: XCTestCase {
     override class func setUp() {
         super.setUp()
         if toolExists("chromium"), toolExists("python3"), toolExists("/usr/bin/curl") {
-            // A port of its own for OSC: `--osc 0` does not say which port it got.
-            module = try? ServedModule(extra: ["--shell", "0", "--osc", "\(Int.random(in: 30_000..<40_000))"])
+            module = try? ServedModule(extra: ["--shell", "0", "--osc", "0"])
         }
     }
 
@@ -120,6 +119,28 @@ final class WebPageTests: XCTestCase {
         let run = try check(["until", module.base + "/", moving, "--", seqplayBinary.path, song,
                              "--network-connect", "127.0.0.1:\(module.networkPort)", "--end", "3"])
         XCTAssertEqual(run.status, 0, run.standardError + module.log)
+    }
+
+    /// Notes sent through the faces (the shell's `noteon`, OSC's `/seqplay/channel/N/note`) light their strip and
+    /// move its meter, as an input's notes do.
+    func testNotesFromTheShellAndOSCMoveTheStripMeters() throws {
+        let shell = try XCTUnwrap(module.port(ofFace: "FluidSynth shell"), module.log)
+        func moving(_ strip: Int) -> String {
+            "document.querySelectorAll('.strip')[\(strip)].querySelector('.note').classList.contains('lit')"
+                + " && parseFloat(document.querySelectorAll('.strip')[\(strip)].querySelector('.meter div').style.width) > 0"
+        }
+        let fromShell = try check(["until", module.base + "/", moving(11), "--tcp", "\(shell)", "noteon 11 64 100"])
+        XCTAssertEqual(fromShell.status, 0, fromShell.standardError + module.log)
+        guard toolExists("oscsend") else { throw XCTSkip("oscsend is not installed (liblo-tools; Scripts/setup installs it)") }
+        let osc = try XCTUnwrap(module.port(ofFace: "OSC"), module.log)
+        let fromOSC = try check(["until", module.base + "/", moving(12), "--", "oscsend", "127.0.0.1", "\(osc)",
+                                 "/seqplay/channel/13/note", "ii", "67", "90"])
+        XCTAssertEqual(fromOSC.status, 0, fromOSC.standardError + module.log)
+        for (channel, key) in [(12, 64), (13, 67)] {
+            let off = try runCommand(URL(fileURLWithPath: "/usr/bin/env"), ["oscsend", "127.0.0.1", "\(osc)",
+                                     "/seqplay/channel/\(channel)/note", "ii", "\(key)", "0"], timeLimit: 10)
+            XCTAssertEqual(off.status, 0, off.standardError)
+        }
     }
 
     /// Choosing an instrument on the page changes what the next note sounds like: the same note, held 1.2 s
