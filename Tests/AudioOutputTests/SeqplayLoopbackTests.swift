@@ -35,8 +35,9 @@ final class SeqplayLoopbackTests: XCTestCase {
         XCTAssertEqual(Double(offline[0].count), Double(expectedFrames), accuracy: 44.1)
 
         // The device takes FLOAT_LE first (PCMSampleFormat.preferenceOrder), so the capture is too.
-        // 20 s: 4 s of song, and room for the guest to start seqplay late when the host is busy (10 s seen).
-        let capture = try LoopbackCapture(format: "FLOAT_LE", sampleRate: 44_100, channelCount: 2, seconds: 20)
+        // 60 s at most (finish() stops it once seqplay has played): 4 s of song, and room for the guest to
+        // start seqplay late when the host is busy (18 s seen with the host running three renders beside).
+        let capture = try LoopbackCapture(format: "FLOAT_LE", sampleRate: 44_100, channelCount: 2, seconds: 60)
         let log = directory.appendingPathComponent("stderr.txt").path
         let status = try ChildProcess(seqplay, settings + ["--device", LoopbackCapture.playbackDevice, "--period", "4096", "--periods", "4", "-v"],
                                       standardError: .file(log)).waitUntilExit()

@@ -46,7 +46,9 @@ final class TransportFollowerAllocationTests: XCTestCase {
         follower.stopSeekThread()
         print("transport follower: \(counting.countedCycles) cycles counted, \(counting.allocations) allocations, "
               + "\(follower.seekCount.load(ordering: .relaxed)) seeks")
-        XCTAssertGreaterThanOrEqual(follower.seekCount.load(ordering: .relaxed), frames.count * 2)
+        // At least one seek per round of locates: on a busy host two locates 300 ms apart may reach the
+        // follower as one (it seeks to the newest), so the count is not always two a round.
+        XCTAssertGreaterThanOrEqual(follower.seekCount.load(ordering: .relaxed), frames.count)
         XCTAssertGreaterThan(counting.countedCycles, 500)
         XCTAssertEqual(counting.allocations, 0)
     }

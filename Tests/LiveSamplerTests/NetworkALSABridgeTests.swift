@@ -45,6 +45,9 @@ final class NetworkALSABridgeTests: XCTestCase {
             if case .controlChange(_, 123, _) = event.message { heard.append(event.message) }
         }
         XCTAssertEqual(heard, (0..<16).map { .controlChange(channel: UInt8($0), controller: 123, value: 0) })
+        // The bridge removes the port on its own thread once the session reports the peer gone: wait for it.
+        let deadline = Date().addingTimeInterval(10)
+        while bridge.client.portInfo(port) != nil, Date() < deadline { usleep(10_000) }
         XCTAssertNil(bridge.client.portInfo(port), "the port is gone after the peer left")
         XCTAssertEqual(bridge.peerPorts.count, 0)
     }
