@@ -94,25 +94,30 @@ public final class OSCServer: @unchecked Sendable {
 
     private var isRunning: Bool { stateLock.withLock { running } }
 
-    private func dispatch(path: UnsafePointer<CChar>, types: UnsafePointer<CChar>?, argv: UnsafeMutablePointer<UnsafeMutablePointer<lo_arg>?>?,
-                          argc: Int, message: lo_message) {
-        var arguments: [OSCValue] = []
-        if let types, let argv {
-            for index in 0..<argc {
-                let tag = UInt8(bitPattern: types[index])
-                guard let argument = argv[index] else { arguments.append(.other(tag)); continue }
-                switch tag {
-                case UInt8(ascii: "i"): arguments.append(.int32(seqplay_lo_int32(argument)))
-                case UInt8(ascii: "f"): arguments.append(.float(seqplay_lo_float(argument)))
-                case UInt8(ascii: "d"): arguments.append(.double(seqplay_lo_double(argument)))
-                case UInt8(ascii: "h"): arguments.append(.int64(seqplay_lo_int64(argument)))
-                case UInt8(ascii: "s"), UInt8(ascii: "S"): arguments.append(.string(String(cString: seqplay_lo_string(argument))))
-                case UInt8(ascii: "T"): arguments.append(.bool(true))
-                case UInt8(ascii: "F"): arguments.append(.bool(false))
-                default: arguments.append(.other(tag))
-                }
+    /// liblo's arguments as values: `count` type tags and their arguments (an unknown tag, or a missing
+    /// argument, as `.other(tag)`).
+    private static func values(types: UnsafePointer<CChar>?, argv: UnsafeMutablePointer<UnsafeMutablePointer<lo_arg>?>?,
+                               count: Int) -> [OSCValue] {
+        guard let types, let argv else { return [] }
+        return (0..<count).map { index in
+            let tag = UInt8(bitPattern: types[index])
+            guard let argument = argv[index] else { return .other(tag) }
+            switch tag {
+            case UInt8(ascii: "i"): return .int32(seqplay_lo_int32(argument))
+            case UInt8(ascii: "f"): return .float(seqplay_lo_float(argument))
+            case UInt8(ascii: "d"): return .double(seqplay_lo_double(argument))
+            case UInt8(ascii: "h"): return .int64(seqplay_lo_int64(argument))
+            case UInt8(ascii: "s"), UInt8(ascii: "S"): return .string(String(cString: seqplay_lo_string(argument)))
+            case UInt8(ascii: "T"): return .bool(true)
+            case UInt8(ascii: "F"): return .bool(false)
+            default: return .other(tag)
             }
         }
+    }
+
+    private func dispatch(path: UnsafePointer<CChar>, types: UnsafePointer<CChar>?, argv: UnsafeMutablePointer<UnsafeMutablePointer<lo_arg>?>?,
+                          argc: Int, message: lo_message) {
+        let arguments = Self.values(types: types, argv: argv, count: argc)
         var sender = OSCAddress(host: "", port: "")
         if let source = lo_message_get_source(message) {
             sender.host = lo_address_get_hostname(source).map { String(cString: $0) } ?? ""
@@ -157,24 +162,8 @@ public final class OSCServer: @unchecked Sendable {
             }
             defer { lo_message_free(decoded) }
             guard let path = lo_get_path(UnsafeMutableRawPointer(mutating: raw.baseAddress), raw.count) else { return nil }
-            var arguments: [OSCValue] = []
-            let count = Int(lo_message_get_argc(decoded))
-            if let types = lo_message_get_types(decoded), let argv = lo_message_get_argv(decoded) {
-                for index in 0..<count {
-                    let tag = UInt8(bitPattern: types[index])
-                    guard let argument = argv[index] else { arguments.append(.other(tag)); continue }
-                    switch tag {
-                    case UInt8(ascii: "i"): arguments.append(.int32(seqplay_lo_int32(argument)))
-                    case UInt8(ascii: "f"): arguments.append(.float(seqplay_lo_float(argument)))
-                    case UInt8(ascii: "d"): arguments.append(.double(seqplay_lo_double(argument)))
-                    case UInt8(ascii: "h"): arguments.append(.int64(seqplay_lo_int64(argument)))
-                    case UInt8(ascii: "s"), UInt8(ascii: "S"): arguments.append(.string(String(cString: seqplay_lo_string(argument))))
-                    case UInt8(ascii: "T"): arguments.append(.bool(true))
-                    case UInt8(ascii: "F"): arguments.append(.bool(false))
-                    default: arguments.append(.other(tag))
-                    }
-                }
-            }
+            let arguments = Self.values(types: lo_message_get_types(decoded), argv: lo_message_get_argv(decoded),
+                                        count: Int(lo_message_get_argc(decoded)))
             return OSCMessage(String(cString: path), arguments)
         }
     }
