@@ -7,20 +7,15 @@ import XCTest
 /// LV2 hosting through JACK (issue 22), against a real server (`jackd -d dummy`): a note arriving at
 /// `seqplay:midi_in` plays through an LV2 synth on its own frame, and a song with an LV2 instrument and effect
 /// played to JACK and recorded by `jack_rec` equals the offline render.
-final class SeqplayJACKLV2Tests: XCTestCase {
+final class SeqplayJACKLV2Tests: JACKServerTestCase {
     private let piano = "http://drobilla.net/plugins/mda/Piano"
     private let delay = "http://drobilla.net/plugins/mda/Delay"
-    private var scratch: ScratchDirectory!
-
     override func setUpWithError() throws {
-        if let reason = JACKTestServer.skipReason { throw XCTSkip(reason) }
+        try super.setUpWithError()
         guard FileManager.default.fileExists(atPath: "/usr/lib/lv2/mda.lv2/manifest.ttl") else {
             throw XCTSkip("mda-lv2 is not installed (Scripts/setup)")
         }
-        scratch = try ScratchDirectory(prefix: "seqplay-jack-lv2")
     }
-
-    override func tearDown() { scratch?.remove() }
 
     /// Notes sent to midi_in at frames off any 64-frame grid, played by mda Piano: every onset lies the same
     /// number of frames after its note was sent (the delivery's look-ahead), to the sample; the SoundFont
@@ -36,12 +31,8 @@ final class SeqplayJACKLV2Tests: XCTestCase {
                                                         "--sf2", "SoundFonts/click.sf2", "--duration", "4",
                                                         "--instrument", "1=lv2:\(piano),random_detuning=0"],
                                            environment: server.environment)
-        var connected = false
-        for _ in 0..<250 where !connected {
-            connected = try JACKTools.run("jack_lsp", ["-c", "keys:out"], environment: server.environment).output.contains("seqplay:midi_in")
-            if !connected { usleep(20_000) }
-        }
-        XCTAssertTrue(connected, "seqplay:midi_in was not connected from keys:out")
+        XCTAssertTrue(try JACKTools.waitForConnection(from: "keys:out", to: "seqplay:midi_in", environment: server.environment),
+                      "seqplay:midi_in was not connected from keys:out")
         usleep(200_000)
         sender.arm()
         process.waitUntilExit()

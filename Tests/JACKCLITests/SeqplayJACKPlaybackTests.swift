@@ -7,17 +7,8 @@ import XCTest
 
 /// `seqplay SONG --audio-driver jack` against a real server (`jackd -d dummy`), recorded by jackd2's
 /// `jack_rec`, compared with seqplay's own offline render of the same song at 48 kHz.
-final class SeqplayJACKPlaybackTests: XCTestCase {
+final class SeqplayJACKPlaybackTests: JACKServerTestCase {
     private let song = "Songs/beethoven-ode-to-joy.mid"  // 17 tempo changes
-    private var scratch: ScratchDirectory!
-
-    override func setUpWithError() throws {
-        if let reason = JACKTestServer.skipReason { throw XCTSkip(reason) }
-        scratch = try ScratchDirectory(prefix: "seqplay-jack")
-    }
-
-    override func tearDown() { scratch?.remove() }  // nil when setUp skipped the test
-
     func testPlaybackRecordedByJackRecEqualsTheOfflineRenderAtBlockSizes64_256And1024() throws {
         let reference = scratch.path("reference.wav")
         let offline = try seqplay([song, "--end", "4", "-r", "48000", "--bit-depth", "float", "-o", reference] + font, environment: nil)

@@ -10,16 +10,7 @@ import XCTest
 /// `seqplay SONG -a jack --jack-transport follow|lead` against a real server: jackd2's
 /// `jack_transport` starts, locates and stops the song (checked from what seqplay plays at each
 /// transport frame), and as leader seqplay's bar:beat:tick and tempo are what other clients see.
-final class SeqplayJACKTransportTests: XCTestCase {
-    private var scratch: ScratchDirectory!
-
-    override func setUpWithError() throws {
-        if let reason = JACKTestServer.skipReason { throw XCTSkip(reason) }
-        scratch = try ScratchDirectory(prefix: "seqplay-transport")
-    }
-
-    override func tearDown() { scratch?.remove() }  // nil when setUp skipped the test
-
+final class SeqplayJACKTransportTests: JACKServerTestCase {
     func testJackTransportPlayLocateAndStopPlayTheBarsTheyName() throws {
         // Eight 2-second bars (4/4 at 120 BPM, 96000 frames at 48 kHz), each one organ note of its own pitch.
         let song = scratch.path("bars.mid")

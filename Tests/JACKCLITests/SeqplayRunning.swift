@@ -18,6 +18,15 @@ extension XCTestCase {
         return (run.status, run.standardError)
     }
 
+    /// Starts `seqplay serve` with `arguments` on `server` (with `environment` added), its standard output and
+    /// error captured; killed after the test if it still runs.
+    func startServe(_ arguments: [String], server: JACKTestServer, environment: [String: String] = [:]) throws -> ChildProcess {
+        let serve = try ChildProcess(seqplayURL.path, ["serve"] + arguments, environment: server.environment.merging(environment) { $1 },
+                                     standardInput: .null, standardOutput: .capture, standardError: .capture)
+        addTeardownBlock { if serve.isRunning { serve.signal(SIGKILL); serve.waitUntilExit() } }
+        return serve
+    }
+
     func waitForPort(_ port: String, server: JACKTestServer) throws {
         try waitForPort(port, environment: server.environment)
     }

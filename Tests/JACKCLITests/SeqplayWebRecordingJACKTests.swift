@@ -7,19 +7,12 @@ import XCTest
 /// `serve -a jack --http` (a real jackd, dummy driver): the page's record button's requests, sent by curl
 /// (`POST /api/recording {"name": "take.wav"}`, then `/api/recording/stop`), record to the state
 /// directory's `recordings/` what is played meanwhile (a note through the FluidSynth shell).
-final class SeqplayWebRecordingJACKTests: XCTestCase {
+final class SeqplayWebRecordingJACKTests: JACKServerTestCase {
     func testRecordingStartedOverHTTPHoldsTheNotePlayed() throws {
-        if let reason = JACKTestServer.skipReason { throw XCTSkip(reason) }
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") else { throw XCTSkip("curl is not installed") }
-        let scratch = try ScratchDirectory(prefix: "jack-web-record")
-        defer { scratch.remove() }
         let server = try JACKTestServer()
-        let environment = ProcessInfo.processInfo.environment.merging(server.environment) { $1 }
-            .merging(["XDG_STATE_HOME": scratch.path("state")]) { $1 }
-        let serve = try ChildProcess(seqplayBinary.path, ["serve", "-a", "jack", "--jack-connect", "none", "--http", "127.0.0.1:0",
-                                                          "--shell", "0", "--duration", "30", "--sf2", "SoundFonts/seqplay-gm.sf2"],
-                                     environment: environment, standardInput: .null, standardOutput: .capture, standardError: .capture)
-        defer { if serve.isRunning { serve.signal(SIGKILL); serve.waitUntilExit() } }
+        let serve = try startServe(["-a", "jack", "--jack-connect", "none", "--http", "127.0.0.1:0", "--shell", "0", "--duration", "30"] + font,
+                                   server: server, environment: ["XDG_STATE_HOME": scratch.path("state")])
         var http: String?, shell: String?
         for _ in 0..<200 where http == nil || shell == nil {
             let log = serve.standardErrorText

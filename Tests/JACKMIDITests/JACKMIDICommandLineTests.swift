@@ -21,12 +21,8 @@ final class JACKMIDICommandLineTests: XCTestCase {
         let process = try JACKTools.launch(seqplayURL, ["live", "-a", "jack", "--jack-connect", "^rec:", "--jack-midi-connect", "^keys:",
                                                         "--sf2", "SoundFonts/click.sf2", "--no-reverb", "--no-chorus", "--duration", "3"],
                                            environment: server.environment)
-        var connected = false
-        for _ in 0..<250 where !connected {
-            connected = try JACKTools.run("jack_lsp", ["-c", "keys:out"], environment: server.environment).output.contains("seqplay:midi_in")
-            if !connected { usleep(20_000) }
-        }
-        XCTAssertTrue(connected, "seqplay:midi_in was not connected from keys:out")
+        XCTAssertTrue(try JACKTools.waitForConnection(from: "keys:out", to: "seqplay:midi_in", environment: server.environment),
+                      "seqplay:midi_in was not connected from keys:out")
         usleep(200_000)  // the audio ports are connected and rendering has started
         sender.arm()
         process.waitUntilExit()

@@ -17,16 +17,7 @@ import XCTest
 /// setting, at exactly its sample times (relative to the first event); each note-on's frame is where
 /// its click starts in the audio (within the sampler's 64-sample grid). And the process thread
 /// does not allocate while it writes midi_out.
-final class JACKSongMIDIOutputTests: XCTestCase {
-    private var scratch: ScratchDirectory!
-
-    override func setUpWithError() throws {
-        if let reason = JACKTestServer.skipReason { throw XCTSkip(reason) }
-        scratch = try ScratchDirectory(prefix: "seqplay-jack-midi")
-    }
-
-    override func tearDown() { scratch?.remove() }  // nil when setUp skipped the test
-
+final class JACKSongMIDIOutputTests: JACKServerTestCase {
     /// Clicks on channels 1 and 2 at irregular ticks, at least 0.15 s apart, under three tempos, with
     /// a program change each and a controller on channel 1 mid-song (chased by --start).
     private static func song() -> MusicSequence {

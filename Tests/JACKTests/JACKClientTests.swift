@@ -130,19 +130,23 @@ final class JACKClientTests: XCTestCase {
     }
 }
 
-/// Writes a ramp (sample i = i / 1000) and a note on at frame 17, note off at frame 200, each cycle.
-private final class Source: JACKProcessHandler, @unchecked Sendable {
+/// What the two process handlers below share: an audio port and a MIDI port.
+private class AudioAndMIDIPorts: @unchecked Sendable {
     let audio: JACKAudioPort
     let midi: JACKMIDIPort
-    let allocations = ManagedAtomic(0)
-    private var noteOn: [UInt8] = [0x90, 60, 100]
-    private var noteOff: [UInt8] = [0x80, 60, 0]
-    private var cycles = 0
 
     init(audio: JACKAudioPort, midi: JACKMIDIPort) {
         self.audio = audio
         self.midi = midi
     }
+}
+
+/// Writes a ramp (sample i = i / 1000) and a note on at frame 17, note off at frame 200, each cycle.
+private final class Source: AudioAndMIDIPorts, JACKProcessHandler, @unchecked Sendable {
+    let allocations = ManagedAtomic(0)
+    private var noteOn: [UInt8] = [0x90, 60, 100]
+    private var noteOff: [UInt8] = [0x80, 60, 0]
+    private var cycles = 0
 
     func process(frameCount: Int) -> Bool {
         seqplay_alloc_count_begin()
@@ -159,19 +163,12 @@ private final class Source: JACKProcessHandler, @unchecked Sendable {
 }
 
 /// Checks each cycle that the ramp and the two MIDI events arrived as sent.
-private final class Sink: JACKProcessHandler, @unchecked Sendable {
-    let audio: JACKAudioPort
-    let midi: JACKMIDIPort
+private final class Sink: AudioAndMIDIPorts, JACKProcessHandler, @unchecked Sendable {
     let cycles = ManagedAtomic(0)
     let frames = ManagedAtomic(0)
     let matchingAudioCycles = ManagedAtomic(0)
     let matchingMIDICycles = ManagedAtomic(0)
     let allocations = ManagedAtomic(0)
-
-    init(audio: JACKAudioPort, midi: JACKMIDIPort) {
-        self.audio = audio
-        self.midi = midi
-    }
 
     func process(frameCount: Int) -> Bool {
         seqplay_alloc_count_begin()
