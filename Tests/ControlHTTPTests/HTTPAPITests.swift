@@ -5,30 +5,7 @@ import XCTest
 /// The JSON API of `serve --http`, driven by curl: the state, changes, and hostile requests (bad JSON,
 /// huge numbers, path tricks, 1 MB bodies, another site's page), each one error answer while the host
 /// keeps playing. One serve for the class.
-final class HTTPAPITests: XCTestCase {
-    nonisolated(unsafe) static var module: ServedModule?
-    var module: ServedModule { Self.module! }
-
-    override class func setUp() {
-        super.setUp()
-        module = try? ServedModule()
-    }
-
-    override class func tearDown() {
-        if let module {
-            _ = module.stop()
-            module.remove()
-        }
-        module = nil
-        super.tearDown()
-    }
-
-    override func setUpWithError() throws {
-        guard toolExists("/usr/bin/curl") else { throw XCTSkip("curl is not installed (Scripts/setup installs it)") }
-        XCTAssertNotNil(Self.module, "serve --http did not start")
-        try XCTSkipIf(Self.module == nil)
-    }
-
+final class HTTPAPITests: ServedModuleTestCase {
     func testStateHas16ChannelsAndTheFontsPresetsAsTheFontNamesThem() throws {
         let state = try module.state()
         let channels = try XCTUnwrap(state["channels"] as? [[String: Any]])

@@ -9,8 +9,10 @@ final class ServedModule {
     static let font = packageRoot.appendingPathComponent("SoundFonts/seqplay-gm.sf2").path
 
     let process: ChildProcess
-    let directory: URL
-    let errorLog: URL
+    /// The module's files: its recording, state, data and error log.
+    let scratch: ScratchDirectory
+    var directory: URL { scratch.url }
+    var errorLog: URL { directory.appendingPathComponent("serve.err") }
     /// http://127.0.0.1:PORT
     let base: String
     let port: Int
@@ -20,18 +22,17 @@ final class ServedModule {
     /// Starts serve with `extra` arguments (and `--http ADDRESS`, default 127.0.0.1:0); waits for its
     /// "HTTP control at" line.
     init(http: String = "127.0.0.1:0", extra: [String] = [], environment: [String: String] = [:]) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("seqplay-http-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        errorLog = directory.appendingPathComponent("serve.err")
+        let scratch = try ScratchDirectory(prefix: "seqplay-http")
+        self.scratch = scratch
+        let errorLog = URL(fileURLWithPath: scratch.path("serve.err"))
         let networkPort = Int.random(in: 15_000..<20_000) * 2
         self.networkPort = networkPort
         var env = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        env["XDG_STATE_HOME"] = env["XDG_STATE_HOME"] ?? directory.appendingPathComponent("state").path
-        env["XDG_DATA_HOME"] = directory.appendingPathComponent("data").path
+        env["XDG_STATE_HOME"] = env["XDG_STATE_HOME"] ?? scratch.path("state")
+        env["XDG_DATA_HOME"] = scratch.path("data")
         process = try ChildProcess(seqplayBinary.path,
                                    ["serve", "--network", "--listen", "127.0.0.1:\(networkPort)", "--no-alsa-ports",
-                                    "--sf2", Self.font, "-o", directory.appendingPathComponent("heard.wav").path,
-                                    "--http", http] + extra,
+                                    "--sf2", Self.font, "-o", scratch.path("heard.wav"), "--http", http] + extra,
                                    environment: env, standardInput: .null, standardOutput: .null, standardError: .file(errorLog.path))
         var found: Int?
         for _ in 0..<1000 {
@@ -73,7 +74,7 @@ final class ServedModule {
         return process.exitStatus
     }
 
-    func remove() { try? FileManager.default.removeItem(at: directory) }
+    func remove() { scratch.remove() }
 
     /// One HTTP exchange made by curl: status, body (and the body as JSON when it is).
     struct Answer {
@@ -105,6 +106,42 @@ final class ServedModule {
     func channel(_ number: Int) throws -> [String: Any] {
         let channels = try state()["channels"] as? [[String: Any]] ?? []
         return channels.first { $0["channel"] as? Int == number } ?? [:]
+    }
+}
+
+/// The base of a test class whose tests share one `ServedModule` (`module`), started before the class's
+/// first test and stopped after its last; each test is skipped, saying why, where a tool it needs is missing.
+class ServedModuleTestCase: XCTestCase {
+    /// The tools the tests need (a name on the PATH, or a path), each with what a test skipped for want of it says.
+    class var requiredTools: [(tool: String, missing: String)] { [("/usr/bin/curl", "curl is not installed (Scripts/setup installs it)")] }
+    /// What serve is started with besides `--http`.
+    class var serveArguments: [String] { [] }
+
+    /// Each class's module (nil where it did not start).
+    nonisolated(unsafe) private static var modules: [ObjectIdentifier: ServedModule] = [:]
+    var module: ServedModule { Self.modules[ObjectIdentifier(Self.self)]! }
+
+    override class func setUp() {
+        super.setUp()
+        if requiredTools.allSatisfy({ toolExists($0.tool) }) {
+            modules[ObjectIdentifier(self)] = try? ServedModule(extra: serveArguments)
+        }
+    }
+
+    override class func tearDown() {
+        if let module = modules.removeValue(forKey: ObjectIdentifier(self)) {
+            _ = module.stop()
+            module.remove()
+        }
+        super.tearDown()
+    }
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        for (tool, missing) in Self.requiredTools where !toolExists(tool) { throw XCTSkip(missing) }
+        let started = Self.modules[ObjectIdentifier(Self.self)]
+        XCTAssertNotNil(started, "serve --http did not start")
+        try XCTSkipIf(started == nil)
     }
 }
 

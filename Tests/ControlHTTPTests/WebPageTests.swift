@@ -7,34 +7,15 @@ import XCTest
 /// through the DevTools protocol (Scripts/web-page-check.py), picking an instrument on a strip changes
 /// what `GET /api/state` says, and a change made by another client shows on the page within 100 ms.
 /// Skipped where chromium or python3 is missing.
-final class WebPageTests: XCTestCase {
+final class WebPageTests: ServedModuleTestCase {
     static let checker = ServedModule.packageRoot.appendingPathComponent("Scripts/web-page-check.py").path
-    nonisolated(unsafe) static var module: ServedModule?
-    var module: ServedModule { Self.module! }
 
-    override class func setUp() {
-        super.setUp()
-        if toolExists("chromium"), toolExists("python3"), toolExists("/usr/bin/curl") {
-            module = try? ServedModule(extra: ["--shell", "0", "--osc", "0"])
-        }
+    override class var requiredTools: [(tool: String, missing: String)] {
+        [("chromium", "chromium is not installed (Scripts/setup installs it)"),
+         ("python3", "python3 is not installed (it drives chromium)")] + super.requiredTools
     }
 
-    override class func tearDown() {
-        if let module {
-            _ = module.stop()
-            module.remove()
-        }
-        module = nil
-        super.tearDown()
-    }
-
-    override func setUpWithError() throws {
-        guard toolExists("chromium") else { throw XCTSkip("chromium is not installed (Scripts/setup installs it)") }
-        guard toolExists("python3") else { throw XCTSkip("python3 is not installed (it drives chromium)") }
-        guard toolExists("/usr/bin/curl") else { throw XCTSkip("curl is not installed (Scripts/setup installs it)") }
-        XCTAssertNotNil(Self.module, "serve --http did not start")
-        try XCTSkipIf(Self.module == nil)
-    }
+    override class var serveArguments: [String] { ["--shell", "0", "--osc", "0"] }
 
     private func chromiumPath() -> String {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin"
