@@ -200,7 +200,9 @@ let package = Package(
         ]),
         .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSAAudio", "ALSA", "AudioGraph", "AudioFiles", "AllocationCounter", "TestSupport"]),
         .testTarget(name: "LiveInputTests", dependencies: ["LiveInput", "MIDICore", "RealtimeSupport", "TestSupport", "AllocationCounter"]),
-        .testTarget(name: "LiveSamplerTests", dependencies: ["LiveSampler", "ALSA", "MIDICore", "RealtimeSupport", "NetworkMIDI", "AudioFiles"]),
+        .testTarget(name: "LiveSamplerTests", dependencies: [
+            "LiveSampler", "ALSA", "MIDICore", "RealtimeSupport", "NetworkMIDI", "AudioFiles", "LV2", "Sampler", "TestSupport",
+        ]),
         .testTarget(name: "SequencerRecordingTests", dependencies: ["SequencerRecording", "MIDICore", "MIDIFile"]),
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.
         .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SongSessions", "MIDICore", "MIDIFile", "Player", "RealtimeSupport", "AllocationCounter"]),
@@ -235,7 +237,6 @@ let package = Package(
         // LV2 hosting against the installed bundles and lilv's own host (lv2apply).
         .testTarget(name: "LV2Tests", dependencies: [
             "LV2", "Effects", "Sampler", "AudioGraph", "AudioFiles", "MIDICore", "AllocationCounter", "LockCounter", "TestSupport", "seqplay",
-            "LiveSampler", "NetworkMIDI",
         ]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles", "TestSupport"]),
 
