@@ -190,7 +190,7 @@ let package = Package(
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
         .testTarget(name: "AudioGraphFilesTests", dependencies: ["AudioGraphFiles", "AudioGraph", "AudioFiles", "TestSupport"]),
         .testTarget(name: "SamplerTests", dependencies: [
-            "Sampler", "AudioGraph", "MIDICore", "AudioTestSupport", "AllocationCounter", "LockCounter", "CFluidSynth",
+            "Sampler", "AudioGraph", "MIDICore", "AudioTestSupport", "RenderTestSupport", "AllocationCounter", "LockCounter", "CFluidSynth",
         ]),
         .testTarget(name: "EffectsTests", dependencies: ["Effects", "AudioGraph", "AllocationCounter"]),
         // Renders in-process and runs the built seqplay binary.
@@ -232,11 +232,12 @@ let package = Package(
         .testTarget(name: "SeqplayKitTests", dependencies: ["SeqplayKit"]),
         // The HTTP face against the built seqplay: curl, headless chromium (Scripts/web-page-check.py), a network namespace.
         .testTarget(name: "ControlHTTPTests", dependencies: [
-            "seqplay", "ControlHTTP", "TestSupport", "AllocationCounter", "AudioGraph", "AudioFiles", "Sampler", "FluidSynth", "MIDICore",
+            "seqplay", "ControlHTTP", "TestSupport", "RenderTestSupport", "AllocationCounter", "AudioGraph", "AudioFiles", "Sampler", "FluidSynth", "MIDICore",
         ]),
         // LV2 hosting against the installed bundles and lilv's own host (lv2apply).
         .testTarget(name: "LV2Tests", dependencies: [
-            "LV2", "Effects", "Sampler", "AudioGraph", "AudioFiles", "MIDICore", "AllocationCounter", "LockCounter", "TestSupport", "seqplay",
+            "LV2", "Effects", "Sampler", "AudioGraph", "AudioFiles", "MIDICore", "AllocationCounter", "LockCounter", "TestSupport", "RenderTestSupport",
+            "seqplay",
         ]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles", "TestSupport"]),
 
@@ -245,7 +246,7 @@ let package = Package(
         .executableTarget(name: "smf-bench", dependencies: ["MIDIFile"], path: "Benchmarks/smf-bench"),
         .executableTarget(name: "AudioGraphBenchmark", dependencies: ["AudioGraph", "AllocationCounter"],
                           path: "Benchmarks/AudioGraphBenchmark"),
-        .executableTarget(name: "GraphOverheadBenchmark", dependencies: ["Sampler", "FluidSynth", "AudioGraph", "MIDICore"],
+        .executableTarget(name: "GraphOverheadBenchmark", dependencies: ["Sampler", "FluidSynth", "AudioGraph", "MIDICore", "RenderTestSupport"],
                           path: "Benchmarks/GraphOverheadBenchmark"),
         .executableTarget(name: "EffectsBenchmark", dependencies: ["Effects", "AudioGraph", "AllocationCounter"],
                           path: "Benchmarks/EffectsBenchmark"),

@@ -12,6 +12,7 @@ import AudioGraph
 import FluidSynth
 import Foundation
 import MIDICore
+import RenderTestSupport
 import Sampler
 
 let sampleRate = 44_100.0
@@ -48,19 +49,6 @@ func makeSong() -> [(sampleTime: Int64, message: MIDIMessage)] {
     return events.sorted { $0.sampleTime < $1.sampleTime }
 }
 
-/// Hands the song's events to a receiver in order, without allocating.
-final class EventList: ScheduledMIDISource {
-    private let events: [(sampleTime: Int64, message: MIDIMessage)]
-    private var next = 0
-    init(_ events: [(sampleTime: Int64, message: MIDIMessage)]) { self.events = events }
-    func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
-        while next < events.count, events[next].sampleTime < sampleTime {
-            receiver.receive(events[next].message)
-            next += 1
-        }
-    }
-}
-
 let song = makeSong()
 let totalFrames = songSeconds * chunkFrames
 let settings = SamplerSettings()
@@ -71,7 +59,7 @@ func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 func renderBare() throws -> (seconds: Double, output: [Float]) {
     let synthesizer = try Synthesizer(settings: settings, sampleRate: sampleRate)
     try synthesizer.loadSoundFont(at: fontPath)
-    let events = EventList(song)
+    let events = ScheduledEventList(song)
     let buffer = AudioBuffer(format: .standard, frameCapacity: chunkFrames)
     buffer.frameLength = chunkFrames
     var kept: [Float] = []
@@ -96,7 +84,7 @@ func renderGraph() throws -> (seconds: Double, output: [Float]) {
     let engine = AudioEngine()
     let sampler = try SamplerNode(settings: settings, sampleRate: sampleRate)
     try sampler.loadSoundFont(at: fontPath)
-    sampler.eventSource = EventList(song)
+    sampler.eventSource = ScheduledEventList(song)
     engine.attach(sampler)
     engine.connect(sampler, to: engine.mainMixerNode)
     try engine.enableManualRenderingMode(format: .standard, maximumFrameCount: cycleFrames)

@@ -4,25 +4,13 @@ import AudioGraph
 import FluidSynth
 import Foundation
 import MIDICore
+import RenderTestSupport
 import Sampler
 import XCTest
 
 /// The web page's meter and notes are watched on the render thread: nothing allocates there, every
 /// note arrives, the meter moves, and what is heard is the same sample for sample as without the monitor.
 final class SoundMonitorTests: XCTestCase {
-    /// A fixed list of events at sample times (delivery neither allocates nor locks).
-    final class EventList: ScheduledMIDISource {
-        private let events: [(sampleTime: Int64, message: MIDIMessage)]
-        private var next = 0
-        init(_ events: [(sampleTime: Int64, message: MIDIMessage)]) { self.events = events }
-        func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
-            while next < events.count, events[next].sampleTime < sampleTime {
-                receiver.receive(events[next].message)
-                next += 1
-            }
-        }
-    }
-
     static let events: [(sampleTime: Int64, message: MIDIMessage)] = (0..<120).flatMap { i -> [(Int64, MIDIMessage)] in
         let time = Int64(2048 + i * 997), note = UInt8(40 + i % 40), channel = UInt8(i % 16)
         return [(time, .noteOn(channel: channel, note: note, velocity: 100)), (time + 4000, .noteOff(channel: channel, note: note, velocity: 0))]
@@ -36,7 +24,7 @@ final class SoundMonitorTests: XCTestCase {
         let engine = AudioEngine()
         engine.attach(sampler)
         engine.connect(sampler, to: engine.mainMixerNode)
-        sampler.eventSource = EventList(Self.events)
+        sampler.eventSource = ScheduledEventList(Self.events)
         let monitor = monitored ? SoundMonitor() : nil
         monitor?.install(on: engine, samplers: [sampler])
         try engine.enableManualRenderingMode(format: AudioFormat(sampleRate: 48_000, channelCount: 2), maximumFrameCount: 256)

@@ -5,6 +5,7 @@ import Foundation
 import LockCounter
 import LV2
 import MIDICore
+import RenderTestSupport
 import Sampler
 import XCTest
 
@@ -128,12 +129,12 @@ final class LV2PluginTests: XCTestCase {
         try engine.enableManualRenderingMode(format: AudioFormat(sampleRate: 44_100, channelCount: 2), maximumFrameCount: 256)
         let piano = try LV2InstrumentNode(uri: TestPlugins.piano, channels: [0])
         let delay = try LV2EffectNode(uri: TestPlugins.delay, values: ["fx_mix": 0.5])
-        var events: [(Int64, MIDIMessage)] = []
+        var events: [(sampleTime: Int64, message: MIDIMessage)] = []
         for i in 0..<200 {
             events.append((Int64(i * 997 + 13), .noteOn(channel: 0, note: UInt8(40 + i % 40), velocity: 100)))
             events.append((Int64(i * 997 + 3013), .noteOff(channel: 0, note: UInt8(40 + i % 40), velocity: 0)))
         }
-        piano.eventSource = TimedEvents(events.sorted { $0.0 < $1.0 })
+        piano.eventSource = ScheduledEventList(events, announcesNextEvent: true)
         engine.attach(piano)
         engine.attach(delay)
         engine.connect([piano, delay, engine.mainMixerNode])
@@ -183,20 +184,6 @@ final class ImpulseNode: AudioNode, @unchecked Sendable {
             outputs[0][0][Int(100 - context.sampleTime)] = 0.5
         }
     }
-}
-
-/// A fixed list of (sample time, message), ascending, as a scheduled source.
-final class TimedEvents: ScheduledMIDISource, @unchecked Sendable {
-    private let events: [(Int64, MIDIMessage)]
-    private var next = 0
-    init(_ events: [(Int64, MIDIMessage)]) { self.events = events }
-    func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
-        while next < events.count, events[next].0 < sampleTime {
-            receiver.receive(events[next].1)
-            next += 1
-        }
-    }
-    var nextEventSampleTime: Int64? { next < events.count ? events[next].0 : nil }
 }
 
 final class Flag: @unchecked Sendable {

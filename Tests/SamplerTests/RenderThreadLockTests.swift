@@ -4,6 +4,7 @@ import FluidSynth
 import Foundation
 import LockCounter
 import MIDICore
+import RenderTestSupport
 import Sampler
 import XCTest
 

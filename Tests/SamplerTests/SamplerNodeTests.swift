@@ -4,6 +4,7 @@ import AudioTestSupport
 import FluidSynth
 import Foundation
 import MIDICore
+import RenderTestSupport
 import Sampler
 import XCTest
 
