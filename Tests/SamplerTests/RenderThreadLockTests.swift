@@ -50,12 +50,8 @@ final class RenderThreadLockTests: XCTestCase {
             }
         }
         control.start()
-        var peak: Float = 0
         seqplay_lock_count_begin()
-        for _ in 0..<(200_000 / 256) {
-            guard let block = engine.renderBlock(frameCount: 256) else { break }
-            peak = max(peak, abs(block[0][0]))
-        }
+        let peak = SamplerNodeTests.blockStartPeak(rendering: engine, frames: 200_000)
         let locks = seqplay_lock_count_end()
         controlling.finish()
         XCTAssertEqual(locks, 0, "lock calls on the render thread")

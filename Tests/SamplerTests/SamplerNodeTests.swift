@@ -32,6 +32,17 @@ final class SamplerNodeTests: XCTestCase {
         return (engine, sampler)
     }
 
+    /// Renders `frames` frames in 256-frame blocks (allocating nothing itself): the largest magnitude of a
+    /// block's first left sample, to show notes sounded.
+    static func blockStartPeak(rendering engine: AudioEngine, frames: Int) -> Float {
+        var peak: Float = 0
+        for _ in 0..<(frames / 256) {
+            guard let block = engine.renderBlock(frameCount: 256) else { break }
+            peak = max(peak, abs(block[0][0]))
+        }
+        return peak
+    }
+
     func render(_ engine: AudioEngine, frames: Int) throws -> [Float] {
         let buffer = AudioBuffer(format: engine.outputFormat, frameCapacity: frames)
         try engine.renderOffline(frames: frames, into: buffer)
@@ -167,12 +178,8 @@ final class SamplerNodeTests: XCTestCase {
         sampler.eventSource = ScheduledEventList(events)
         for _ in 0..<4 { _ = engine.renderBlock(frameCount: 256) }
 
-        var peak: Float = 0
         seqplay_alloc_count_begin()
-        for _ in 0..<(210_000 / 256) {
-            guard let block = engine.renderBlock(frameCount: 256) else { break }
-            peak = max(peak, abs(block[0][0]))
-        }
+        let peak = Self.blockStartPeak(rendering: engine, frames: 210_000)
         let counts = seqplay_alloc_count_end()
         XCTAssertGreaterThan(peak, 0.001, "notes sounded")
         XCTAssertEqual(counts.allocations, 0)
