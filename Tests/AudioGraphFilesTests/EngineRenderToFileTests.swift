@@ -49,12 +49,8 @@ final class EngineRenderToFileTests: XCTestCase {
 
     /// A tone that never falls silent stops at `frameCount` plus the longest tail.
     func testRenderStopsAfterTheLongestTail() throws {
-        let engine = AudioEngine()
         let tone = ToneGeneratorNode(frequency: 441, amplitude: 0.5, format: AudioFormat(sampleRate: 48_000, channelCount: 1))
-        engine.attach(tone)
-        engine.connect(tone, to: engine.mainMixerNode)
-        try engine.enableManualRenderingMode(format: AudioFormat(sampleRate: 48_000, channelCount: 2), maximumFrameCount: 256)
-        try engine.start()
+        let engine = try AudioEngine.started(playing: tone, format: AudioFormat(sampleRate: 48_000, channelCount: 2))
         let path = scratch.path("tone.flac")
         let written = try engine.render(to: AudioFileWriter(path: path, format: engine.outputFormat), frameCount: 1000,
                                         untilSilent: 0.5)
@@ -64,12 +60,7 @@ final class EngineRenderToFileTests: XCTestCase {
 
     /// A file whose format differs from the engine's is refused and left unwritten.
     func testAFileInAnotherFormatIsRefused() throws {
-        let engine = AudioEngine()
-        let tone = ToneGeneratorNode()
-        engine.attach(tone)
-        engine.connect(tone, to: engine.mainMixerNode)
-        try engine.enableManualRenderingMode(format: .standard, maximumFrameCount: 256)
-        try engine.start()
+        let engine = try AudioEngine.started(playing: ToneGeneratorNode())
         let path = scratch.path("mono.wav")
         let writer = try AudioFileWriter(path: path, format: AudioFormat(sampleRate: 44_100, channelCount: 1))
         XCTAssertThrowsError(try engine.render(to: writer, frameCount: 100))

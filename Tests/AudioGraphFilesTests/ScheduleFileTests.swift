@@ -25,11 +25,7 @@ final class ScheduleFileTests: XCTestCase {
         let samples = (1...250).map { Float($0) / 1000 }
         let path = try writeFile("click.wav", left: samples)
         let player = AudioPlayerNode()
-        let engine = AudioEngine()
-        engine.attach(player)
-        engine.connect(player, to: engine.outputNode)
-        try engine.enableManualRenderingMode(format: .standard, maximumFrameCount: 256)
-        try engine.start()
+        let engine = try AudioEngine.started(playing: player, into: { $0.outputNode })
         try player.scheduleFile(atPath: path, at: 777, loops: 1)
         player.play()
         let output = AudioBuffer(format: .standard, frameCapacity: 2000)
