@@ -184,15 +184,22 @@ final class SoundModuleFacesTests: XCTestCase {
         let scratch = try ScratchDirectory(prefix: "state")
         defer { scratch.remove() }
         let stateFile = scratch.path("xdg/seqplay/state.json")
-        var port = freePort()
-        var serve = try startServe(scratch, ["--shell", "\(port)"])
-        var client = try LineClient(port: port)
-        XCTAssertEqual(client.ask("prog 3 40"), "")
-        XCTAssertEqual(client.ask("cc 3 7 77"), "")
-        XCTAssertEqual(client.ask("mute 4 on"), "")
-        XCTAssertEqual(client.ask("gain 0.6"), "")
-        serve.terminate()
-        XCTAssertTrue(serve.waitUntilExit(timeout: 10))
+        // Starts serve with a shell, lets `use` talk to it, then ends it (SIGTERM): the ended process.
+        func serveOnce(_ use: (LineClient) -> Void) throws -> ChildProcess {
+            let port = freePort()
+            let serve = try startServe(scratch, ["--shell", "\(port)"])
+            let client = try LineClient(port: port)
+            use(client)
+            serve.terminate()
+            XCTAssertTrue(serve.waitUntilExit(timeout: 10))
+            return serve
+        }
+        var serve = try serveOnce { client in
+            XCTAssertEqual(client.ask("prog 3 40"), "")
+            XCTAssertEqual(client.ask("cc 3 7 77"), "")
+            XCTAssertEqual(client.ask("mute 4 on"), "")
+            XCTAssertEqual(client.ask("gain 0.6"), "")
+        }
         XCTAssertEqual(serve.exitStatus, 0, serve.standardErrorText)
         let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stateFile))) as? [String: Any]
         let channels = saved?["channels"] as? [[String: Any]]
@@ -204,20 +211,14 @@ final class SoundModuleFacesTests: XCTestCase {
         XCTAssertEqual(channels?[4]["mute"] as? Bool, true)
         XCTAssertEqual(saved?["gain"] as? Double, 0.6)
 
-        port = freePort()
-        serve = try startServe(scratch, ["--shell", "\(port)"])
-        client = try LineClient(port: port)
-        XCTAssertTrue(client.ask("channels -verbose", until: "chan 15").contains("chan 3, sfont 1, bank 0, preset 40, Violin\n"))
-        serve.terminate()
-        XCTAssertTrue(serve.waitUntilExit(timeout: 10))
+        _ = try serveOnce { client in
+            XCTAssertTrue(client.ask("channels -verbose", until: "chan 15").contains("chan 3, sfont 1, bank 0, preset 40, Violin\n"))
+        }
 
         try Data("{\"channels\": [".utf8).write(to: URL(fileURLWithPath: stateFile))
-        port = freePort()
-        serve = try startServe(scratch, ["--shell", "\(port)"])
-        client = try LineClient(port: port)
-        XCTAssertTrue(client.ask("channels", until: "chan 15").contains("chan 3, Grand Piano\n"))
-        serve.terminate()
-        XCTAssertTrue(serve.waitUntilExit(timeout: 10))
+        serve = try serveOnce { client in
+            XCTAssertTrue(client.ask("channels", until: "chan 15").contains("chan 3, Grand Piano\n"))
+        }
         XCTAssertEqual(serve.exitStatus, 0)
         let damagedLines = serve.standardErrorText.split(separator: "\n").filter { $0.contains("damaged") }
         XCTAssertEqual(damagedLines.count, 1, serve.standardErrorText)
