@@ -187,18 +187,23 @@ final class HostileCommandLineTests: RenderTestCase {
         let isDirectory = "is a directory", readOnly = "is read-only", isInput = "refusing to overwrite",
             noDirectory = "does not exist", full = "No space left on device"
         var rows: [Row] = []
+        // The rows of one path flag (`command` ends with it) given each careless path: `directories` and a
+        // read-only file refused, each of `inputs` refused, a missing directory refused; /dev/null written
+        // through, /dev/full refused for want of space and `link` followed to `real.EXT` (the file it names),
+        // each of these three making `creates` (what the command writes besides).
+        func carelessPaths(_ command: [String], directories: [String], readOnly lockedPath: String, inputs: [String],
+                           missing: String, link: (path: String, target: String), creates: Set<String> = []) -> [Row] {
+            directories.map { Row(arguments: command + [$0], status: 5, says: isDirectory) }
+                + [Row(arguments: command + [lockedPath], status: 5, says: readOnly)]
+                + inputs.map { Row(arguments: command + [$0], status: 5, says: isInput) }
+                + [Row(arguments: command + [missing], status: 5, says: noDirectory),
+                   Row(arguments: command + ["$DIR/null.png"], status: 0, creates: creates),
+                   Row(arguments: command + ["$DIR/full.png"], status: 5, creates: creates, says: full),
+                   Row(arguments: command + [link.path], status: 0, creates: creates.union([link.target]))]
+        }
         // convert -o (MIDIFileWriter).
-        let convert = ["convert", "$SONG", "-o"]
-        rows += [
-            Row(arguments: convert + ["$DIR/folder"], status: 5, says: isDirectory),
-            Row(arguments: convert + ["$DIR/locked.wav"], status: 5, says: readOnly),
-            Row(arguments: convert + ["$SONG"], status: 5, says: isInput),
-            Row(arguments: convert + ["$DIR/song-link.wav"], status: 5, says: isInput),
-            Row(arguments: convert + ["$DIR/missing/out.mid"], status: 5, says: noDirectory),
-            Row(arguments: convert + ["$DIR/null.png"], status: 0),
-            Row(arguments: convert + ["$DIR/full.png"], status: 5, says: full),
-            Row(arguments: convert + ["$DIR/link.mid"], status: 0, creates: ["real.mid"]),
-        ]
+        rows += carelessPaths(["convert", "$SONG", "-o"], directories: ["$DIR/folder"], readOnly: "$DIR/locked.wav",
+                              inputs: ["$SONG", "$DIR/song-link.wav"], missing: "$DIR/missing/out.mid", link: ("$DIR/link.mid", "real.mid"))
         // roll -o, waveform -o, render --waveform (Canvas).
         let pictures: [(arguments: [String], input: String, creates: Set<String>)] = [
             (["roll", "$SONG", "-o"], "$DIR/song-link.png", []),
@@ -206,34 +211,18 @@ final class HostileCommandLineTests: RenderTestCase {
             (["$SONG", "--sf2", "$FONT", "-o", "$DIR/out.wav", "--waveform"], "$DIR/song-link.png", ["out.wav"]),
         ]
         for (command, input, creates) in pictures {
-            rows += [
-                Row(arguments: command + ["$DIR/folder.png"], status: 5, says: isDirectory),
-                Row(arguments: command + ["$DIR/locked.png"], status: 5, says: readOnly),
-                Row(arguments: command + [input], status: 5, says: isInput),
-                Row(arguments: command + ["$DIR/missing/picture.png"], status: 5, says: noDirectory),
-                Row(arguments: command + ["$DIR/null.png"], status: 0, creates: creates),
-                // --waveform draws after the render: the audio is complete and kept.
-                Row(arguments: command + ["$DIR/full.png"], status: 5, creates: creates, says: full),
-                Row(arguments: command + ["$DIR/link.png"], status: 0, creates: creates.union(["real.png"])),
-            ]
+            // --waveform draws after the render: on /dev/full too, the audio is complete and kept.
+            rows += carelessPaths(command, directories: ["$DIR/folder.png"], readOnly: "$DIR/locked.png", inputs: [input],
+                                  missing: "$DIR/missing/picture.png", link: ("$DIR/link.png", "real.png"), creates: creates)
         }
         rows.append(Row(arguments: ["$SONG", "--sf2", "$FONT", "-o", "$DIR/out.wav", "--waveform", "$DIR/out.png", "--format", "wav"],
                         status: 0, creates: ["out.wav", "out.png"]))
         // render --output-dir … --manifest (AppendingOutputFile).
         let manifest = ["render", "$SONG", "--sf2", "$FONT", "--output-dir", "$DIR/out", "--manifest"]
-        rows += [
-            Row(arguments: manifest + ["$DIR/folder"], status: 5, says: isDirectory),
-            Row(arguments: manifest + ["$DIR"], status: 5, says: isDirectory),
-            Row(arguments: manifest + ["$DIR/locked.wav"], status: 5, says: readOnly),
-            Row(arguments: manifest + ["$SONG"], status: 5, says: isInput),
-            Row(arguments: manifest + ["$FONT"], status: 5, says: isInput),
-            Row(arguments: manifest + ["$DIR/song-link.wav"], status: 5, says: isInput),
-            Row(arguments: manifest + ["$DIR/missing/manifest.jsonl"], status: 5, says: noDirectory),
-            Row(arguments: manifest + ["$DIR/out/manifest.jsonl"], status: 0, creates: ["out"]),  // the output directory is made first
-            Row(arguments: manifest + ["$DIR/null.png"], status: 0, creates: ["out"]),
-            Row(arguments: manifest + ["$DIR/full.png"], status: 5, creates: ["out"], says: full),
-            Row(arguments: manifest + ["$DIR/link.jsonl"], status: 0, creates: ["out", "real.jsonl"]),
-        ]
+        rows += carelessPaths(manifest, directories: ["$DIR/folder", "$DIR"], readOnly: "$DIR/locked.wav",
+                              inputs: ["$SONG", "$FONT", "$DIR/song-link.wav"], missing: "$DIR/missing/manifest.jsonl",
+                              link: ("$DIR/link.jsonl", "real.jsonl"), creates: ["out"])
+        rows.append(Row(arguments: manifest + ["$DIR/out/manifest.jsonl"], status: 0, creates: ["out"]))  // the output directory is made first
         // --labels beside each output (`labels-*/song.labels.csv`): a failed input (exit 2) leaves no output.
         let labels = ["render", "$SONG", "--sf2", "$FONT", "--labels", "--output-dir"]
         rows += [
