@@ -22,25 +22,22 @@ let path = "/proc/self/fd/\(descriptor)"
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSoundFontValidator(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let cpuStart = clock()
-    defer {
-        let seconds = Double(clock() - cpuStart) / Double(CLOCKS_PER_SEC)
-        if seconds > cpuSecondsPerInput { fatalError("one input took \(seconds) s of CPU") }
+    limitingCPUTime(to: cpuSecondsPerInput) {
+        precondition(descriptor >= 0 && ftruncate(descriptor, 0) == 0 && pwrite(descriptor, data, size, 0) == size)
+        let first = Result { () throws(SoundFontError) in try SoundFontStructure(path: path) }.map { _ in true }
+        let second = Result { () throws(SoundFontError) in try SoundFontStructure(path: path) }.map { _ in true }
+        switch (first, second) {
+        case (.success, .success):
+            _ = try? SoundFontContents(path: path)
+            let bytes = UnsafeBufferPointer(start: data, count: size)
+            let declared = size >= 8 ? Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24 : 0
+            guard size >= 12, Array(bytes[0..<4]) == Array("RIFF".utf8), Array(bytes[8..<12]) == Array("sfbk".utf8),
+                  declared + 8 <= size else { fatalError("accepted a file without a whole RIFF sfbk header") }
+        case (.failure(let a), .failure(let b)) where a == b:
+            break
+        default:
+            fatalError("two checks of the same bytes disagree: \(first) / \(second)")
+        }
+        return 0
     }
-    precondition(descriptor >= 0 && ftruncate(descriptor, 0) == 0 && pwrite(descriptor, data, size, 0) == size)
-    let first = Result { () throws(SoundFontError) in try SoundFontStructure(path: path) }.map { _ in true }
-    let second = Result { () throws(SoundFontError) in try SoundFontStructure(path: path) }.map { _ in true }
-    switch (first, second) {
-    case (.success, .success):
-        _ = try? SoundFontContents(path: path)
-        let bytes = UnsafeBufferPointer(start: data, count: size)
-        let declared = size >= 8 ? Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24 : 0
-        guard size >= 12, Array(bytes[0..<4]) == Array("RIFF".utf8), Array(bytes[8..<12]) == Array("sfbk".utf8),
-              declared + 8 <= size else { fatalError("accepted a file without a whole RIFF sfbk header") }
-    case (.failure(let a), .failure(let b)) where a == b:
-        break
-    default:
-        fatalError("two checks of the same bytes disagree: \(first) / \(second)")
-    }
-    return 0
 }

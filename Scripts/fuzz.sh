@@ -76,8 +76,10 @@ osc)
     printf '/seqplay/state\0\0,i\0\0\0\0\x27\x10' > "$build/seeds/state" ;;
 *) echo "fuzz: unknown target $target (smf, sf2, rtpmidi, shell, osc)" >&2; exit 64 ;;
 esac
-if ! fresh "$build/fuzz" "$root/Fuzz/$source_file"; then
-    swiftc "${flags[@]}" "${extra[@]}" -I "$build/lib" -L "$build/lib" "${libs[@]}" -o "$build/fuzz" "$root/Fuzz/$source_file"
+# Each fuzzer: its target and what the targets share (the CPU-time limit of one input).
+sources=("$root/Fuzz/$source_file" "$root/Fuzz/CPUTimeLimit.swift")
+if ! fresh "$build/fuzz" "${sources[@]}"; then
+    swiftc "${flags[@]}" "${extra[@]}" -I "$build/lib" -L "$build/lib" "${libs[@]}" -o "$build/fuzz" "${sources[@]}"
     echo "$chain" >"$build/fuzz.stamp"
 fi
 

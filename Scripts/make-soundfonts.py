@@ -188,112 +188,79 @@ def additive(name, note, sr, partials, freeze, loop_seconds, attack=0.002,
 SR = 32000
 
 
+def note_samples(name, notes, partials, freeze, loop_seconds, **options):
+    """One additive() sample per note of `notes`, named "NAME NOTE". `partials(note)` gives the note's
+    (harmonic, amplitude, tau) list; `freeze` is its freeze time, or a function of the note giving it."""
+    return [additive("%s %d" % (name, note), note, SR, partials(note),
+                     freeze(note) if callable(freeze) else freeze, loop_seconds, **options)
+            for note in notes]
+
+
+def harmonics(count, amplitude, tau=lambda k: None):
+    """Partials 1 to `count`: (k, amplitude(k), tau(k)); tau None holds the partial steady."""
+    return [(k, amplitude(k), tau(k)) for k in range(1, count + 1)]
+
+
 def piano_samples():
-    out = []
-    for note in (24, 36, 48, 60, 72, 84, 96):
-        # brighter and longer for low notes, fewer/shorter partials up high
+    def partials(note):
+        # brighter and longer for low notes, fewer/shorter partials up high; every 7th harmonic is
+        # the hammer-position notch
         base_tau = 1.6 * 2.0 ** (-(note - 48) / 24.0)
-        parts = []
-        for k in range(1, 25):
-            amp = 1.0 / k ** 1.1
-            if k % 7 == 0:                   # hammer-position notch
-                amp *= 0.25
-            parts.append((k, amp, base_tau / (1.0 + 0.45 * (k - 1))))
-        freeze = 0.55 if note <= 48 else (0.4 if note <= 72 else 0.25)
-        out.append(additive("Piano %d" % note, note, SR, parts, freeze, 0.06,
-                            attack=0.001, noise=(0.12, 0.012), seed=11))
-    return out
+        return harmonics(24, lambda k: 1.0 / k ** 1.1 * (0.25 if k % 7 == 0 else 1),
+                         lambda k: base_tau / (1.0 + 0.45 * (k - 1)))
+    return note_samples("Piano", (24, 36, 48, 60, 72, 84, 96), partials,
+                        lambda note: 0.55 if note <= 48 else (0.4 if note <= 72 else 0.25), 0.06,
+                        attack=0.001, noise=(0.12, 0.012), seed=11)
 
 
 def pluck_samples():
-    out = []
-    for note in (40, 52, 64, 76):
-        parts = []
-        for k in range(1, 21):
-            # pluck near one end: strong, slowly falling harmonics
-            amp = abs(math.sin(math.pi * k * 0.18)) / k ** 0.9
-            parts.append((k, amp, 0.9 / (1.0 + 0.7 * (k - 1))))
-        out.append(additive("Pluck %d" % note, note, SR, parts, 0.45, 0.06,
-                            attack=0.001, noise=(0.08, 0.006), seed=23))
-    return out
+    # pluck near one end: strong, slowly falling harmonics
+    parts = harmonics(20, lambda k: abs(math.sin(math.pi * k * 0.18)) / k ** 0.9,
+                      lambda k: 0.9 / (1.0 + 0.7 * (k - 1)))
+    return note_samples("Pluck", (40, 52, 64, 76), lambda note: parts, 0.45, 0.06,
+                        attack=0.001, noise=(0.08, 0.006), seed=23)
 
 
 def bass_samples(kind):
-    out = []
-    for note in (28, 40, 52):
-        parts = []
-        for k in range(1, 13):
-            if kind == "acoustic":
-                amp, tau = 1.0 / k ** 1.6, 0.9 / (1.0 + 1.0 * (k - 1))
-            else:                           # finger-style electric
-                amp, tau = 1.0 / k ** 1.2, 1.6 / (1.0 + 0.6 * (k - 1))
-            parts.append((k, amp, tau))
-        name = ("AcBass %d" if kind == "acoustic" else "FgBass %d") % note
-        out.append(additive(name, note, SR, parts, 0.4, 0.05,
-                            attack=0.002, noise=(0.05, 0.004), seed=31))
-    return out
+    if kind == "acoustic":
+        name, parts = "AcBass", harmonics(12, lambda k: 1.0 / k ** 1.6, lambda k: 0.9 / (1.0 + 1.0 * (k - 1)))
+    else:                           # finger-style electric
+        name, parts = "FgBass", harmonics(12, lambda k: 1.0 / k ** 1.2, lambda k: 1.6 / (1.0 + 0.6 * (k - 1)))
+    return note_samples(name, (28, 40, 52), lambda note: parts, 0.4, 0.05,
+                        attack=0.002, noise=(0.05, 0.004), seed=31)
 
 
 def organ_samples(kind):
     if kind == "drawbar":     # 88 8000 000 style: 16', 5 1/3', 8', 4', 2'
-        bars = [(1, 1.0), (2, 0.9), (3, 0.8), (4, 0.45), (6, 0.3), (8, 0.35)]
+        name, bars = "Drawbar", [(1, 1.0), (2, 0.9), (3, 0.8), (4, 0.45), (6, 0.3), (8, 0.35)]
     else:                     # church: principal chorus with mixture
-        bars = [(1, 1.0), (2, 0.7), (3, 0.35), (4, 0.5), (5, 0.12), (6, 0.25),
-                (8, 0.3), (10, 0.08), (12, 0.12), (16, 0.1)]
-    out = []
-    for note in (36, 48, 60, 72, 84):
-        parts = [(k, a, None) for k, a in bars]
-        nm = ("Drawbar %d" if kind == "drawbar" else "Church %d") % note
-        out.append(additive(nm, note, SR, parts, 0.01, 0.05, attack=0.004,
-                            seed=41))
-    return out
+        name, bars = "Church", [(1, 1.0), (2, 0.7), (3, 0.35), (4, 0.5), (5, 0.12), (6, 0.25),
+                                (8, 0.3), (10, 0.08), (12, 0.12), (16, 0.1)]
+    parts = [(k, a, None) for k, a in bars]
+    return note_samples(name, (36, 48, 60, 72, 84), lambda note: parts, 0.01, 0.05, attack=0.004, seed=41)
 
 
 def string_samples():
-    out = []
-    for note in (36, 48, 60, 72, 84):
-        parts = []
-        for k in range(1, 31):
-            amp = 1.0 / k                     # sawtooth-like bowed spectrum
-            if 4 <= k <= 7:
-                amp *= 1.4                    # body formant
-            parts.append((k, amp, None))
-        out.append(additive("Strings %d" % note, note, SR, parts, 0.02, 0.45,
-                            attack=0.01, shimmer=(0.35, 4), seed=53))
-    return out
+    # sawtooth-like bowed spectrum with a body formant (harmonics 4 to 7)
+    parts = harmonics(30, lambda k: 1.0 / k * (1.4 if 4 <= k <= 7 else 1))
+    return note_samples("Strings", (36, 48, 60, 72, 84), lambda note: parts, 0.02, 0.45,
+                        attack=0.01, shimmer=(0.35, 4), seed=53)
 
 
 def pad_samples():
-    out = []
-    for note in (36, 52, 67, 82):
-        parts = []
-        for k in range(1, 16):
-            amp = (1.0 / k ** 1.5) if k % 2 else (0.5 / k ** 1.8)
-            parts.append((k, amp, None))
-        out.append(additive("Pad %d" % note, note, SR, parts, 0.02, 0.6,
-                            attack=0.01, shimmer=(0.6, 3), seed=67))
-    return out
+    parts = harmonics(15, lambda k: (1.0 / k ** 1.5) if k % 2 else (0.5 / k ** 1.8))
+    return note_samples("Pad", (36, 52, 67, 82), lambda note: parts, 0.02, 0.6,
+                        attack=0.01, shimmer=(0.6, 3), seed=67)
 
 
 def brass_samples():
-    out = []
-    for note in (48, 60, 72, 84):
-        parts = []
-        for k in range(1, 21):
-            amp = 1.0 / k ** 0.7 if k > 1 else 0.8
-            parts.append((k, amp, None))
-        out.append(additive("Brass %d" % note, note, SR, parts, 0.01, 0.05,
-                            attack=0.004, seed=71))
-    return out
+    parts = harmonics(20, lambda k: 1.0 / k ** 0.7 if k > 1 else 0.8)
+    return note_samples("Brass", (48, 60, 72, 84), lambda note: parts, 0.01, 0.05, attack=0.004, seed=71)
 
 
 def flute_samples():
-    out = []
-    for note in (60, 72, 84, 96):
-        parts = [(1, 1.0, None), (2, 0.25, None), (3, 0.12, None), (4, 0.04, None)]
-        out.append(additive("Flute %d" % note, note, SR, parts, 0.01, 0.05,
-                            attack=0.004, seed=79))
-    return out
+    parts = [(1, 1.0, None), (2, 0.25, None), (3, 0.12, None), (4, 0.04, None)]
+    return note_samples("Flute", (60, 72, 84, 96), lambda note: parts, 0.01, 0.05, attack=0.004, seed=79)
 
 
 def drum_samples():
