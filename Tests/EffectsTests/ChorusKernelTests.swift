@@ -3,14 +3,9 @@ import XCTest
 
 /// The chorus measured on an impulse and on sines: where its voices read, how the sweep bends pitch.
 final class ChorusKernelTests: XCTestCase {
+    /// A chorus kernel set as `--fx chorus:…` sets one: the kernel of its effect spec's node.
     private func chorus(voices: Float, rate: Float, depth: Float, wet: Float, waveform: ChorusWaveform = .sine) -> ChorusKernel {
-        let chorus = ChorusKernel()
-        chorus.voices = voices
-        chorus.rate = rate
-        chorus.depth = depth
-        chorus.wetDryMix = wet
-        chorus.waveform = waveform
-        return chorus
+        (EffectSpec.chorus(voices: voices, rate: rate, depth: depth, wetDryMix: wet, waveform: waveform).makeNode() as! ChorusNode).kernel
     }
 
     func testWithoutDepthEachVoiceIsTheBaseDelay() {
