@@ -193,13 +193,16 @@ final class HostileCommandLineTests: RenderTestCase {
         // each of these three making `creates` (what the command writes besides).
         func carelessPaths(_ command: [String], directories: [String], readOnly lockedPath: String, inputs: [String],
                            missing: String, link: (path: String, target: String), creates: Set<String> = []) -> [Row] {
-            directories.map { Row(arguments: command + [$0], status: 5, says: isDirectory) }
-                + [Row(arguments: command + [lockedPath], status: 5, says: readOnly)]
-                + inputs.map { Row(arguments: command + [$0], status: 5, says: isInput) }
-                + [Row(arguments: command + [missing], status: 5, says: noDirectory),
-                   Row(arguments: command + ["$DIR/null.png"], status: 0, creates: creates),
-                   Row(arguments: command + ["$DIR/full.png"], status: 5, creates: creates, says: full),
-                   Row(arguments: command + [link.path], status: 0, creates: creates.union([link.target]))]
+            var flagRows = directories.map { Row(arguments: command + [$0], status: 5, says: isDirectory) }
+            flagRows.append(Row(arguments: command + [lockedPath], status: 5, says: readOnly))
+            flagRows += inputs.map { Row(arguments: command + [$0], status: 5, says: isInput) }
+            flagRows += [
+                Row(arguments: command + [missing], status: 5, says: noDirectory),
+                Row(arguments: command + ["$DIR/null.png"], status: 0, creates: creates),
+                Row(arguments: command + ["$DIR/full.png"], status: 5, creates: creates, says: full),
+                Row(arguments: command + [link.path], status: 0, creates: creates.union([link.target])),
+            ]
+            return flagRows
         }
         // convert -o (MIDIFileWriter).
         rows += carelessPaths(["convert", "$SONG", "-o"], directories: ["$DIR/folder"], readOnly: "$DIR/locked.wav",
