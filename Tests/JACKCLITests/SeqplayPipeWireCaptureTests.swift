@@ -7,17 +7,13 @@ import XCTest
 /// `seqplay SONG --audio-driver jack` under PipeWire's JACK API (`pw-jack`), as Debian 12 desktops
 /// run it: a real `pipewire` daemon with a null sink, seqplay connected to it as to a sound card,
 /// the sink's monitor recorded by `pw-jack jack_rec`, compared with the offline render.
-final class SeqplayPipeWireCaptureTests: XCTestCase {
+final class SeqplayPipeWireCaptureTests: JACKServerTestCase {
     private let song = "Songs/beethoven-ode-to-joy.mid"
-    private var scratch: ScratchDirectory!
 
     override func setUpWithError() throws {
-        if let reason = JACKTestServer.skipReason { throw XCTSkip(reason) }
+        try super.setUpWithError()
         if let reason = PipeWireTestServer.skipReason { throw XCTSkip(reason) }
-        scratch = try ScratchDirectory(prefix: "seqplay-pipewire")
     }
-
-    override func tearDown() { scratch?.remove() }  // nil when setUp skipped the test
 
     func testPlaybackThroughPwJackToANullSinkEqualsTheOfflineRender() throws {
         let reference = scratch.path("reference.wav")
