@@ -271,6 +271,14 @@ def drum_samples():
     def secs(d):
         return int(d * sr)
 
+    def drum(name, key, x, fade):
+        """The sample `name` on `key`: `x` faded out over its last `fade` seconds, normalized."""
+        return Sample(name, normalize(fade_out(x, secs(fade))), sr, key)
+
+    def sound(n, at):
+        """n samples, sample i being at(i, t) with t = i / sr seconds."""
+        return [at(i, i / sr) for i in range(n)]
+
     # Kick: pitch sweep 160 -> 48 Hz, plus a beater click
     n = secs(0.45)
     ph, x = 0.0, []
@@ -282,33 +290,31 @@ def drum_samples():
     click = lowpass(rng.block(n), sr, 3000.0)
     for i in range(n):
         x[i] += 0.6 * click[i] * math.exp(-i / (0.003 * sr))
-    s["kick"] = Sample("Kick", normalize(fade_out(x, secs(0.02))), sr, 36)
+    s["kick"] = drum("Kick", 36, x, 0.02)
 
     # Snare: two damped modes + band-passed noise
     n = secs(0.35)
     nz = bandpass(rng.block(n), sr, 3500.0, 0.6)
-    x = []
-    for i in range(n):
-        t = i / sr
+
+    def snare(i, t):
         tone = (math.sin(2 * math.pi * 185 * t) + 0.6 * math.sin(2 * math.pi * 330 * t)) \
             * math.exp(-t / 0.05)
-        x.append(0.6 * tone + 2.2 * nz[i] * math.exp(-t / 0.1))
-    s["snare"] = Sample("Snare", normalize(fade_out(x, secs(0.03))), sr, 38)
+        return 0.6 * tone + 2.2 * nz[i] * math.exp(-t / 0.1)
+    s["snare"] = drum("Snare", 38, sound(n, snare), 0.03)
 
     # Clap: three quick bursts and a short reverberant tail
     n = secs(0.35)
     nz = bandpass(rng.block(n), sr, 1200.0, 1.2)
-    x = []
-    for i in range(n):
-        t = i / sr
+
+    def clap(i, t):
         e = 0.0
         for k in range(3):
             if t >= 0.011 * k:
                 e = max(e, math.exp(-(t - 0.011 * k) / 0.004))
         if t >= 0.033:
             e = max(e, 0.6 * math.exp(-(t - 0.033) / 0.07))
-        x.append(nz[i] * e)
-    s["clap"] = Sample("Clap", normalize(fade_out(x, secs(0.03))), sr, 39)
+        return nz[i] * e
+    s["clap"] = drum("Clap", 39, sound(n, clap), 0.03)
 
     # Hi-hats and cymbals: metallic square partials + high-passed noise
     def metal(n, freqs, seed):
@@ -353,14 +359,13 @@ def drum_samples():
     # Ride: inharmonic bell partials over a quieter wash
     n = secs(1.2)
     wash = cymbal(1.2, 0.5, 8, hat_freqs, 5000.0)
-    x = []
     ride_modes = [(520.0, 1.0), (764.0, 0.7), (1088.0, 0.5), (1331.0, 0.45),
                   (1673.0, 0.3), (2134.0, 0.25), (2756.0, 0.2)]
-    for i in range(n):
-        t = i / sr
+
+    def ride(i, t):
         b = sum(a * math.sin(2 * math.pi * f * t) for f, a in ride_modes)
-        x.append(0.18 * b * math.exp(-t / 0.7) + 0.8 * wash[i])
-    s["ride"] = Sample("Ride", normalize(fade_out(x, secs(0.05))), sr, 51)
+        return 0.18 * b * math.exp(-t / 0.7) + 0.8 * wash[i]
+    s["ride"] = drum("Ride", 51, sound(n, ride), 0.05)
 
     # Tom: damped membrane with a small downward pitch glide (root key 45)
     n = secs(0.6)
@@ -373,23 +378,20 @@ def drum_samples():
         ph += 2.0 * math.pi * f / sr
         x.append((math.sin(ph) + 0.25 * math.sin(1.5 * ph)) * math.exp(-t / 0.18)
                  + 0.3 * nz[i] * math.exp(-t / 0.01))
-    s["tom"] = Sample("Tom", normalize(fade_out(x, secs(0.03))), sr, 45)
+    s["tom"] = drum("Tom", 45, x, 0.03)
 
     # Cowbell: two detuned square tones through a band-pass
     n = secs(0.3)
     m = metal(n, [587.0, 845.0], 9)
     m = bandpass(m, sr, 900.0, 1.5)
     x = [v * math.exp(-i / (0.07 * sr)) for i, v in enumerate(m)]
-    s["cowbell"] = Sample("Cowbell", normalize(fade_out(x, secs(0.02))), sr, 56)
+    s["cowbell"] = drum("Cowbell", 56, x, 0.02)
 
     # Side stick: a woody click
     n = secs(0.08)
     nz = bandpass(rng.block(n), sr, 2000.0, 2.0)
-    x = []
-    for i in range(n):
-        t = i / sr
-        x.append((math.sin(2 * math.pi * 1650 * t) * 0.7 + nz[i] * 2.0) * math.exp(-t / 0.008))
-    s["stick"] = Sample("Side Stick", normalize(fade_out(x, secs(0.01))), sr, 37)
+    s["stick"] = drum("Side Stick", 37, sound(n, lambda i, t: (math.sin(2 * math.pi * 1650 * t) * 0.7 + nz[i] * 2.0)
+                                                  * math.exp(-t / 0.008)), 0.01)
     return s
 
 
