@@ -436,20 +436,27 @@ final class HostileCommandLineTests: RenderTestCase {
         XCTAssertEqual(process.terminationStatus, 5)
     }
 
+    /// Makes a FIFO at `path` and reads it to its end on another thread; the function returned waits (up to
+    /// 30 s) for the reader to finish and gives what it read, nil if it did not finish.
+    func readerOfNewFIFO(at path: String) -> () -> Data? {
+        XCTAssertEqual(mkfifo(path, 0o644), 0)
+        nonisolated(unsafe) var received = Data()
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            received = FileHandle(forReadingAtPath: path)?.readDataToEndOfFile() ?? Data()
+            done.signal()
+        }
+        return { done.wait(timeout: .now() + 30) == .success ? received : nil }
+    }
+
     /// A FIFO's reader receives the whole render (a WAV stream), and nothing replaces the FIFO.
     func testAFIFOIsWrittenThrough() throws {
         let (directory, song, font) = try makeWorkspace()
         let fifo = directory.appendingPathComponent("stream.wav").path
-        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
-        nonisolated(unsafe) var received = Data()
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            received = FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data()
-            done.signal()
-        }
+        let reader = readerOfNewFIFO(at: fifo)
         let run = try seqplay([song, "--sf2", font, "-o", fifo, "--tail", "0.5"])
         XCTAssertEqual(run.status, 0, run.standardError)
-        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        let received = try XCTUnwrap(reader(), "the FIFO's reader did not finish")
         try received.write(to: directory.appendingPathComponent("copy.wav"))
         let reader = try AudioFileReader(path: directory.appendingPathComponent("copy.wav").path)
         XCTAssertEqual(reader.channelCount, 2)
@@ -477,17 +484,12 @@ final class HostileCommandLineTests: RenderTestCase {
              Array("onset_seconds".utf8)),
         ]
         for (arguments, fifo, starts) in cases {
-            XCTAssertEqual(mkfifo(fifo, 0o644), 0)
-            nonisolated(unsafe) var received = Data()
-            let done = DispatchSemaphore(value: 0)
-            Thread.detachNewThread {
-                received = FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data()
-                done.signal()
-            }
+            let reader = readerOfNewFIFO(at: fifo)
             let run = try seqplay(arguments)
             XCTAssertEqual(run.status, 0, "\(arguments): \(run.standardError)")
-            XCTAssertEqual(done.wait(timeout: .now() + 30), .success, "\(arguments)")
-            XCTAssertEqual(Array(received.prefix(starts.count)), starts, "\(arguments)")
+            let received = reader()
+            XCTAssertNotNil(received, "\(arguments): the FIFO's reader did not finish")
+            XCTAssertEqual(Array((received ?? Data()).prefix(starts.count)), starts, "\(arguments)")
             var status = stat()
             XCTAssertEqual(lstat(fifo, &status), 0)
             XCTAssertEqual(status.st_mode & S_IFMT, S_IFIFO, "\(fifo) is still a FIFO")
