@@ -142,7 +142,7 @@ private class AudioAndMIDIPorts: @unchecked Sendable {
 }
 
 /// Writes a ramp (sample i = i / 1000) and a note on at frame 17, note off at frame 200, each cycle.
-private final class Source: AudioAndMIDIPorts, JACKProcessHandler, @unchecked Sendable {
+private final class Source: AudioAndMIDIPorts, JACKProcessHandler {
     let allocations = ManagedAtomic(0)
     private var noteOn: [UInt8] = [0x90, 60, 100]
     private var noteOff: [UInt8] = [0x80, 60, 0]
@@ -163,7 +163,7 @@ private final class Source: AudioAndMIDIPorts, JACKProcessHandler, @unchecked Se
 }
 
 /// Checks each cycle that the ramp and the two MIDI events arrived as sent.
-private final class Sink: AudioAndMIDIPorts, JACKProcessHandler, @unchecked Sendable {
+private final class Sink: AudioAndMIDIPorts, JACKProcessHandler {
     let cycles = ManagedAtomic(0)
     let frames = ManagedAtomic(0)
     let matchingAudioCycles = ManagedAtomic(0)

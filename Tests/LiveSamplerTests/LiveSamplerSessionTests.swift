@@ -64,7 +64,8 @@ final class LiveSamplerSessionTests: XCTestCase {
         Thread.sleep(forTimeInterval: 1.5)
         let summary = session.stop()
         let reader = try AudioFileReader(path: path)
-        return PeerThatLeft(left: try reader.read(maxFrames: Int(reader.frameCount))[0], startedAt: startedAt, leftAt: leftAt, summary: summary)
+        let left = try reader.read(maxFrames: Int(reader.frameCount))[0]
+        return PeerThatLeft(left: left, startedAt: startedAt, leftAt: leftAt, summary: summary)
     }
 
     func testANetworkPeerPlaysIntoTheRecordingAndItsHeldNoteIsReleasedWhenItLeaves() throws {
