@@ -172,13 +172,14 @@ let package = Package(
         .target(name: "AllocationCounter"),
         // Counts lock calls per thread (interposes pthread, semaphore and GLib locks). Tests only.
         .target(name: "LockCounter"),
-        // Signal measurements shared by the audio tests; songs shared by the render tests and benchmark.
+        // Signal measurements shared by the audio tests; songs (and a fixed list of events as a scheduled source)
+        // shared by the render, sampler and LV2 tests and the benchmarks.
         .target(name: "AudioTestSupport", path: "Tests/AudioTestSupport"),
         .target(name: "RenderTestSupport", dependencies: ["MIDICore", "MIDIFile", "TestSupport"], path: "Tests/RenderTestSupport"),
         // A seeded random number generator, so stress and fuzz tests repeat exactly; the one process runner
-        // (ChildProcess, runCommand) and the path of the built seqplay (seqplayBinary).
+        // (ChildProcess, runCommand), the path of the built seqplay (seqplayBinary) and a TCP line client (LineClient).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        // A real JACK server (jackd, dummy driver) per test, and jackd2's command-line tools.
+        // A real JACK server (jackd, dummy driver) per test, jackd2's command-line tools, and the base of JACK test classes.
         .target(name: "JACKTestSupport", dependencies: ["JACK", "TestSupport", atomics], path: "Tests/JACKTestSupport"),
 
         .testTarget(name: "CheckedConversionTests", dependencies: ["CheckedConversion"]),
