@@ -453,10 +453,10 @@ final class HostileCommandLineTests: RenderTestCase {
     func testAFIFOIsWrittenThrough() throws {
         let (directory, song, font) = try makeWorkspace()
         let fifo = directory.appendingPathComponent("stream.wav").path
-        let reader = readerOfNewFIFO(at: fifo)
+        let fifoReader = readerOfNewFIFO(at: fifo)
         let run = try seqplay([song, "--sf2", font, "-o", fifo, "--tail", "0.5"])
         XCTAssertEqual(run.status, 0, run.standardError)
-        let received = try XCTUnwrap(reader(), "the FIFO's reader did not finish")
+        let received = try XCTUnwrap(fifoReader(), "the FIFO's reader did not finish")
         try received.write(to: directory.appendingPathComponent("copy.wav"))
         let reader = try AudioFileReader(path: directory.appendingPathComponent("copy.wav").path)
         XCTAssertEqual(reader.channelCount, 2)
@@ -484,10 +484,10 @@ final class HostileCommandLineTests: RenderTestCase {
              Array("onset_seconds".utf8)),
         ]
         for (arguments, fifo, starts) in cases {
-            let reader = readerOfNewFIFO(at: fifo)
+            let fifoReader = readerOfNewFIFO(at: fifo)
             let run = try seqplay(arguments)
             XCTAssertEqual(run.status, 0, "\(arguments): \(run.standardError)")
-            let received = reader()
+            let received = fifoReader()
             XCTAssertNotNil(received, "\(arguments): the FIFO's reader did not finish")
             XCTAssertEqual(Array((received ?? Data()).prefix(starts.count)), starts, "\(arguments)")
             var status = stat()
