@@ -43,12 +43,15 @@ public final class LineClient {
         }
     }
 
-    /// Reads until nothing more comes for `quiet` seconds or `until` is in the text.
-    public func read(until marker: String? = nil) -> String {
+    /// Reads until nothing more comes for `quiet` seconds; with `until`, until the marker is in the
+    /// text, waiting up to `patience` seconds for it (a loaded host may answer late).
+    public func read(until marker: String? = nil, patience: Double = 20) -> String {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)
+        let end = Date().addingTimeInterval(patience)
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK, marker != nil, Date() < end { continue }
             guard count > 0 else { break }
             data.append(contentsOf: buffer[0..<count])
             if let marker, String(decoding: data, as: UTF8.self).contains(marker) { break }
