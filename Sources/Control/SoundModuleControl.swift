@@ -330,10 +330,8 @@ public final class SoundModuleControl: @unchecked Sendable {
             if cc == 7 || cc == 10 || cc == 0 || cc == 32 || cc == 121 { settle(after: cycles) }
         case .mute(let channel, let muted):
             let c = try Self.channelIndex(channel)
-            for sampler in samplers { sampler.setMuted(muted, channel: c) }
-            if current.channels[Int(c)].mute != muted {
-                current.channels[Int(c)].mute = muted
-                events.append(.channel(current.channels[Int(c)]))
+            set(\.channels[Int(c)].mute, to: muted, event: { _ in .channel(self.current.channels[Int(c)]) }, events: &events) {
+                $0.setMuted(muted, channel: c)
             }
         case .noteOn(let channel, let key, let velocity):
             let c = try Self.channelIndex(channel)
@@ -351,30 +349,18 @@ public final class SoundModuleControl: @unchecked Sendable {
             for sampler in samplers { sampler.enqueue(.pitchBend(channel: c, value: UInt16(v))) }
         case .gain(let gain):
             guard gain.isFinite, (0...10).contains(gain) else { throw .outOfRange(name: "gain", value: "\(gain)", range: "0-10") }
-            for sampler in samplers { sampler.gain = Float(gain) }
-            if current.gain != gain {
-                current.gain = gain
-                events.append(.gain(gain))
-            }
+            set(\.gain, to: gain, event: ControlEvent.gain, events: &events) { $0.gain = Float(gain) }
         case .reverb(let change):
             let reverb = try Self.applied(change, to: current.reverb)
-            for sampler in samplers {
+            set(\.reverb, to: reverb, event: ControlEvent.reverb, events: &events) { sampler in
                 if let enabled = change.enabled { sampler.reverbEnabled = enabled }
                 sampler.setReverb(roomSize: change.roomSize, damping: change.damping, width: change.width, level: change.level)
             }
-            if reverb != current.reverb {
-                current.reverb = reverb
-                events.append(.reverb(reverb))
-            }
         case .chorus(let change):
             let chorus = try Self.applied(change, to: current.chorus)
-            for sampler in samplers {
+            set(\.chorus, to: chorus, event: ControlEvent.chorus, events: &events) { sampler in
                 if let enabled = change.enabled { sampler.chorusEnabled = enabled }
                 sampler.setChorus(voices: change.voices, level: change.level, speed: change.speed, depth: change.depth)
-            }
-            if chorus != current.chorus {
-                current.chorus = chorus
-                events.append(.chorus(chorus))
             }
         case .loadFont(let path):
             for (index, sampler) in samplers.enumerated() {
@@ -442,6 +428,17 @@ public final class SoundModuleControl: @unchecked Sendable {
             recorder.stopRecording()
         }
         emit(events)
+    }
+
+    /// Does `apply` to every sampler, then keeps `value` at `keyPath` of the state, adding
+    /// `event(value)` to `events` when that changed it.
+    private func set<Value: Equatable>(_ keyPath: WritableKeyPath<ControlState, Value>, to value: Value,
+                                       event: (Value) -> ControlEvent, events: inout [ControlEvent],
+                                       applying apply: (SamplerNode) -> Void) {
+        for sampler in samplers { apply(sampler) }
+        guard current[keyPath: keyPath] != value else { return }
+        current[keyPath: keyPath] = value
+        events.append(event(value))
     }
 
     private func controlChange(_ channel: Int, _ controller: UInt8, _ value: Int, _ name: String) throws(ControlError) {
