@@ -37,6 +37,18 @@ enum FlagRange {
     }
 }
 
+extension ParsableArguments {
+    /// What `parse` makes of a flag's text; what it throws becomes the flag's one line, "--fx: why"
+    /// (exit 64).
+    func parsedFlag<Value>(_ flag: String, _ parse: () throws -> Value) throws -> Value {
+        do {
+            return try parse()
+        } catch {
+            throw ValidationError("\(flag): \(error)")
+        }
+    }
+}
+
 private extension Double {
     /// 5 rather than 5.0; 1e+30 as Swift writes it.
     var formatted: String { self == rounded() && abs(self) < 1e15 ? String(Int64(self)) : "\(self)" }
