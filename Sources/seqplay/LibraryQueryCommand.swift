@@ -97,9 +97,7 @@ struct LibrarySelection: ParsableArguments {
     @Flag(help: "Print JSON.")
     var json = false
 
-    func validate() throws {
-        if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
-    }
+    func validate() throws { try FlagRange.check(limit, "--limit", atLeast: 0) }
 
     var query: LibraryQuery { LibraryQuery(where: condition, sort: sort, limit: limit) }
 
