@@ -260,22 +260,20 @@ public final class SoundModuleControl: @unchecked Sendable {
 
     /// The host's recording (nil: none).
     public func recordingChanged(_ recording: RecordingState?) {
-        let changed = lock.withLock { () -> Bool in
-            guard current.recording != recording else { return false }
-            current.recording = recording
-            return true
-        }
-        if changed { emit([.recording(recording)]) }
+        hostChanged(\.recording, to: recording, event: ControlEvent.recording)
     }
 
     /// The host's song (nil: none).
     public func songChanged(_ song: SongState?) {
-        let changed = lock.withLock { () -> Bool in
-            guard current.song != song else { return false }
-            current.song = song
-            return true
-        }
-        if changed { emit([.song(song)]) }
+        hostChanged(\.song, to: song, event: ControlEvent.song)
+    }
+
+    /// Keeps what the host says at `keyPath` of the state, and tells subscribers when that changed it.
+    private func hostChanged<Value: Equatable>(_ keyPath: WritableKeyPath<ControlState, Value>, to value: Value,
+                                               event: (Value) -> ControlEvent) {
+        var events: [ControlEvent] = []
+        lock.withLock { keep(value, at: keyPath, event: event, in: &events) }
+        emit(events)
     }
 
     // MARK: Commands
@@ -415,27 +413,46 @@ public final class SoundModuleControl: @unchecked Sendable {
             events = []
             settle(after: cycles)
         case .playSong(let path):
-            guard let player = _songPlayer else { throw .unsupported("song playback") }
+            let player = try availableSongPlayer
             do { try player.play(path: path) } catch { throw .failed("\(error)") }
         case .stopSong:
-            guard let player = _songPlayer else { throw .unsupported("song playback") }
-            player.stop()
+            try availableSongPlayer.stop()
         case .startRecording(let path):
-            guard let recorder = _recorder else { throw .unsupported("recording on request") }
+            let recorder = try availableRecorder
             do { try recorder.startRecording(path: path) } catch { throw .failed("\(error)") }
         case .stopRecording:
-            guard let recorder = _recorder else { throw .unsupported("recording on request") }
-            recorder.stopRecording()
+            try availableRecorder.stopRecording()
         }
         emit(events)
     }
 
-    /// Does `apply` to every sampler, then keeps `value` at `keyPath` of the state, adding
-    /// `event(value)` to `events` when that changed it.
+    /// Where `playSong`/`stopSong` go; refused when the host plays no songs.
+    private var availableSongPlayer: any SoundModuleSongPlayer {
+        get throws(ControlError) {
+            guard let _songPlayer else { throw .unsupported("song playback") }
+            return _songPlayer
+        }
+    }
+
+    /// Where `startRecording`/`stopRecording` go; refused when the host records nothing on request.
+    private var availableRecorder: any SoundModuleRecorder {
+        get throws(ControlError) {
+            guard let _recorder else { throw .unsupported("recording on request") }
+            return _recorder
+        }
+    }
+
+    /// Does `apply` to every sampler, then keeps `value` at `keyPath` of the state (`keep`).
     private func set<Value: Equatable>(_ keyPath: WritableKeyPath<ControlState, Value>, to value: Value,
                                        event: (Value) -> ControlEvent, events: inout [ControlEvent],
                                        applying apply: (SamplerNode) -> Void) {
         for sampler in samplers { apply(sampler) }
+        keep(value, at: keyPath, event: event, in: &events)
+    }
+
+    /// Keeps `value` at `keyPath` of the state, adding `event(value)` to `events` when that changed it.
+    private func keep<Value: Equatable>(_ value: Value, at keyPath: WritableKeyPath<ControlState, Value>,
+                                        event: (Value) -> ControlEvent, in events: inout [ControlEvent]) {
         guard current[keyPath: keyPath] != value else { return }
         current[keyPath: keyPath] = value
         events.append(event(value))
@@ -466,30 +483,37 @@ public final class SoundModuleControl: @unchecked Sendable {
     }
 
     static func applied(_ change: ReverbChange, to reverb: ReverbState) throws(ControlError) -> ReverbState {
-        try checked(change.roomSize, "room size", 0...1)
-        try checked(change.damping, "damping", 0...1)
-        try checked(change.width, "width", 0...100)
-        try checked(change.level, "level", 0...1)
-        var result = reverb
-        if let value = change.enabled { result.enabled = value }
-        if let value = change.roomSize { result.roomSize = value }
-        if let value = change.damping { result.damping = value }
-        if let value = change.width { result.width = value }
-        if let value = change.level { result.level = value }
+        let ranges = SamplerSettings.ranges
+        var result = try merged(into: reverb, [
+            (change.roomSize, "room size", ranges.roomSize, \.roomSize), (change.damping, "damping", ranges.damping, \.damping),
+            (change.width, "width", ranges.width, \.width), (change.level, "level", ranges.reverbLevel, \.level),
+        ])
+        if let enabled = change.enabled { result.enabled = enabled }
         return result
     }
 
     static func applied(_ change: ChorusChange, to chorus: ChorusState) throws(ControlError) -> ChorusState {
-        if let voices = change.voices { _ = try checked(voices, "voices", 0...99) }
-        try checked(change.level, "level", 0...10)
-        try checked(change.speed, "speed", 0.1...5)
-        try checked(change.depth, "depth", 0...256)
-        var result = chorus
-        if let value = change.enabled { result.enabled = value }
-        if let value = change.voices { result.voices = value }
-        if let value = change.level { result.level = value }
-        if let value = change.speed { result.speed = value }
-        if let value = change.depth { result.depth = value }
+        let ranges = SamplerSettings.ranges
+        if let voices = change.voices { _ = try checked(voices, "voices", ranges.chorusVoices) }
+        var result = try merged(into: chorus, [
+            (change.level, "level", ranges.chorusLevel, \.level), (change.speed, "speed", ranges.chorusSpeed, \.speed),
+            (change.depth, "depth", ranges.chorusDepth, \.depth),
+        ])
+        if let enabled = change.enabled { result.enabled = enabled }
+        if let voices = change.voices { result.voices = voices }
+        return result
+    }
+
+    /// `state` with each number given set at its field, every one first checked against its range
+    /// (SamplerSettings', FluidSynth's) and named in the error as the faces word it.
+    private static func merged<State>(
+        into state: State, _ numbers: [(value: Double?, name: String, range: ClosedRange<Double>, field: WritableKeyPath<State, Double>)]
+    ) throws(ControlError) -> State {
+        var result = state
+        for number in numbers {
+            try checked(number.value, number.name, number.range)
+            if let value = number.value { result[keyPath: number.field] = value }
+        }
         return result
     }
 
