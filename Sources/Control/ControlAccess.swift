@@ -15,13 +15,28 @@ public struct ControlEndpoint: Sendable, Equatable, CustomStringConvertible {
         self.port = port
     }
 
-    /// `PORT` or `ADDR:PORT`; nil when it is neither.
+    /// `PORT` or `ADDR:PORT` (an IPv4 address or a host name); nil when it is neither.
     public init?(parsing text: String) {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count <= 2, let last = parts.last, last.count <= 5, let port = UInt16(last) else { return nil }
-        host = parts.count == 2 ? String(parts[0]) : "127.0.0.1"
-        guard !host.isEmpty else { return nil }
-        self.port = port
+        guard let (host, port) = Self.components(of: text), host?.contains(":") != true else { return nil }
+        self.init(host: host ?? "127.0.0.1", port: port)
+    }
+
+    /// The one reading of a control face's `[ADDR:]PORT` (`--shell`, `--osc`, `--http`): the address
+    /// (nil when only a port is given; an IPv6 address stands in brackets, `[::1]:8080`) and the port
+    /// (0-65535); nil when the text is neither.
+    package static func components(of text: String) -> (host: String?, port: UInt16)? {
+        var host: String?, portText = Substring(text)
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            guard rest.hasPrefix(":") else { return nil }
+            portText = rest.dropFirst()
+        } else if let colon = text.lastIndex(of: ":") {
+            host = String(text[..<colon])
+            portText = text[text.index(after: colon)...]
+        }
+        guard host?.isEmpty != true, portText.count <= 5, let port = UInt16(portText) else { return nil }
+        return (host, port)
     }
 
     public var description: String { "\(host):\(port)" }

@@ -87,6 +87,10 @@ public enum ShellRequest: Equatable, Sendable {
         }
     }
 
+    /// The fewest arguments a command takes (fewer: "too few arguments.", as FluidSynth says).
+    private static let leastArguments = ["inst": 1, "noteon": 3, "noteoff": 2, "pitch_bend": 2, "cc": 3, "prog": 2, "select": 4,
+                                         "load": 1, "unload": 1, "gain": 1, "mute": 2]
+
     private static func request(_ name: String, _ a: [Substring]) throws(ShellError) -> ShellRequest {
         func needs(_ count: Int) throws(ShellError) {
             guard a.count >= count else { throw ShellError("\(name): too few arguments.") }
@@ -104,20 +108,23 @@ public enum ShellRequest: Equatable, Sendable {
             guard word.count <= 32, let value = Double(word), value.isFinite else { throw ShellError("\(name): \(word.prefix(32)) is not a number") }
             return value
         }
-        /// FluidSynth's `[group] value`: the last argument is the value.
+        /// FluidSynth's `[group] value`: the last of one or two arguments.
+        func groupedArgument() throws(ShellError) -> Substring {
+            guard a.count == 1 || a.count == 2 else { throw ShellError("\(name): needs 1 or 2 arguments") }
+            return a[a.count - 1]
+        }
         func effectValue() throws(ShellError) -> Double {
             try needs(1)
-            guard a.count <= 2 else { throw ShellError("\(name): needs 1 or 2 arguments") }
-            return try real(a[a.count - 1])
+            return try real(groupedArgument())
         }
-        func onOff() throws(ShellError) -> Bool {
-            guard a.count == 1 || a.count == 2 else { throw ShellError("\(name): needs 1 or 2 arguments") }
-            switch a[a.count - 1].lowercased() {
+        func onOff(_ word: Substring) throws(ShellError) -> Bool {
+            switch word.lowercased() {
             case "1", "on": return true
             case "0", "off": return false
             default: throw ShellError("\(name): expects 0, 1, on or off")
             }
         }
+        try needs(Self.leastArguments[name] ?? 0)
         switch name {
         case "help": return .help(topic: a.first.map(String.init))
         case "quit", "exit": return .quit
@@ -125,43 +132,26 @@ public enum ShellRequest: Equatable, Sendable {
         case "channels": return .channels(verbose: a.first == "-verbose")
         case "voice_count": return .voiceCount
         case "echo": return .echo(a.map(String.init).joined(separator: " "))
-        case "inst":
-            try needs(1)
-            return .instruments(font: try number(a[0], "font"))
+        case "inst": return .instruments(font: try number(a[0], "font"))
         case "noteon":
-            try needs(3)
             return .perform(.noteOn(channel: try channel(0), key: try number(a[1], "key"), velocity: try number(a[2], "velocity")))
-        case "noteoff":
-            try needs(2)
-            return .perform(.noteOff(channel: try channel(0), key: try number(a[1], "key")))
-        case "pitch_bend":
-            try needs(2)
-            return .perform(.pitchBend(channel: try channel(0), value: try number(a[1], "offset")))
+        case "noteoff": return .perform(.noteOff(channel: try channel(0), key: try number(a[1], "key")))
+        case "pitch_bend": return .perform(.pitchBend(channel: try channel(0), value: try number(a[1], "offset")))
         case "cc":
-            try needs(3)
             return .perform(.controlChange(channel: try channel(0), controller: try number(a[1], "control"), value: try number(a[2], "value")))
-        case "prog":
-            try needs(2)
-            return .perform(.program(channel: try channel(0), program: try number(a[1], "program")))
+        case "prog": return .perform(.program(channel: try channel(0), program: try number(a[1], "program")))
         case "select":
-            try needs(4)
             return .perform(.select(channel: try channel(0), font: try number(a[1], "font"), bank: try number(a[2], "bank"),
                                     program: try number(a[3], "program")))
-        case "load":
-            try needs(1)
-            return .perform(.loadFont(path: String(a[0])))
-        case "unload":
-            try needs(1)
-            return .perform(.unloadFont(id: try number(a[0], "id")))
-        case "reload":
-            return .perform(.reloadFonts)
+        case "load": return .perform(.loadFont(path: String(a[0])))
+        case "unload": return .perform(.unloadFont(id: try number(a[0], "id")))
+        case "reload": return .perform(.reloadFonts)
         case "gain":
-            try needs(1)
             let gain = try real(a[0])
             guard (0...5).contains(gain) else { throw ShellError("gain: value should be between '0' and '5'.") }
             return .perform(.gain(gain))
-        case "reverb": return .perform(.reverb(ReverbChange(enabled: try onOff())))
-        case "chorus": return .perform(.chorus(ChorusChange(enabled: try onOff())))
+        case "reverb": return .perform(.reverb(ReverbChange(enabled: try onOff(groupedArgument()))))
+        case "chorus": return .perform(.chorus(ChorusChange(enabled: try onOff(groupedArgument()))))
         case "rev_setroomsize": return .perform(.reverb(ReverbChange(roomSize: try effectValue())))
         case "rev_setdamp": return .perform(.reverb(ReverbChange(damping: try effectValue())))
         case "rev_setwidth": return .perform(.reverb(ReverbChange(width: try effectValue())))
@@ -176,14 +166,7 @@ public enum ShellRequest: Equatable, Sendable {
         case "reset": return .perform(.reset)
         case "panic": return .perform(.panic)
         case "player_stop": return .perform(.stopSong)
-        case "mute":
-            try needs(2)
-            let c = try channel(0)
-            switch a[1].lowercased() {
-            case "1", "on": return .perform(.mute(channel: c, muted: true))
-            case "0", "off": return .perform(.mute(channel: c, muted: false))
-            default: throw ShellError("mute: expects 0, 1, on or off")
-            }
+        case "mute": return .perform(.mute(channel: try channel(0), muted: try onOff(a[1])))
         default:
             throw ShellError("unknown command: \(name) (try help)")
         }

@@ -260,22 +260,20 @@ public final class SoundModuleControl: @unchecked Sendable {
 
     /// The host's recording (nil: none).
     public func recordingChanged(_ recording: RecordingState?) {
-        let changed = lock.withLock { () -> Bool in
-            guard current.recording != recording else { return false }
-            current.recording = recording
-            return true
-        }
-        if changed { emit([.recording(recording)]) }
+        hostChanged(\.recording, to: recording, event: ControlEvent.recording)
     }
 
     /// The host's song (nil: none).
     public func songChanged(_ song: SongState?) {
-        let changed = lock.withLock { () -> Bool in
-            guard current.song != song else { return false }
-            current.song = song
-            return true
-        }
-        if changed { emit([.song(song)]) }
+        hostChanged(\.song, to: song, event: ControlEvent.song)
+    }
+
+    /// Keeps what the host says at `keyPath` of the state, and tells subscribers when that changed it.
+    private func hostChanged<Value: Equatable>(_ keyPath: WritableKeyPath<ControlState, Value>, to value: Value,
+                                               event: (Value) -> ControlEvent) {
+        var events: [ControlEvent] = []
+        lock.withLock { keep(value, at: keyPath, event: event, in: &events) }
+        emit(events)
     }
 
     // MARK: Commands
@@ -330,10 +328,8 @@ public final class SoundModuleControl: @unchecked Sendable {
             if cc == 7 || cc == 10 || cc == 0 || cc == 32 || cc == 121 { settle(after: cycles) }
         case .mute(let channel, let muted):
             let c = try Self.channelIndex(channel)
-            for sampler in samplers { sampler.setMuted(muted, channel: c) }
-            if current.channels[Int(c)].mute != muted {
-                current.channels[Int(c)].mute = muted
-                events.append(.channel(current.channels[Int(c)]))
+            set(\.channels[Int(c)].mute, to: muted, event: { _ in .channel(self.current.channels[Int(c)]) }, events: &events) {
+                $0.setMuted(muted, channel: c)
             }
         case .noteOn(let channel, let key, let velocity):
             let c = try Self.channelIndex(channel)
@@ -351,30 +347,18 @@ public final class SoundModuleControl: @unchecked Sendable {
             for sampler in samplers { sampler.enqueue(.pitchBend(channel: c, value: UInt16(v))) }
         case .gain(let gain):
             guard gain.isFinite, (0...10).contains(gain) else { throw .outOfRange(name: "gain", value: "\(gain)", range: "0-10") }
-            for sampler in samplers { sampler.gain = Float(gain) }
-            if current.gain != gain {
-                current.gain = gain
-                events.append(.gain(gain))
-            }
+            set(\.gain, to: gain, event: ControlEvent.gain, events: &events) { $0.gain = Float(gain) }
         case .reverb(let change):
             let reverb = try Self.applied(change, to: current.reverb)
-            for sampler in samplers {
+            set(\.reverb, to: reverb, event: ControlEvent.reverb, events: &events) { sampler in
                 if let enabled = change.enabled { sampler.reverbEnabled = enabled }
                 sampler.setReverb(roomSize: change.roomSize, damping: change.damping, width: change.width, level: change.level)
             }
-            if reverb != current.reverb {
-                current.reverb = reverb
-                events.append(.reverb(reverb))
-            }
         case .chorus(let change):
             let chorus = try Self.applied(change, to: current.chorus)
-            for sampler in samplers {
+            set(\.chorus, to: chorus, event: ControlEvent.chorus, events: &events) { sampler in
                 if let enabled = change.enabled { sampler.chorusEnabled = enabled }
                 sampler.setChorus(voices: change.voices, level: change.level, speed: change.speed, depth: change.depth)
-            }
-            if chorus != current.chorus {
-                current.chorus = chorus
-                events.append(.chorus(chorus))
             }
         case .loadFont(let path):
             for (index, sampler) in samplers.enumerated() {
@@ -429,19 +413,49 @@ public final class SoundModuleControl: @unchecked Sendable {
             events = []
             settle(after: cycles)
         case .playSong(let path):
-            guard let player = _songPlayer else { throw .unsupported("song playback") }
+            let player = try availableSongPlayer
             do { try player.play(path: path) } catch { throw .failed("\(error)") }
         case .stopSong:
-            guard let player = _songPlayer else { throw .unsupported("song playback") }
-            player.stop()
+            try availableSongPlayer.stop()
         case .startRecording(let path):
-            guard let recorder = _recorder else { throw .unsupported("recording on request") }
+            let recorder = try availableRecorder
             do { try recorder.startRecording(path: path) } catch { throw .failed("\(error)") }
         case .stopRecording:
-            guard let recorder = _recorder else { throw .unsupported("recording on request") }
-            recorder.stopRecording()
+            try availableRecorder.stopRecording()
         }
         emit(events)
+    }
+
+    /// Where `playSong`/`stopSong` go; refused when the host plays no songs.
+    private var availableSongPlayer: any SoundModuleSongPlayer {
+        get throws(ControlError) {
+            guard let _songPlayer else { throw .unsupported("song playback") }
+            return _songPlayer
+        }
+    }
+
+    /// Where `startRecording`/`stopRecording` go; refused when the host records nothing on request.
+    private var availableRecorder: any SoundModuleRecorder {
+        get throws(ControlError) {
+            guard let _recorder else { throw .unsupported("recording on request") }
+            return _recorder
+        }
+    }
+
+    /// Does `apply` to every sampler, then keeps `value` at `keyPath` of the state (`keep`).
+    private func set<Value: Equatable>(_ keyPath: WritableKeyPath<ControlState, Value>, to value: Value,
+                                       event: (Value) -> ControlEvent, events: inout [ControlEvent],
+                                       applying apply: (SamplerNode) -> Void) {
+        for sampler in samplers { apply(sampler) }
+        keep(value, at: keyPath, event: event, in: &events)
+    }
+
+    /// Keeps `value` at `keyPath` of the state, adding `event(value)` to `events` when that changed it.
+    private func keep<Value: Equatable>(_ value: Value, at keyPath: WritableKeyPath<ControlState, Value>,
+                                        event: (Value) -> ControlEvent, in events: inout [ControlEvent]) {
+        guard current[keyPath: keyPath] != value else { return }
+        current[keyPath: keyPath] = value
+        events.append(event(value))
     }
 
     private func controlChange(_ channel: Int, _ controller: UInt8, _ value: Int, _ name: String) throws(ControlError) {
@@ -469,30 +483,37 @@ public final class SoundModuleControl: @unchecked Sendable {
     }
 
     static func applied(_ change: ReverbChange, to reverb: ReverbState) throws(ControlError) -> ReverbState {
-        try checked(change.roomSize, "room size", 0...1)
-        try checked(change.damping, "damping", 0...1)
-        try checked(change.width, "width", 0...100)
-        try checked(change.level, "level", 0...1)
-        var result = reverb
-        if let value = change.enabled { result.enabled = value }
-        if let value = change.roomSize { result.roomSize = value }
-        if let value = change.damping { result.damping = value }
-        if let value = change.width { result.width = value }
-        if let value = change.level { result.level = value }
+        let ranges = SamplerSettings.ranges
+        var result = try merged(into: reverb, [
+            (change.roomSize, "room size", ranges.roomSize, \.roomSize), (change.damping, "damping", ranges.damping, \.damping),
+            (change.width, "width", ranges.width, \.width), (change.level, "level", ranges.reverbLevel, \.level),
+        ])
+        if let enabled = change.enabled { result.enabled = enabled }
         return result
     }
 
     static func applied(_ change: ChorusChange, to chorus: ChorusState) throws(ControlError) -> ChorusState {
-        if let voices = change.voices { _ = try checked(voices, "voices", 0...99) }
-        try checked(change.level, "level", 0...10)
-        try checked(change.speed, "speed", 0.1...5)
-        try checked(change.depth, "depth", 0...256)
-        var result = chorus
-        if let value = change.enabled { result.enabled = value }
-        if let value = change.voices { result.voices = value }
-        if let value = change.level { result.level = value }
-        if let value = change.speed { result.speed = value }
-        if let value = change.depth { result.depth = value }
+        let ranges = SamplerSettings.ranges
+        if let voices = change.voices { _ = try checked(voices, "voices", ranges.chorusVoices) }
+        var result = try merged(into: chorus, [
+            (change.level, "level", ranges.chorusLevel, \.level), (change.speed, "speed", ranges.chorusSpeed, \.speed),
+            (change.depth, "depth", ranges.chorusDepth, \.depth),
+        ])
+        if let enabled = change.enabled { result.enabled = enabled }
+        if let voices = change.voices { result.voices = voices }
+        return result
+    }
+
+    /// `state` with each number given set at its field, every one first checked against its range
+    /// (SamplerSettings', FluidSynth's) and named in the error as the faces word it.
+    private static func merged<State>(
+        into state: State, _ numbers: [(value: Double?, name: String, range: ClosedRange<Double>, field: WritableKeyPath<State, Double>)]
+    ) throws(ControlError) -> State {
+        var result = state
+        for number in numbers {
+            try checked(number.value, number.name, number.range)
+            if let value = number.value { result[keyPath: number.field] = value }
+        }
         return result
     }
 

@@ -60,63 +60,46 @@ struct ControlAPI: HTTPHandler {
             return stateResponse()
         case "api/fonts":
             if method == .GET { return APIResponse.encoded(["fonts": control.state.fonts]) }
-            try allow(method, [.GET, .POST])
-            var fields = try await APIBody.object(request)
-            guard let path = try fields.string("path") else { throw .badRequest("path is needed: the SoundFont to load") }
-            try fields.rejectUnknown()
-            try await perform(.loadFont(path: path))
-            return stateResponse()
+            return try await post(request, allowing: [.GET, .POST]) { fields throws(APIError) in
+                guard let path = try fields.string("path") else { throw .badRequest("path is needed: the SoundFont to load") }
+                return .loadFont(path: path)
+            }
         case "api/fonts/:id":
             try allow(method, [.DELETE])
             guard let id = Int(parts[2]), id > 0 else { throw .notFound("no SoundFont with id \(JSONFields.quoted(parts[2])) is loaded") }
             try await perform(.unloadFont(id: id))
             return stateResponse()
         case "api/panic", "api/reset":
-            try allow(method, [.POST])
-            try await APIBody.object(request).rejectUnknown()
-            try await perform(parts[1] == "panic" ? .panic : .reset)
-            return stateResponse()
+            return try await post(request) { _ in parts[1] == "panic" ? .panic : .reset }
         case "api/gain":
-            try allow(method, [.POST])
-            var fields = try await APIBody.object(request)
-            guard let gain = try fields.double("gain", in: -1e9...1e9) else { throw .badRequest("gain is needed") }
-            try fields.rejectUnknown()
-            try await perform(.gain(gain))
-            return stateResponse()
+            return try await post(request) { fields throws(APIError) in
+                guard let gain = try fields.double("gain", in: -1e9...1e9) else { throw .badRequest("gain is needed") }
+                return .gain(gain)
+            }
         case "api/reverb":
-            try allow(method, [.POST])
-            var fields = try await APIBody.object(request)
-            let change = ReverbChange(enabled: try fields.bool("enabled"), roomSize: try fields.double("roomSize", in: -1e9...1e9),
-                                      damping: try fields.double("damping", in: -1e9...1e9), width: try fields.double("width", in: -1e9...1e9),
-                                      level: try fields.double("level", in: -1e9...1e9))
-            try fields.rejectUnknown()
-            try await perform(.reverb(change))
-            return stateResponse()
+            return try await post(request) { fields throws(APIError) in
+                .reverb(ReverbChange(enabled: try fields.bool("enabled"), roomSize: try fields.double("roomSize", in: -1e9...1e9),
+                                     damping: try fields.double("damping", in: -1e9...1e9), width: try fields.double("width", in: -1e9...1e9),
+                                     level: try fields.double("level", in: -1e9...1e9)))
+            }
         case "api/chorus":
-            try allow(method, [.POST])
-            var fields = try await APIBody.object(request)
-            let change = ChorusChange(enabled: try fields.bool("enabled"), voices: try fields.int("voices", in: -1_000_000...1_000_000),
-                                      level: try fields.double("level", in: -1e9...1e9), speed: try fields.double("speed", in: -1e9...1e9),
-                                      depth: try fields.double("depth", in: -1e9...1e9))
-            try fields.rejectUnknown()
-            try await perform(.chorus(change))
-            return stateResponse()
+            return try await post(request) { fields throws(APIError) in
+                .chorus(ChorusChange(enabled: try fields.bool("enabled"), voices: try fields.int("voices", in: -1_000_000...1_000_000),
+                                     level: try fields.double("level", in: -1e9...1e9), speed: try fields.double("speed", in: -1e9...1e9),
+                                     depth: try fields.double("depth", in: -1e9...1e9)))
+            }
         case "api/songs":
             try allow(method, [.GET])
             return APIResponse.json(["songs": songs()])
         case "api/song":
-            try allow(method, [.POST])
-            var fields = try await APIBody.object(request)
-            guard let path = try fields.string("path") else { throw .badRequest("path is needed: the song to play") }
-            try fields.rejectUnknown()
-            try await perform(.playSong(path: path))
-            return stateResponse()
+            return try await post(request) { fields throws(APIError) in
+                guard let path = try fields.string("path") else { throw .badRequest("path is needed: the song to play") }
+                return .playSong(path: path)
+            }
         case "api/song/stop":
-            try allow(method, [.POST])
-            try await APIBody.object(request).rejectUnknown()
-            try await perform(.stopSong)
-            return stateResponse()
+            return try await post(request) { _ in .stopSong }
         case "api/recording":
+            // Not `post`: the recording's path (its directory made) only once the fields are known good.
             try allow(method, [.POST])
             var fields = try await APIBody.object(request)
             let name = try fields.string("name", maximumLength: 200)
@@ -124,10 +107,7 @@ struct ControlAPI: HTTPHandler {
             try await perform(.startRecording(path: try recordingPath(name)))
             return stateResponse()
         case "api/recording/stop":
-            try allow(method, [.POST])
-            try await APIBody.object(request).rejectUnknown()
-            try await perform(.stopRecording)
-            return stateResponse()
+            return try await post(request) { _ in .stopRecording }
         case "api/events":
             try allow(method, [.GET])
             do {
@@ -144,6 +124,19 @@ struct ControlAPI: HTTPHandler {
         guard allowed.contains(method) else {
             throw APIError(.methodNotAllowed, "\(method.rawValue) is not allowed here (use \(allowed.map(\.rawValue).joined(separator: " or ")))")
         }
+    }
+
+    /// A request (`allowed` methods; a POST) whose JSON object `command` reads into the command it
+    /// asks for; a field it does not read refuses the request before anything is done. Answered
+    /// with the state.
+    private func post(_ request: HTTPRequest, allowing allowed: [HTTPMethod] = [.POST],
+                      _ command: (inout JSONFields) throws(APIError) -> ControlCommand) async throws(APIError) -> HTTPResponse {
+        try allow(request.method, allowed)
+        var fields = try await APIBody.object(request)
+        let command = try command(&fields)
+        try fields.rejectUnknown()
+        try await perform(command)
+        return stateResponse()
     }
 
     private func stateResponse() -> HTTPResponse { APIResponse.data(control.state.jsonData(), status: .ok) }

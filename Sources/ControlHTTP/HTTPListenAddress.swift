@@ -1,3 +1,4 @@
+import Control
 import FlyingSocks
 import Foundation
 
@@ -17,18 +18,9 @@ public struct HTTPListenAddress: Sendable, Equatable, CustomStringConvertible {
     /// Parses `[ADDR:]PORT`; nil when it is not one (a name other than `localhost` instead of a numeric
     /// address, a port past 65535).
     public init?(parsing text: String) {
-        var host = "127.0.0.1", portText = Substring(text)
-        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
-            host = String(text[text.index(after: text.startIndex)..<close])
-            let rest = text[text.index(after: close)...]
-            guard rest.hasPrefix(":") else { return nil }
-            portText = rest.dropFirst()
-        } else if let colon = text.lastIndex(of: ":") {
-            host = String(text[..<colon])
-            portText = text[text.index(after: colon)...]
-        }
-        if host == "localhost" { host = "127.0.0.1" }
-        guard let port = UInt16(portText), Self.isNumericAddress(host) else { return nil }
+        guard let (given, port) = ControlEndpoint.components(of: text) else { return nil }
+        let host = given == "localhost" ? "127.0.0.1" : given ?? "127.0.0.1"
+        guard Self.isNumericAddress(host) else { return nil }
         self.init(host: host, port: port)
     }
 

@@ -68,9 +68,7 @@ public final class NetworkALSABridge: NetworkMIDITimedReceiver, @unchecked Senda
     /// Releases the notes of a peer that left and removes its port; returns the port it had, if any.
     @discardableResult
     public func removePort(for peer: NetworkMIDIPeer) -> SequencerPort? {
-        lock.lock()
-        defer { lock.unlock() }
-        return releaseAndRemovePort(of: peer.ssrc)
+        lock.withLock { releaseAndRemovePort(of: peer.ssrc) }
     }
 
     /// What `follow(_:)` did to the ports.
@@ -98,16 +96,12 @@ public final class NetworkALSABridge: NetworkMIDITimedReceiver, @unchecked Senda
 
     /// The ports of the peers connected now, by peer SSRC.
     public var peerPorts: [UInt32: SequencerPort] {
-        lock.lock()
-        defer { lock.unlock() }
-        return ports
+        lock.withLock { ports }
     }
 
     /// Messages the kernel refused so far (no room in its pool, a malformed SysEx).
     public var failedSendCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return failedSends
+        lock.withLock { failedSends }
     }
 
     /// Sends `message` out of the port of the peer it came from (dropped if that peer has no port).

@@ -24,7 +24,7 @@ public struct QueryParser {
     public static func parse(_ source: String, fields: [String]) throws(QueryError) -> QueryExpression {
         var parser = QueryParser(fields: fields)
         parser.tokens = try tokenize(Array(source), fields: fields)
-        let expression = try parser.orExpression()
+        let expression = try parser.expression()
         guard case .end = parser.current.token else { throw parser.error("expected 'and', 'or' or the end of the query") }
         return expression
     }
@@ -52,20 +52,18 @@ public struct QueryParser {
         return false
     }
 
-    private mutating func orExpression() throws(QueryError) -> QueryExpression {
-        var left = try andExpression()
-        while isKeyword("or") {
-            index += 1
-            left = .or(left, try andExpression())
-        }
-        return left
-    }
+    /// The joining keywords, loosest first (`or` joins `and`s); each joins from the left.
+    private static let joins: [(keyword: String, join: @Sendable (QueryExpression, QueryExpression) -> QueryExpression)] = [
+        ("or", { .or($0, $1) }), ("and", { .and($0, $1) }),
+    ]
 
-    private mutating func andExpression() throws(QueryError) -> QueryExpression {
-        var left = try unary()
-        while isKeyword("and") {
+    /// Operands joined by the keyword of `joins[level]`, each operand the next level's (past the last: `unary`).
+    private mutating func expression(level: Int = 0) throws(QueryError) -> QueryExpression {
+        guard level < Self.joins.count else { return try unary() }
+        var left = try expression(level: level + 1)
+        while isKeyword(Self.joins[level].keyword) {
             index += 1
-            left = .and(left, try unary())
+            left = Self.joins[level].join(left, try expression(level: level + 1))
         }
         return left
     }
@@ -77,7 +75,7 @@ public struct QueryParser {
         }
         if current.token == .symbol("(") {
             index += 1
-            let inner = try orExpression()
+            let inner = try expression()
             guard current.token == .symbol(")") else { throw error("expected ')'") }
             index += 1
             return inner

@@ -191,22 +191,16 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
 
     /// The peers known now (connected and still inviting).
     public var peers: [NetworkMIDIPeer] {
-        lock.lock()
-        defer { lock.unlock() }
-        return connections.map(\.snapshot)
+        lock.withLock { connections.map(\.snapshot) }
     }
 
     public var statistics: Statistics {
-        lock.lock()
-        defer { lock.unlock() }
-        return stats
+        lock.withLock { stats }
     }
 
     /// The MIDI state (notes, controllers, programs…) this session has sent, as its journal sees it.
     package var sentState: MIDIChannelStates {
-        lock.lock()
-        defer { lock.unlock() }
-        return journal.state
+        lock.withLock { journal.state }
     }
 
     /// The local clock in RTP ticks (100 µs) at monotonic time `nanoseconds`, as stamped on packets.

@@ -16,32 +16,20 @@ package enum SessionPacket: Equatable, Sendable {
     case clockSync(ClockSync)
     case receiverFeedback(ssrc: UInt32, sequenceNumber: UInt16)
 
-    /// The common body of IN, OK, NO and BY.
+    /// The common body of IN, OK, NO and BY (made in this module: its memberwise init).
     package struct Exchange: Equatable, Sendable {
-        package var protocolVersion: UInt32
+        package var protocolVersion: UInt32 = 2
         package var initiatorToken: UInt32
         package var ssrc: UInt32
         package var name: String?
-
-        package init(protocolVersion: UInt32 = 2, initiatorToken: UInt32, ssrc: UInt32, name: String? = nil) {
-            self.protocolVersion = protocolVersion
-            self.initiatorToken = initiatorToken
-            self.ssrc = ssrc
-            self.name = name
-        }
     }
 
     /// A CK packet: `count` says how many timestamps are valid (0: only the first, 1: two, 2: all three).
+    /// Made in this module (its memberwise init).
     package struct ClockSync: Equatable, Sendable {
         package var ssrc: UInt32
         package var count: UInt8
         package var timestamps: (UInt64, UInt64, UInt64)
-
-        package init(ssrc: UInt32, count: UInt8, timestamps: (UInt64, UInt64, UInt64)) {
-            self.ssrc = ssrc
-            self.count = count
-            self.timestamps = timestamps
-        }
 
         package static func == (a: ClockSync, b: ClockSync) -> Bool {
             a.ssrc == b.ssrc && a.count == b.count && a.timestamps == b.timestamps

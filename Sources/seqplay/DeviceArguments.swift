@@ -70,11 +70,7 @@ struct DeviceArguments: ParsableArguments {
 
     private func parsedChannelMap() throws -> ChannelMap? {
         guard let channelMap else { return nil }
-        do {
-            return try ChannelMap(parsing: channelMap)
-        } catch {
-            throw ValidationError("--channel-map: \(error)")
-        }
+        return try parsedFlag("--channel-map") { try ChannelMap(parsing: channelMap) }
     }
 
     /// `options` with the channel map, and as many output channels as it needs.

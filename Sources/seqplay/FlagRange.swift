@@ -35,6 +35,24 @@ enum FlagRange {
     static func check<Value: BinaryInteger>(_ value: Value?, _ flag: String, in range: ClosedRange<Value>, unit: String = "") throws {
         try check(value.map { [$0] } ?? [], flag, in: range, unit: unit)
     }
+
+    /// Requires an integer (when given) to be at least `minimum`, with no upper bound: "--jobs must be
+    /// at least 1 (got 0)".
+    static func check<Value: BinaryInteger>(_ value: Value?, _ flag: String, atLeast minimum: Value) throws {
+        if let value, value < minimum { throw ValidationError("\(flag) must be at least \(minimum) (got \(value))") }
+    }
+}
+
+extension ParsableArguments {
+    /// What `parse` makes of a flag's text; what it throws becomes the flag's one line, "--fx: why"
+    /// (exit 64).
+    func parsedFlag<Value>(_ flag: String, _ parse: () throws -> Value) throws -> Value {
+        do {
+            return try parse()
+        } catch {
+            throw ValidationError("\(flag): \(error)")
+        }
+    }
 }
 
 private extension Double {

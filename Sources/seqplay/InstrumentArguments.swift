@@ -11,12 +11,10 @@ struct InstrumentArguments: ParsableArguments {
 
     /// The instruments given, checked (exit 64 with one line naming what is wrong).
     func assignments() throws -> [LV2InstrumentAssignment] {
-        do {
+        try parsedFlag("--instrument") {
             let assignments = try instrument.map { text throws(LV2InstrumentAssignmentError) in try LV2InstrumentAssignment(parsing: text) }
             try LV2InstrumentAssignment.check(assignments)
             return assignments
-        } catch {
-            throw ValidationError("--instrument: \(error)")
         }
     }
 }

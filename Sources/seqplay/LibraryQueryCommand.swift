@@ -54,10 +54,8 @@ struct LibraryQueryCommand: ParsableCommand {
             reportTiming()
             if paths {
                 for row in rows { print(row.path) }
-            } else if selection.json {
-                print(LibraryOutput.json(rows.map(\.values)))
             } else {
-                LibraryOutput.printSongs(rows)
+                selection.list(rows, table: LibraryOutput.printSongs)
             }
         } catch {
             throw CommandFailure(mapping: error)
@@ -78,12 +76,7 @@ struct LibraryPresetsCommand: ParsableCommand {
     func run() throws {
         let library = try location.open(create: false, writes: false)
         do {
-            let rows = try library.presets(selection.query)
-            if selection.json {
-                print(LibraryOutput.json(rows.map(\.values)))
-            } else {
-                LibraryOutput.printPresets(rows)
-            }
+            selection.list(try library.presets(selection.query), table: LibraryOutput.printPresets)
         } catch {
             throw CommandFailure(mapping: error)
         }
@@ -104,9 +97,12 @@ struct LibrarySelection: ParsableArguments {
     @Flag(help: "Print JSON.")
     var json = false
 
-    func validate() throws {
-        if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
-    }
+    func validate() throws { try FlagRange.check(limit, "--limit", atLeast: 0) }
 
     var query: LibraryQuery { LibraryQuery(where: condition, sort: sort, limit: limit) }
+
+    /// Prints `rows`: as JSON with `--json`, else as `table` lays them out.
+    func list(_ rows: [LibraryRow], table: ([LibraryRow]) -> Void) {
+        if json { print(LibraryOutput.json(rows.map(\.values))) } else { table(rows) }
+    }
 }

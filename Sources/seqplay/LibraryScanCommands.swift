@@ -45,9 +45,7 @@ struct LibraryScanning: ParsableArguments {
     @Flag(help: "Print the summary as JSON.")
     var json = false
 
-    func validate() throws {
-        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
-    }
+    func validate() throws { try FlagRange.check(jobs, "--jobs", atLeast: 1) }
 
     func report(_ scan: ((Int, Int) -> Void) throws(MediaLibraryError) -> ScanSummary) throws {
         var bar: ProgressBar?

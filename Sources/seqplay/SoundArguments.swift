@@ -30,11 +30,7 @@ struct SoundArguments: ParsableArguments {
 
     private func effectChain() throws -> EffectChainSpec? {
         guard let fx else { return nil }
-        do {
-            return try EffectChainSpec(parsing: fx)
-        } catch {
-            throw ValidationError("--fx: \(error)")
-        }
+        return try parsedFlag("--fx") { try EffectChainSpec(parsing: fx) }
     }
 
     /// The render options these flags, the sampler's settings and `song`'s playback flags describe.
