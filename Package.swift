@@ -129,7 +129,7 @@ let package = Package(
         ]),
 
         // Loudness as EBU R128 measures it (the thin libebur128 wrapper).
-        .target(name: "Loudness", dependencies: ["CEBUR128"]),
+        .target(name: "Loudness", dependencies: ["AudioFiles", "CEBUR128"]),
         // Many songs at once: input discovery, shards, a pool of workers sharing the fonts, atomic outputs, resume.
         .target(name: "BatchRendering", dependencies: ["Loudness", "Player", "Rendering", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "AudioGraphFiles", "MIDIFile", "OutputFiles", "RealtimeSupport", atomics]),
         // Song sessions: a song played to its destinations (`SongDestination`: the sampler, ALSA ports on a
