@@ -40,8 +40,8 @@ public final class AudioFileWriter {
     private let destinationPath: String
     /// Whether `descriptor` was opened here (a device or FIFO, a temporary file) and is closed here.
     private let ownsDescriptor: Bool
-    /// Interleaving space for `write(left:right:frameCount:)`, allocated once.
-    private let interleaver: StereoInterleaver
+    /// Interleaving space for `write(left:right:frameCount:)`, allocated once; nil for a mono file.
+    private let interleaver: StereoInterleaver?
 
     /// Whether `frames` of audio make a data chunk a RIFF WAV can describe (its sizes are 32-bit, less
     /// room for the header); false when the length is not known.
@@ -157,7 +157,7 @@ public final class AudioFileWriter {
         self.temporaryPath = temporaryPath
         self.destinationPath = destinationPath
         self.ownsDescriptor = ownsDescriptor
-        self.interleaver = StereoInterleaver(chunkFrames: maximumFramesPerWrite)
+        self.interleaver = channelCount == 2 ? StereoInterleaver(chunkFrames: maximumFramesPerWrite) : nil
     }
 
     deinit {
@@ -171,7 +171,7 @@ public final class AudioFileWriter {
         guard given == channelCount else {
             throw AudioFileError(path: path, problem: .channelCountMismatch(expected: channelCount, given: given))
         }
-        guard let right else { return try write(interleaved: left, frameCount: frameCount) }
+        guard let right, let interleaver else { return try write(interleaved: left, frameCount: frameCount) }
         try interleaver.interleave(left: left, right: right, frameCount: frameCount) { (samples, frames) throws(AudioFileError) in
             try write(interleaved: samples, frameCount: frames)
         }
