@@ -84,7 +84,7 @@ let package = Package(
         .target(name: "LV2", dependencies: ["CLilv", "RealtimeSupport", logging, atomics]),
         // The drivers sit together in Sources/Drivers: each C library's thin wrapper beside the driver built on it.
         // The thin alsa-lib wrapper: PCM playback and the sequencer.
-        .target(name: "ALSA", dependencies: ["CALSA", "MIDICore", atomics], path: "Sources/Drivers/ALSA"),
+        .target(name: "ALSA", dependencies: ["CALSA", "MIDICore", "RealtimeSupport", atomics], path: "Sources/Drivers/ALSA"),
         // The thin libjack wrapper: client, ports, process callback, latency, transport, MIDI events.
         .target(name: "JACK", dependencies: ["CJACK"], path: "Sources/Drivers/JACK"),
 
@@ -129,7 +129,7 @@ let package = Package(
         ]),
 
         // Loudness as EBU R128 measures it (the thin libebur128 wrapper).
-        .target(name: "Loudness", dependencies: ["CEBUR128"]),
+        .target(name: "Loudness", dependencies: ["AudioFiles", "CEBUR128"]),
         // Many songs at once: input discovery, shards, a pool of workers sharing the fonts, atomic outputs, resume.
         .target(name: "BatchRendering", dependencies: ["Loudness", "Player", "Rendering", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "AudioGraphFiles", "MIDIFile", "OutputFiles", "RealtimeSupport", atomics]),
         // Song sessions: a song played to its destinations (`SongDestination`: the sampler, ALSA ports on a

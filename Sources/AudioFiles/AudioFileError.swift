@@ -32,6 +32,33 @@ public struct AudioFileError: Error, Equatable, CustomStringConvertible {
         case isInput(String)
         /// The directory the output would be created in does not exist.
         case noDirectory(String)
+
+        /// What went wrong, after the file's name, `path` (`-` for standard output).
+        func explanation(path: String) -> String {
+            switch self {
+            case .unknownExtension(let ext):
+                return "has extension '\(ext)', which names no supported format (\(AudioFileFormat.allCases.map(\.rawValue).joined(separator: ", ")))"
+            case .unsupportedSampleFormat(let format, let sample):
+                let supported = format.supportedSampleFormats.map(\.rawValue).joined(separator: ", ")
+                return "cannot be \(format.rawValue) with \(sample.map(\.rawValue) ?? "no") samples"
+                    + (supported.isEmpty ? " (\(format.rawValue) is compressed and takes no sample format or bit depth)"
+                                         : " (\(format.rawValue) supports: \(supported))")
+            case .streamMustBeWAV(let format):
+                return "is \(path == "-" ? "standard output" : "a pipe"), which takes WAV only, not \(format.rawValue)"
+            case .unsupportedSettings(let reason): return "cannot be written with these settings: \(reason)"
+            case .cannotCreate(let reason): return OutputFileError.Problem.cannotCreate(reason).explanation
+            case .cannotOpen(let reason): return "cannot be opened: \(reason)"
+            case .writeFailed(let reason): return OutputFileError.Problem.writeFailed(reason).explanation
+            case .readFailed(let reason): return "could not be read: \(reason)"
+            case .channelCountMismatch(let expected, let given):
+                return "has \(expected) channels but \(given) were given"
+            case .closed: return "was already finished or cancelled"
+            case .isDirectory: return OutputFileError.Problem.isDirectory.explanation
+            case .readOnly: return OutputFileError.Problem.readOnly.explanation
+            case .isInput(let input): return OutputFileError.Problem.isInput(input).explanation
+            case .noDirectory(let directory): return OutputFileError.Problem.noDirectory(directory).explanation
+            }
+        }
     }
 
     /// The file concerned (`-` for standard output).
@@ -44,33 +71,7 @@ public struct AudioFileError: Error, Equatable, CustomStringConvertible {
         self.problem = problem
     }
 
-    public var description: String {
-        let what: String
-        switch problem {
-        case .unknownExtension(let ext):
-            what = "has extension '\(ext)', which names no supported format (\(AudioFileFormat.allCases.map(\.rawValue).joined(separator: ", ")))"
-        case .unsupportedSampleFormat(let format, let sample):
-            let supported = format.supportedSampleFormats.map(\.rawValue).joined(separator: ", ")
-            what = "cannot be \(format.rawValue) with \(sample.map(\.rawValue) ?? "no") samples"
-                + (supported.isEmpty ? " (\(format.rawValue) is compressed and takes no sample format or bit depth)"
-                                     : " (\(format.rawValue) supports: \(supported))")
-        case .streamMustBeWAV(let format):
-            what = "is \(path == "-" ? "standard output" : "a pipe"), which takes WAV only, not \(format.rawValue)"
-        case .unsupportedSettings(let reason): what = "cannot be written with these settings: \(reason)"
-        case .cannotCreate(let reason): what = OutputFileError.Problem.cannotCreate(reason).explanation
-        case .cannotOpen(let reason): what = "cannot be opened: \(reason)"
-        case .writeFailed(let reason): what = OutputFileError.Problem.writeFailed(reason).explanation
-        case .readFailed(let reason): what = "could not be read: \(reason)"
-        case .channelCountMismatch(let expected, let given):
-            what = "has \(expected) channels but \(given) were given"
-        case .closed: what = "was already finished or cancelled"
-        case .isDirectory: what = OutputFileError.Problem.isDirectory.explanation
-        case .readOnly: what = OutputFileError.Problem.readOnly.explanation
-        case .isInput(let input): what = OutputFileError.Problem.isInput(input).explanation
-        case .noDirectory(let directory): what = OutputFileError.Problem.noDirectory(directory).explanation
-        }
-        return "Audio file \(path) \(what)"
-    }
+    public var description: String { "Audio file \(path) \(problem.explanation(path: path))" }
 
     /// The output's refusal or failure (`OutputTarget`, `OutputFile`) as an audio file's.
     public init(_ error: OutputFileError) {

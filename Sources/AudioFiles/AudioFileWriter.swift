@@ -40,9 +40,8 @@ public final class AudioFileWriter {
     private let destinationPath: String
     /// Whether `descriptor` was opened here (a device or FIFO, a temporary file) and is closed here.
     private let ownsDescriptor: Bool
-    /// Interleaving space for `write(left:right:frameCount:)`, allocated once.
-    private let scratch: UnsafeMutablePointer<Float>
-    private let scratchFrames: Int
+    /// Interleaving space for `write(left:right:frameCount:)`, allocated once; nil for a mono file.
+    private let interleaver: StereoInterleaver?
 
     /// Whether `frames` of audio make a data chunk a RIFF WAV can describe (its sizes are 32-bit, less
     /// room for the header); false when the length is not known.
@@ -158,13 +157,11 @@ public final class AudioFileWriter {
         self.temporaryPath = temporaryPath
         self.destinationPath = destinationPath
         self.ownsDescriptor = ownsDescriptor
-        self.scratchFrames = max(1, maximumFramesPerWrite)
-        self.scratch = .allocate(capacity: scratchFrames * channelCount)
+        self.interleaver = channelCount == 2 ? StereoInterleaver(chunkFrames: maximumFramesPerWrite) : nil
     }
 
     deinit {
         cancel()
-        scratch.deallocate()
     }
 
     /// Appends `frameCount` frames from non-interleaved channel buffers: `left` alone for a mono
@@ -174,16 +171,9 @@ public final class AudioFileWriter {
         guard given == channelCount else {
             throw AudioFileError(path: path, problem: .channelCountMismatch(expected: channelCount, given: given))
         }
-        guard let right else { return try write(interleaved: left, frameCount: frameCount) }
-        var done = 0
-        while done < frameCount {
-            let chunk = min(scratchFrames, frameCount - done)
-            for frame in 0..<chunk {
-                scratch[2 * frame] = left[done + frame]
-                scratch[2 * frame + 1] = right[done + frame]
-            }
-            try write(interleaved: scratch, frameCount: chunk)
-            done += chunk
+        guard let right, let interleaver else { return try write(interleaved: left, frameCount: frameCount) }
+        try interleaver.interleave(left: left, right: right, frameCount: frameCount) { (samples, frames) throws(AudioFileError) in
+            try write(interleaved: samples, frameCount: frames)
         }
     }
 

@@ -19,42 +19,19 @@ enum RenderThread {
         var parameters = sched_param(sched_priority: realtimePriority)
         pthread_attr_setschedparam(&realtimeAttributes, &parameters)
 
-        let refusal: CreationFailure
-        switch create(body, attributes: &realtimeAttributes) {
-        case .success(let thread): return (thread, .realtime(priority: realtimePriority))
-        case .failure(let failure): refusal = failure
+        let refusal: Int32
+        do throws(JoinableThread.CreationError) {
+            return (try JoinableThread.start(attributes: &realtimeAttributes, body), .realtime(priority: realtimePriority))
+        } catch {
+            refusal = error.code
         }
         var normalAttributes = pthread_attr_t()
         pthread_attr_init(&normalAttributes)
         defer { pthread_attr_destroy(&normalAttributes) }
-        switch create(body, attributes: &normalAttributes) {
-        case .success(let thread):
-            return (thread, .normal(reason: String(cString: strerror(refusal.code))))
-        case .failure(let failure):
-            throw .threadCreationFailed(code: failure.code)
+        do throws(JoinableThread.CreationError) {
+            return (try JoinableThread.start(attributes: &normalAttributes, body), .normal(reason: String(cString: strerror(refusal))))
+        } catch {
+            throw .threadCreationFailed(code: error.code)
         }
-    }
-
-    private struct CreationFailure: Error { let code: Int32 }
-
-    private final class Body {
-        let run: () -> Void
-        init(_ run: @escaping () -> Void) { self.run = run }
-    }
-
-    private static func create(_ body: @escaping () -> Void,
-                               attributes: inout pthread_attr_t) -> Result<pthread_t, CreationFailure> {
-        let context = Unmanaged.passRetained(Body(body)).toOpaque()
-        var thread = pthread_t()
-        let result = pthread_create(&thread, &attributes, { context in
-            let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
-            body.run()
-            return nil
-        }, context)
-        guard result == 0 else {
-            Unmanaged<Body>.fromOpaque(context).release()
-            return .failure(CreationFailure(code: result))
-        }
-        return .success(thread)
     }
 }

@@ -162,14 +162,13 @@ extension SamplerSettings {
         public init(channel: UInt8, program: ForcedProgram) { self.channel = channel; self.program = program }
 
         public init(parsing text: String) throws(ParseError) {
-            let parts = text.split(separator: "=", maxSplits: 1)
-            let value = parts.count == 2 ? parts[1].split(separator: ":", maxSplits: 1) : []
-            guard parts.count == 2, let channel = Int(parts[0]), (1...16).contains(channel),
-                  let program = value.first.flatMap({ Int($0) }), (0...127).contains(program),
+            let assignment = SamplerSettings.channelAssignment(text)
+            let value = assignment?.value.split(separator: ":", maxSplits: 1) ?? []
+            guard let assignment, let program = value.first.flatMap({ Int($0) }), (0...127).contains(program),
                   let bank = value.count == 2 ? Int(value[1]) : 0, (0...16_383).contains(bank) else {
                 throw ParseError(description: "takes CHANNEL=PROGRAM[:BANK] (channel 1-16, program 0-127, bank 0-16383), not '\(text)'.")
             }
-            self.init(channel: UInt8(channel - 1), program: ForcedProgram(program: UInt8(program), bank: bank))
+            self.init(channel: assignment.channel, program: ForcedProgram(program: UInt8(program), bank: bank))
         }
     }
 
@@ -182,12 +181,19 @@ extension SamplerSettings {
         public init(channel: UInt8, path: String) { self.channel = channel; self.path = path }
 
         public init(parsing text: String) throws(ParseError) {
-            let parts = text.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2, let channel = Int(parts[0]), (1...16).contains(channel), !parts[1].isEmpty else {
+            guard let assignment = SamplerSettings.channelAssignment(text) else {
                 throw ParseError(description: "takes CHANNEL=FILE (channel 1-16), not '\(text)'.")
             }
-            self.init(channel: UInt8(channel - 1), path: String(parts[1]))
+            self.init(channel: assignment.channel, path: String(assignment.value))
         }
+    }
+
+    /// `CH=VALUE` with a channel 1-16 and a value not empty: the channel (0-based) and the value; nil
+    /// for anything else. What `ProgramAssignment` and `FontAssignment` are written as.
+    private static func channelAssignment(_ text: String) -> (channel: UInt8, value: Substring)? {
+        let parts = text.split(separator: "=", maxSplits: 1)
+        guard parts.count == 2, let channel = Int(parts[0]), (1...16).contains(channel), !parts[1].isEmpty else { return nil }
+        return (UInt8(channel - 1), parts[1])
     }
 
     /// Drum channels written as channels 1-16 separated by commas (`10,11`), as `--drums` takes them.

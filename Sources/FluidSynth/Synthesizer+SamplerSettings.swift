@@ -25,16 +25,8 @@ extension Synthesizer {
             if let interpolation = sound.interpolation {
                 fluid_synth_set_interp_method(synth, -1, Int32(interpolation.rawValue))
             }
-            let reverb = sound.reverb, chorus = sound.chorus
-            if let value = reverb.roomSize { fluid_synth_set_reverb_group_roomsize(synth, -1, value) }
-            if let value = reverb.damping { fluid_synth_set_reverb_group_damp(synth, -1, value) }
-            if let value = reverb.width { fluid_synth_set_reverb_group_width(synth, -1, value) }
-            if let value = reverb.level { fluid_synth_set_reverb_group_level(synth, -1, value) }
-            if let value = chorus.voices { fluid_synth_set_chorus_group_nr(synth, -1, Int32(value)) }
-            if let value = chorus.level { fluid_synth_set_chorus_group_level(synth, -1, value) }
-            if let value = chorus.speed { fluid_synth_set_chorus_group_speed(synth, -1, value) }
-            if let value = chorus.depth { fluid_synth_set_chorus_group_depth(synth, -1, value) }
-            if let value = chorus.type { fluid_synth_set_chorus_group_type(synth, -1, Int32(value.rawValue)) }
+            setParameters(of: sound.reverb)
+            setParameters(of: sound.chorus)
             if !(noteLimiter?.matches(sound) ?? (NoteLimiter.make(for: sound) == nil)) { noteLimiter = NoteLimiter.make(for: sound) }
             forcedPrograms.set(sound.programs, drums: sound.drumChannels, fonts: fontIDs)
             forcedPrograms.select(in: synth)
@@ -44,6 +36,41 @@ extension Synthesizer {
         applied.bankSelect = settings.bankSelect
         applied.polyphony = polyphony
         settings = applied
+    }
+
+    /// Gives FluidSynth the reverb parameters `reverb` sets (not nil), leaving the others as they are.
+    /// Between two render cycles only (`withSynthBetweenCycles`).
+    func setParameters(of reverb: SamplerSettings.Reverb) {
+        if let value = reverb.roomSize { fluid_synth_set_reverb_group_roomsize(synth, -1, value) }
+        if let value = reverb.damping { fluid_synth_set_reverb_group_damp(synth, -1, value) }
+        if let value = reverb.width { fluid_synth_set_reverb_group_width(synth, -1, value) }
+        if let value = reverb.level { fluid_synth_set_reverb_group_level(synth, -1, value) }
+    }
+
+    /// Gives FluidSynth the chorus parameters `chorus` sets (not nil), leaving the others as they are.
+    /// Between two render cycles only (`withSynthBetweenCycles`).
+    func setParameters(of chorus: SamplerSettings.Chorus) {
+        if let value = chorus.voices { fluid_synth_set_chorus_group_nr(synth, -1, Int32(clamping: value)) }
+        if let value = chorus.level { fluid_synth_set_chorus_group_level(synth, -1, value) }
+        if let value = chorus.speed { fluid_synth_set_chorus_group_speed(synth, -1, value) }
+        if let value = chorus.depth { fluid_synth_set_chorus_group_depth(synth, -1, value) }
+        if let value = chorus.type { fluid_synth_set_chorus_group_type(synth, -1, Int32(value.rawValue)) }
+    }
+}
+
+extension SamplerSettings.Reverb {
+    /// These settings with the parameters `given` sets (not nil) replaced; on/off stays.
+    func updated(with given: Self) -> Self {
+        Self(isEnabled: isEnabled, roomSize: given.roomSize ?? roomSize, damping: given.damping ?? damping,
+             width: given.width ?? width, level: given.level ?? level)
+    }
+}
+
+extension SamplerSettings.Chorus {
+    /// These settings with the parameters `given` sets (not nil) replaced; on/off stays.
+    func updated(with given: Self) -> Self {
+        Self(isEnabled: isEnabled, voices: given.voices ?? voices, level: given.level ?? level,
+             speed: given.speed ?? speed, depth: given.depth ?? depth, type: given.type ?? type)
     }
 }
 

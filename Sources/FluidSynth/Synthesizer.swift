@@ -412,30 +412,16 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// their mutex) to check each value, so this takes the synth between two render cycles, as
     /// `apply(_:)` does, rather than queueing it for the render thread.
     public func setReverb(roomSize: Double? = nil, damping: Double? = nil, width: Double? = nil, level: Double? = nil) {
-        withSynthBetweenCycles {
-            if let roomSize { fluid_synth_set_reverb_group_roomsize(synth, -1, roomSize) }
-            if let damping { fluid_synth_set_reverb_group_damp(synth, -1, damping) }
-            if let width { fluid_synth_set_reverb_group_width(synth, -1, width) }
-            if let level { fluid_synth_set_reverb_group_level(synth, -1, level) }
-        }
-        if let roomSize { settings.reverb.roomSize = roomSize }
-        if let damping { settings.reverb.damping = damping }
-        if let width { settings.reverb.width = width }
-        if let level { settings.reverb.level = level }
+        let given = SamplerSettings.Reverb(roomSize: roomSize, damping: damping, width: width, level: level)
+        withSynthBetweenCycles { setParameters(of: given) }
+        settings.reverb = settings.reverb.updated(with: given)
     }
 
     /// Sets the chorus's parameters given (FluidSynth's ranges), between two render cycles (see `setReverb`).
     public func setChorus(voices: Int? = nil, level: Double? = nil, speed: Double? = nil, depth: Double? = nil) {
-        withSynthBetweenCycles {
-            if let voices { fluid_synth_set_chorus_group_nr(synth, -1, Int32(clamping: voices)) }
-            if let level { fluid_synth_set_chorus_group_level(synth, -1, level) }
-            if let speed { fluid_synth_set_chorus_group_speed(synth, -1, speed) }
-            if let depth { fluid_synth_set_chorus_group_depth(synth, -1, depth) }
-        }
-        if let voices { settings.chorus.voices = voices }
-        if let level { settings.chorus.level = level }
-        if let speed { settings.chorus.speed = speed }
-        if let depth { settings.chorus.depth = depth }
+        let given = SamplerSettings.Chorus(voices: voices, level: level, speed: speed, depth: depth)
+        withSynthBetweenCycles { setParameters(of: given) }
+        settings.chorus = settings.chorus.updated(with: given)
     }
 
     /// Publishes every channel's program, volume and pan to `channelStatus` now (between render

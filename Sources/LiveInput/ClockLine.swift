@@ -11,12 +11,6 @@ package struct ClockLine: Equatable, Sendable {
     /// Units of the second clock per unit of the first.
     package var slope: Double
 
-    package init(x0: Int64, y0: Double, slope: Double) {
-        self.x0 = x0
-        self.y0 = y0
-        self.slope = slope
-    }
-
     /// The second clock's reading when the first read `x`.
     @inlinable
     package func map(_ x: Int64) -> Double {

@@ -1,3 +1,4 @@
+import AudioFiles
 import CEBUR128
 
 /// Measures the loudness of stereo audio as EBU R128 / ITU-R BS.1770 define it (libebur128):
@@ -6,33 +7,23 @@ import CEBUR128
 package final class LoudnessMeter {
     private var state: OpaquePointer?
     /// Interleaving space, so `add` does not allocate.
-    private let scratch: UnsafeMutablePointer<Float>
-    private let scratchFrames = 4096
+    private let interleaver = StereoInterleaver(chunkFrames: 4096)
 
     /// A meter for stereo audio at `sampleRate`; nil when libebur128 refuses the rate.
     package init?(sampleRate: Int) {
         guard let state = ebur128_init(2, UInt(sampleRate), Int32(EBUR128_MODE_I.rawValue)) else { return nil }
         self.state = OpaquePointer(state)
-        scratch = .allocate(capacity: scratchFrames * 2)
     }
 
     deinit {
         var pointer = UnsafeMutablePointer<ebur128_state>(state)
         ebur128_destroy(&pointer)
-        scratch.deallocate()
     }
 
     /// Adds `frameCount` frames of the two channels.
     package func add(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frameCount: Int) {
-        var done = 0
-        while done < frameCount {
-            let chunk = min(scratchFrames, frameCount - done)
-            for frame in 0..<chunk {
-                scratch[2 * frame] = left[done + frame]
-                scratch[2 * frame + 1] = right[done + frame]
-            }
-            ebur128_add_frames_float(UnsafeMutablePointer(state), scratch, chunk)
-            done += chunk
+        interleaver.interleave(left: left, right: right, frameCount: frameCount) { samples, frames in
+            ebur128_add_frames_float(UnsafeMutablePointer(state), samples, frames)
         }
     }
 

@@ -18,6 +18,23 @@ public struct SoundFontError: Error, Equatable, CustomStringConvertible {
         case badRecordSize(chunk: String, size: Int, recordSize: Int)
         /// FluidSynth rejected the file after the structural checks passed (its first error, if it gave one).
         case rejectedByFluidSynth(reason: String?)
+
+        /// What is wrong with the file, after its name.
+        var explanation: String {
+            switch self {
+            case .unreadable(let reason): return "cannot be read: \(reason)"
+            case .truncated(let declared, let actual):
+                return "is truncated: the RIFF header declares \(declared) bytes but the file has \(actual)"
+            case .notRIFF: return "is not a RIFF file"
+            case .notSoundFont(let form): return "is a RIFF '\(form)' file, not a SoundFont ('sfbk')"
+            case .missingChunk(let name): return "has no '\(name)' chunk"
+            case .chunkOverrun(let chunk, let size, let available):
+                return "has a '\(chunk)' chunk of \(size) bytes where only \(available) remain"
+            case .badRecordSize(let chunk, let size, let recordSize):
+                return "has a '\(chunk)' chunk of \(size) bytes, not a multiple of its \(recordSize)-byte records"
+            case .rejectedByFluidSynth(let reason): return "was rejected by FluidSynth" + (reason.map { ": \($0)" } ?? "")
+            }
+        }
     }
 
     /// The path of the SoundFont.
@@ -30,21 +47,5 @@ public struct SoundFontError: Error, Equatable, CustomStringConvertible {
         self.problem = problem
     }
 
-    public var description: String {
-        let what: String
-        switch problem {
-        case .unreadable(let reason): what = "cannot be read: \(reason)"
-        case .truncated(let declared, let actual):
-            what = "is truncated: the RIFF header declares \(declared) bytes but the file has \(actual)"
-        case .notRIFF: what = "is not a RIFF file"
-        case .notSoundFont(let form): what = "is a RIFF '\(form)' file, not a SoundFont ('sfbk')"
-        case .missingChunk(let name): what = "has no '\(name)' chunk"
-        case .chunkOverrun(let chunk, let size, let available):
-            what = "has a '\(chunk)' chunk of \(size) bytes where only \(available) remain"
-        case .badRecordSize(let chunk, let size, let recordSize):
-            what = "has a '\(chunk)' chunk of \(size) bytes, not a multiple of its \(recordSize)-byte records"
-        case .rejectedByFluidSynth(let reason): what = "was rejected by FluidSynth" + (reason.map { ": \($0)" } ?? "")
-        }
-        return "SoundFont \(path) \(what)"
-    }
+    public var description: String { "SoundFont \(path) \(problem.explanation)" }
 }

@@ -1,4 +1,4 @@
-import LiveInput
+@testable import LiveInput
 import TestSupport
 import XCTest
 

@@ -1,5 +1,6 @@
 import CALSA
 import MIDICore
+import RealtimeSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,20 +37,13 @@ public final class SequencerInputThread {
         wakeWrite = ends[1]
         self.client = client
         self.handler = inputHandler
-        let context = Unmanaged.passRetained(self).toOpaque()
-        var created = pthread_t()
-        let result = pthread_create(&created, nil, { context in
-            let input = Unmanaged<SequencerInputThread>.fromOpaque(context!).takeRetainedValue()
-            input.run()
-            return nil
-        }, context)
-        guard result == 0 else {
-            Unmanaged<SequencerInputThread>.fromOpaque(context).release()
+        do throws(JoinableThread.CreationError) {
+            thread = try JoinableThread.start { self.run() }
+        } catch {
             close(wakeRead)
             close(wakeWrite)
-            throw .callFailed(call: "pthread_create", reason: String(cString: strerror(result)))
+            throw .callFailed(call: "pthread_create", reason: String(cString: strerror(error.code)))
         }
-        thread = created
     }
 
     /// Starts reading `client`'s input and passing every MIDI message to `receiver`.

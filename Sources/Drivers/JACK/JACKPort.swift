@@ -29,11 +29,6 @@ package enum JACKPortDirection: Sendable {
 package struct JACKLatencyRange: Equatable, Sendable {
     package var minimum: Int
     package var maximum: Int
-
-    package init(minimum: Int, maximum: Int) {
-        self.minimum = minimum
-        self.maximum = maximum
-    }
 }
 
 /// Which latency a port's range describes: from the capture side, or to the playback side.
