@@ -181,8 +181,8 @@ public struct SequenceReport: Codable, Equatable, Sendable {
 
         /// The note facts of the events given so far.
         var notes: Notes {
-            var counter = counter
-            return counter.finish()
+            var counting = counter
+            return counting.finish()
         }
     }
 

@@ -26,7 +26,7 @@ extension MusicSequence {
             for entry in order { try body(entry.track, entry.index, tracks[entry.track].events[entry.index]) }
             return
         }
-        var heap = TrackMergeHeap(chosen.filter { !tracks[$0].events.isEmpty }.map { (key(tracks[$0].events[0].tick), $0) })
+        var heap = TrackMergeHeap(chosen.filter { !tracks[$0].events.isEmpty }.map { (tick: key(tracks[$0].events[0].tick), track: $0) })
         var next = [Int](repeating: 0, count: tracks.count)
         while let top = heap.top {
             let track = top.track, events = tracks[track].events

@@ -70,7 +70,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let report = try streamed(path, .lenient).get()
         #expect(report.warnings.count >= 5, "\(report.warnings)")
-        #expect(report.notes.count == 9)
+        #expect(report.notes.count == 8)
         #expect(report.markers.map(\.value) == ["Cue"])
         #expect(differences([path]).isEmpty)
         #expect(throws: MIDIFileIssue.self) { try streamed(path, .strict).get() }
@@ -116,7 +116,7 @@ import Testing
             paths.append(try temporaryFile(bytes))
         }
         let reports = try paths.map { try streamed($0, .lenient).get() }
-        #expect(reports.allSatisfy { $0.notes.count > 1000 && $0.notes.polyphonyPeak > 1 && !$0.markers.isEmpty })
+        #expect(reports.allSatisfy { $0.notes.count > 500 && $0.notes.polyphonyPeak > 1 && !$0.markers.isEmpty })
         #expect(differences(paths).isEmpty)
     }
 }
