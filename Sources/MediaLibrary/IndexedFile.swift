@@ -49,7 +49,7 @@ struct IndexedFile: Sendable {
                 try MIDIFileReader.withContents(ofFile: path) { bytes in
                     file.hash = ContentHash.of(bytes)
                     guard file.hash != knownHash else { return }
-                    do {
+                    do throws(MIDIFileIssue) {
                         file.facts = .song(try SequenceReport(file: path, bytes: bytes))
                     } catch {
                         file.facts = .refused(error.description)
