@@ -3,11 +3,14 @@
 struct IssueLog {
     let file: String
     let strict: Bool
+    /// Whether warnings are kept (not when the same bytes are decoded a second time).
+    let keepsWarnings: Bool
     private(set) var warnings: [MIDIFileIssue] = []
 
-    init(file: String, strict: Bool) {
+    init(file: String, strict: Bool, keepsWarnings: Bool = true) {
         self.file = file
         self.strict = strict
+        self.keepsWarnings = keepsWarnings
     }
 
     /// The error for a problem that cannot be repaired.
@@ -19,7 +22,7 @@ struct IssueLog {
     mutating func repaired(_ reason: MIDIFileIssue.Reason, track: Int?, offset: Int) throws(MIDIFileIssue) {
         let issue = error(reason, track: track, offset: offset)
         if strict { throw issue }
-        warnings.append(issue)
+        if keepsWarnings { warnings.append(issue) }
     }
 
     /// Adds the warnings of a log kept for a tentative reading that the reader keeps.

@@ -38,15 +38,31 @@ public enum MIDIFileReader {
     /// The whole file, or the system's reason it cannot be read ("No such file or directory",
     /// "Is a directory", "Permission denied").
     private static func contents(of path: String) throws(ReadFailure) -> [UInt8] {
+        let (descriptor, size) = try openRegularFile(path)
+        defer { close(descriptor) }
+        return try readAll(descriptor, size: size)
+    }
+
+    /// Opens the regular file at `path` for reading: its descriptor and size.
+    private static func openRegularFile(_ path: String) throws(ReadFailure) -> (descriptor: Int32, size: Int) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw ReadFailure(reason: String(cString: strerror(errno))) }
-        defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw ReadFailure(reason: String(cString: strerror(errno))) }
+        guard fstat(descriptor, &status) == 0 else {
+            let failure = ReadFailure(reason: String(cString: strerror(errno)))
+            close(descriptor)
+            throw failure
+        }
         guard status.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
             throw ReadFailure(reason: status.st_mode & S_IFMT == S_IFDIR ? "Is a directory" : "not a regular file")
         }
-        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
+        return (descriptor, Int(status.st_size))
+    }
+
+    /// The bytes of an open file of `size` bytes (fewer if it shrank while being read).
+    private static func readAll(_ descriptor: Int32, size: Int) throws(ReadFailure) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: size)
         var filled = 0
         while filled < bytes.count {
             let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
@@ -56,6 +72,28 @@ public enum MIDIFileReader {
             filled += count
         }
         return Array(bytes[..<filled])
+    }
+
+    /// Calls `body` with the bytes of the file at `path`, valid during the call only: the file
+    /// memory-mapped, so that only the pages read are in memory and nothing is copied (read into
+    /// memory where it cannot be mapped). Throws what `read(contentsOf:mode:)` throws for a file it
+    /// cannot read. A mapped file must not be truncated while `body` reads it.
+    public static func withContents<Value>(ofFile path: String,
+                                           _ body: (UnsafeBufferPointer<UInt8>) -> Value) throws(MIDIFileIssue) -> Value {
+        func unreadable(_ failure: ReadFailure) -> MIDIFileIssue {
+            MIDIFileIssue(file: path, track: nil, offset: 0, reason: .unreadable(failure.reason))
+        }
+        let descriptor: Int32, size: Int
+        do { (descriptor, size) = try openRegularFile(path) } catch { throw unreadable(error) }
+        defer { close(descriptor) }
+        if size > 0, let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0),
+           mapped != UnsafeMutableRawPointer(bitPattern: -1) {
+            defer { munmap(mapped, size) }
+            return body(UnsafeBufferPointer(start: mapped.assumingMemoryBound(to: UInt8.self), count: size))
+        }
+        let bytes: [UInt8]
+        do { bytes = try readAll(descriptor, size: size) } catch { throw unreadable(error) }
+        return bytes.withUnsafeBufferPointer(body)
     }
 
     /// Reads a file's bytes; `name` is the file name errors and warnings give.

@@ -1,9 +1,40 @@
 /// The chunk level of the SMF reader: RIFF wrapper, header chunk, track chunks (decoded by
 /// `TrackDecoder`) and the repairs of chunk lengths that do not match their contents.
+///
+/// What becomes of each track's events is the caller's: `parse(log:)` collects them into a
+/// `MusicSequence`; `SequenceReport`'s streaming construction keeps only what the report shows.
 struct SMFParser {
     let bytes: UnsafeBufferPointer<UInt8>
 
+    /// The header chunk's facts.
+    struct Header {
+        var format: Int
+        var division: Division
+    }
+
+    /// Where the kept decoding of one track chunk ran: a `TrackDecoder` made with `start` and
+    /// `previousStatus` and run until `limit` yields the track's events again, without a repair
+    /// that the first reading did not log.
+    struct TrackChunk {
+        var index: Int
+        var start: Int
+        var previousStatus: UInt8
+        var limit: Int
+    }
+
+    /// Reads the file into a `MusicSequence`.
     func parse(log: inout IssueLog) throws(MIDIFileIssue) -> MusicSequence {
+        var tracks: [MusicTrack] = []
+        let header = try parse(log: &log, newTrack: { _, byteCount in EventCollector(forBytes: byteCount) },
+                               endTrack: { collector, _ in tracks.append(MusicTrack(events: collector.events)) })
+        return MusicSequence(format: header.format, division: header.division, tracks: tracks)
+    }
+
+    /// Reads the file, giving each track chunk's events, in order, to a sink `newTrack` makes for it
+    /// (from its index and the bytes of its chunk present in the file), and the sink to `endTrack`
+    /// once the chunk is read. Repairs are logged (or thrown, in strict mode) in the order met.
+    func parse<Sink: TrackEventSink>(log: inout IssueLog, newTrack: (_ index: Int, _ byteCount: Int) -> Sink,
+                                     endTrack: (Sink, TrackChunk) -> Void) throws(MIDIFileIssue) -> Header {
         let (start, end) = try smfRange(log: &log)
         guard end - start >= 8, matches("MThd", at: start) else {
             throw log.error(.notAMIDIFile, track: nil, offset: start)
@@ -20,7 +51,7 @@ struct SMFParser {
             throw log.error(.invalidDivision(readUInt16(at: divisionOffset)), track: nil, offset: divisionOffset)
         }
 
-        var tracks: [MusicTrack] = []
+        var trackCount = 0
         var position = start + 8 + headerLength
         var previousStatus: UInt8 = 0
         while end - position >= 8 {
@@ -29,71 +60,87 @@ struct SMFParser {
             var bodyEnd = bodyStart + Int(declaredLength)
             if bodyEnd > end {
                 try log.repaired(.chunkPastEndOfFile(declared: declaredLength, available: end - bodyStart),
-                                 track: matches("MTrk", at: position) ? tracks.count : nil, offset: position + 4)
+                                 track: matches("MTrk", at: position) ? trackCount : nil, offset: position + 4)
                 bodyEnd = end
             }
             guard matches("MTrk", at: position) else {
                 position = bodyEnd  // Not a track chunk: the SMF specification says to skip it.
                 continue
             }
-            var decoder = TrackDecoder(bytes: bytes, track: tracks.count, start: bodyStart, previousStatus: previousStatus)
-            decoder.reserveCapacity(forBytes: bodyEnd - bodyStart)
-            position = try decodeTrack(&decoder, chunkStart: position, declaredLength: declaredLength, bodyEnd: bodyEnd,
-                                       fileEnd: end, log: &log)
-            tracks.append(MusicTrack(events: decoder.events))
+            var decoder = TrackDecoder(bytes: bytes, track: trackCount, start: bodyStart, previousStatus: previousStatus)
+            var sink = newTrack(trackCount, bodyEnd - bodyStart)
+            let decoded = try decodeTrack(&decoder, into: &sink, chunkStart: position, declaredLength: declaredLength,
+                                          bodyEnd: bodyEnd, fileEnd: end, log: &log)
+            position = decoded.next
+            endTrack(sink, TrackChunk(index: trackCount, start: bodyStart, previousStatus: previousStatus, limit: decoded.limit))
+            trackCount += 1
             previousStatus = decoder.runningStatus
         }
 
         if position < end {
             try log.repaired(.trailingBytes(count: end - position), track: nil, offset: position)
         }
-        if tracks.count != declaredTracks {
-            try log.repaired(.trackCountMismatch(declared: declaredTracks, found: tracks.count), track: nil, offset: start + 10)
+        if trackCount != declaredTracks {
+            try log.repaired(.trackCountMismatch(declared: declaredTracks, found: trackCount), track: nil, offset: start + 10)
         }
-        if format == 0 && tracks.count > 1 {
-            try log.repaired(.formatZeroWithTracks(tracks.count), track: nil, offset: start + 8)
+        if format == 0 && trackCount > 1 {
+            try log.repaired(.formatZeroWithTracks(trackCount), track: nil, offset: start + 8)
         }
-        return MusicSequence(format: Int(format), division: division, tracks: tracks)
+        return Header(format: Int(format), division: division)
     }
 
-    /// Decodes the track chunk at `chunkStart`, repairing its length if it does not match End of Track;
-    /// returns where the next chunk starts.
-    private func decodeTrack(_ decoder: inout TrackDecoder, chunkStart: Int, declaredLength: UInt32, bodyEnd: Int,
-                             fileEnd: Int, log: inout IssueLog) throws(MIDIFileIssue) -> Int {
+    /// Decodes the track chunk at `chunkStart` into `sink`, repairing its length if it does not match
+    /// End of Track; returns where the next chunk starts and the limit the kept decoding ran to.
+    private func decodeTrack<Sink: TrackEventSink>(_ decoder: inout TrackDecoder, into sink: inout Sink, chunkStart: Int,
+                                                   declaredLength: UInt32, bodyEnd: Int, fileEnd: Int,
+                                                   log: inout IssueLog) throws(MIDIFileIssue) -> (next: Int, limit: Int) {
         let track = decoder.track
         let bodyStart = chunkStart + 8
-        let stop = try decoder.decode(until: bodyEnd, log: &log)
+        let stop = try Self.decode(&decoder, into: &sink, until: bodyEnd, log: &log)
         if !stop.isEndOfTrack, bodyEnd < fileEnd, !looksLikeChunkHeader(at: bodyEnd, fileEnd: fileEnd) {
             // The declared length may fall short of the track: read on, up to the next track chunk
             // header (so no byte is read on over twice and the read stays linear), and keep that
             // reading only if it ends at an End of Track.
             var onward = decoder
+            var onwardSink = sink
             var onwardLog = IssueLog(file: log.file, strict: log.strict)
             let onwardLimit = nextTrackHeader(from: bodyEnd, fileEnd: fileEnd)
-            if case .endOfTrack(let end)? = try? onward.decode(until: onwardLimit, log: &onwardLog) {
+            if case .endOfTrack(let end)? = try? Self.decode(&onward, into: &onwardSink, until: onwardLimit, log: &onwardLog) {
                 decoder = onward
+                sink = onwardSink
                 log.append(onwardLog)
                 try log.repaired(.chunkLengthUndershoots(declared: declaredLength, actual: end - bodyStart),
                                  track: track, offset: chunkStart + 4)
-                return end
+                return (end, onwardLimit)
             }
         }
         switch stop {
         case .endOfTrack(let end):
-            guard end < bodyEnd else { return end }
+            guard end < bodyEnd else { return (end, bodyEnd) }
             if matches("MTrk", at: end), looksLikeChunkHeader(at: end, fileEnd: fileEnd) {
                 try log.repaired(.chunkLengthOvershoots(declared: declaredLength, actual: end - bodyStart),
                                  track: track, offset: chunkStart + 4)
-                return end
+                return (end, bodyEnd)
             }
             try log.repaired(.bytesAfterEndOfTrack(count: bodyEnd - end), track: track, offset: end)
-            return bodyEnd
+            return (bodyEnd, bodyEnd)
         case .truncated(let eventStart):
             try log.repaired(.truncatedEvent, track: track, offset: eventStart)
             fallthrough
         case .limit:
             try log.repaired(.missingEndOfTrack, track: track, offset: bodyEnd)
-            return bodyEnd
+            return (bodyEnd, bodyEnd)
+        }
+    }
+
+    /// Gives `sink` the events `decoder` yields until it stops at `limit` or End of Track.
+    private static func decode<Sink: TrackEventSink>(_ decoder: inout TrackDecoder, into sink: inout Sink, until limit: Int,
+                                                     log: inout IssueLog) throws(MIDIFileIssue) -> TrackDecoder.Stop {
+        while true {
+            switch try decoder.next(until: limit, log: &log) {
+            case .event(let event): sink.add(event)
+            case .stopped(let stop): return stop
+            }
         }
     }
 
@@ -160,5 +207,26 @@ struct SMFParser {
 
     private func readUInt32LittleEndian(at offset: Int) -> UInt32 {
         UInt32(bytes[offset + 3]) << 24 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset])
+    }
+}
+
+/// What the chunk level gives a track chunk's events to, one at a time, as the decoder yields them.
+protocol TrackEventSink {
+    mutating func add(_ event: TimedEvent)
+}
+
+/// Collects a track's events, as `MIDIFileReader` keeps them.
+struct EventCollector: TrackEventSink {
+    var events: [TimedEvent] = []
+
+    /// Reserves room for the events `byteCount` bytes of track data usually hold (about 3 bytes an
+    /// event), so a large track does not regrow its array; `byteCount` counts bytes present in the
+    /// file, never a declared length.
+    init(forBytes byteCount: Int) {
+        events.reserveCapacity(byteCount / 3)
+    }
+
+    mutating func add(_ event: TimedEvent) {
+        events.append(event)
     }
 }

@@ -143,10 +143,32 @@ public struct TrackSummary: Hashable, Sendable, Codable {
 
     /// Summarises `track`.
     public init(_ track: MusicTrack) {
-        var channels = Set<Int>()
-        var programs: [ProgramUse] = []
-        var noteCount = 0
-        for timed in track.events {
+        var builder = Builder()
+        for timed in track.events { builder.add(timed) }
+        self = builder.summary
+    }
+
+    private init(name: String?, instrumentName: String?, channels: [Int], programs: [ProgramUse], noteCount: Int, eventCount: Int) {
+        self.name = name
+        self.instrumentName = instrumentName
+        self.channels = channels
+        self.programs = programs
+        self.noteCount = noteCount
+        self.eventCount = eventCount
+    }
+
+    /// Summarises a track from its events given one at a time, in order (as the streaming report
+    /// reads them from the file).
+    struct Builder {
+        private var name: String?
+        private var instrumentName: String?
+        private var channels = Set<Int>()
+        private var programs: [ProgramUse] = []
+        private var noteCount = 0
+        private var eventCount = 0
+
+        mutating func add(_ timed: TimedEvent) {
+            eventCount += 1
             switch timed.event {
             case .meta(.text(.trackName, _)) where name == nil:
                 if case .meta(let meta) = timed.event { name = meta.text }
@@ -160,13 +182,14 @@ public struct TrackSummary: Hashable, Sendable, Codable {
                     if !programs.contains(use) { programs.append(use) }
                 }
             default:
-                continue
+                break
             }
         }
-        self.channels = channels.sorted()
-        self.programs = programs
-        self.noteCount = noteCount
-        self.eventCount = track.events.count
+
+        var summary: TrackSummary {
+            TrackSummary(name: name, instrumentName: instrumentName, channels: channels.sorted(), programs: programs,
+                         noteCount: noteCount, eventCount: eventCount)
+        }
     }
 }
 

@@ -103,24 +103,31 @@ public struct SequenceReport: Codable, Equatable, Sendable {
     /// are timed one after another, as the player plays them.
     public init(file: String, sequence: MusicSequence, warnings: [String]) {
         let timeline = sequence.concatenatingPatterns()
-        let map = TempoMap(sequence: timeline)
-        func placed(_ tick: Int64, _ kind: String?, _ value: String) -> Placed {
-            Placed(tick: tick, position: map.barBeatTick(atTick: tick).description, seconds: map.seconds(atTick: tick), kind: kind, value: value)
-        }
+        // The tracks merged in playing order (as `mergedToFormat0()` orders them), read in place.
+        var playing = PlayingOrderFacts(map: TempoMap(sequence: timeline))
+        timeline.forEachEventInTickOrder { _, _, timed in playing.add(timed) }
+        self.init(file: file, format: sequence.format, division: sequence.division, summaries: sequence.trackSummaries,
+                  playing: playing, warnings: warnings)
+    }
 
+    /// The report from its parts: the tracks' summaries, and the facts of the song's events in
+    /// playing order with the tempo map of its timeline (format 2 patterns one after another).
+    init(file: String, format: Int, division: MIDIFile.Division, summaries: [TrackSummary], playing: PlayingOrderFacts,
+         warnings: [String]) {
+        let map = playing.map
         self.file = file
-        format = sequence.format
-        switch sequence.division {
-        case .ticksPerQuarter(let ppq): division = Division(ticksPerQuarter: Int(ppq))
-        case .smpte(let fps, let ticks): division = Division(framesPerSecond: Int(fps), ticksPerFrame: Int(ticks))
+        self.format = format
+        switch division {
+        case .ticksPerQuarter(let ppq): self.division = Division(ticksPerQuarter: Int(ppq))
+        case .smpte(let fps, let ticks): self.division = Division(framesPerSecond: Int(fps), ticksPerFrame: Int(ticks))
         }
         duration = Duration(ticks: map.endTick, seconds: map.durationInSeconds, bars: map.durationInBars)
         tempo = map.tempoRange.map {
             TempoRange(initialBPM: map.tempoChanges.first { $0.microsecondsPerQuarter > 0 }?.beatsPerMinute ?? $0.lowerBound, minimumBPM: $0.lowerBound,
                        maximumBPM: $0.upperBound, changes: map.tempoChanges.count - 1)
         }
-        tempos = map.tempoChanges.map { Tempo(placed: placed($0.tick, nil, ""), microsecondsPerQuarter: Int($0.microsecondsPerQuarter)) }
-        tracks = sequence.trackSummaries.enumerated().map { index, summary in
+        tempos = map.tempoChanges.map { Tempo(placed: playing.placed($0.tick, nil, ""), microsecondsPerQuarter: Int($0.microsecondsPerQuarter)) }
+        tracks = summaries.enumerated().map { index, summary in
             Track(index: index, name: summary.name, instrumentName: summary.instrumentName,
                   channels: summary.channels.map { $0 + 1 },
                   programs: summary.programs.map(Program.init),
@@ -128,13 +135,34 @@ public struct SequenceReport: Codable, Equatable, Sendable {
         }
         let name = tracks.first?.name.map { String($0.reversed().drop { $0 == "\0" }.reversed()) }
         title = name.flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
-        timeSignatures = map.timeSignatures.map { placed($0.tick, nil, "\($0.numerator)/\($0.denominator)") }
-        keySignatures = map.keySignatures.map { placed($0.tick, nil, $0.name) }
+        timeSignatures = map.timeSignatures.map { playing.placed($0.tick, nil, "\($0.numerator)/\($0.denominator)") }
+        keySignatures = map.keySignatures.map { playing.placed($0.tick, nil, $0.name) }
+        notes = playing.notes
+        markers = playing.markers
+        lyrics = playing.lyrics
+        texts = playing.texts
+        self.warnings = warnings
+    }
 
-        // The tracks merged in playing order (as `mergedToFormat0()` orders them), read in place.
-        var counter = NoteCounter()
-        var markers: [Placed] = [], lyrics: [Placed] = [], texts: [Placed] = []
-        timeline.forEachEventInTickOrder { _, _, timed in
+    /// What the report learns from a song's events given in playing order (the tracks merged by
+    /// tick, then track, then order in the track): the note facts, markers, lyrics and texts, placed
+    /// by the song's tempo map.
+    struct PlayingOrderFacts {
+        let map: TempoMap
+        private var counter = NoteCounter()
+        private(set) var markers: [Placed] = []
+        private(set) var lyrics: [Placed] = []
+        private(set) var texts: [Placed] = []
+
+        init(map: TempoMap) {
+            self.map = map
+        }
+
+        func placed(_ tick: Int64, _ kind: String?, _ value: String) -> Placed {
+            Placed(tick: tick, position: map.barBeatTick(atTick: tick).description, seconds: map.seconds(atTick: tick), kind: kind, value: value)
+        }
+
+        mutating func add(_ timed: TimedEvent) {
             switch timed.event {
             case .midi(let message):
                 counter.add(message, at: timed.tick)
@@ -150,11 +178,12 @@ public struct SequenceReport: Codable, Equatable, Sendable {
                 return
             }
         }
-        notes = counter.finish()
-        self.markers = markers
-        self.lyrics = lyrics
-        self.texts = texts
-        self.warnings = warnings
+
+        /// The note facts of the events given so far.
+        var notes: Notes {
+            var counting = counter
+            return counting.finish()
+        }
     }
 
     /// The note facts of a song's channel messages, given in playing order. At one tick, note-offs

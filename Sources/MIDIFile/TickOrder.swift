@@ -26,36 +26,61 @@ extension MusicSequence {
             for entry in order { try body(entry.track, entry.index, tracks[entry.track].events[entry.index]) }
             return
         }
-        // A binary heap of the tracks' next events, least (tick, track) on top.
-        var heap: [(tick: Int64, track: Int)] = []
+        var heap = TrackMergeHeap(chosen.filter { !tracks[$0].events.isEmpty }.map { (tick: key(tracks[$0].events[0].tick), track: $0) })
         var next = [Int](repeating: 0, count: tracks.count)
-        func less(_ a: (tick: Int64, track: Int), _ b: (tick: Int64, track: Int)) -> Bool { (a.tick, a.track) < (b.tick, b.track) }
-        func siftDown(_ start: Int) {
-            var parent = start
-            while true {
-                let left = 2 * parent + 1, right = left + 1
-                var least = parent
-                if left < heap.count, less(heap[left], heap[least]) { least = left }
-                if right < heap.count, less(heap[right], heap[least]) { least = right }
-                if least == parent { return }
-                heap.swapAt(parent, least)
-                parent = least
-            }
-        }
-        for track in chosen where !tracks[track].events.isEmpty { heap.append((key(tracks[track].events[0].tick), track)) }
-        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
-        while let top = heap.first {
+        while let top = heap.top {
             let track = top.track, events = tracks[track].events
             let index = next[track]
             try body(track, index, events[index])
             next[track] = index + 1
             if index + 1 < events.count {
-                heap[0] = (key(events[index + 1].tick), track)
+                heap.replaceTop(tick: key(events[index + 1].tick))
             } else {
-                heap[0] = heap[heap.count - 1]
-                heap.removeLast()
+                heap.removeTop()
             }
-            if !heap.isEmpty { siftDown(0) }
+        }
+    }
+}
+
+/// The k-way merge of tracks in playing order: a binary heap of the tracks that have events left,
+/// keyed by their next event's tick, the least (tick, track) on top. Each track is in it once at most.
+struct TrackMergeHeap {
+    private var entries: [(tick: Int64, track: Int)]
+
+    /// The heap of `entries` (each track's first tick, in any order).
+    init(_ entries: [(tick: Int64, track: Int)]) {
+        self.entries = entries
+        for index in stride(from: entries.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
+    }
+
+    /// The track whose next event comes first, and its tick; nil when no track has events left.
+    var top: (tick: Int64, track: Int)? { entries.first }
+
+    /// The top track's next event is at `tick`.
+    mutating func replaceTop(tick: Int64) {
+        entries[0].tick = tick
+        siftDown(0)
+    }
+
+    /// The top track has no events left.
+    mutating func removeTop() {
+        entries[0] = entries[entries.count - 1]
+        entries.removeLast()
+        if !entries.isEmpty { siftDown(0) }
+    }
+
+    private func less(_ a: (tick: Int64, track: Int), _ b: (tick: Int64, track: Int)) -> Bool { (a.tick, a.track) < (b.tick, b.track) }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var least = parent
+            if left < entries.count, less(entries[left], entries[least]) { least = left }
+            if right < entries.count, less(entries[right], entries[least]) { least = right }
+            if least == parent { return }
+            entries.swapAt(parent, least)
+            parent = least
         }
     }
 }

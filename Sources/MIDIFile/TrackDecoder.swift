@@ -1,11 +1,14 @@
 import MIDICore
 
-/// Decodes the events of one track chunk from the file's bytes, checking every read against a limit.
+/// Decodes the events of one track chunk from the file's bytes, one at a time, checking every read
+/// against a limit.
 ///
-/// `decode(until:log:)` can be called again with a further limit after it stopped at one: the reader
-/// does that when a chunk's declared length falls short of its End of Track.
+/// `next(until:log:)` yields the track's events in order, then why it stopped; it can be called again
+/// with a further limit after it stopped at one (the reader does that when a chunk's declared length
+/// falls short of its End of Track). The reader collects the events into tracks; `SequenceReport`'s
+/// streaming construction consumes them in place. Either way the same repairs are logged in the same order.
 struct TrackDecoder {
-    /// How a call to `decode` stopped.
+    /// How decoding stopped.
     enum Stop: Equatable {
         /// At an End of Track meta event ending at `end`.
         case endOfTrack(end: Int)
@@ -20,12 +23,19 @@ struct TrackDecoder {
         }
     }
 
+    /// What one call to `next(until:log:)` gave: the next event, or why decoding stopped.
+    enum Decoded {
+        case event(TimedEvent)
+        case stopped(Stop)
+    }
+
     private let bytes: UnsafeBufferPointer<UInt8>
     /// The track's index, for issue locations.
     let track: Int
     private(set) var position: Int
-    private(set) var events: [TimedEvent] = []
     private var tick: Int64 = 0
+    /// Where the End of Track event ended, once it was decoded.
+    private var endOfTrack: Int?
     /// The status byte running status repeats (0 when none yet).
     private(set) var runningStatus: UInt8
     /// Whether running status is carried over from the previous track, not yet used or replaced.
@@ -44,39 +54,33 @@ struct TrackDecoder {
         self.statusFromPreviousTrack = previousStatus != 0
     }
 
-    /// Reserves room for the events `byteCount` bytes of track data usually hold (about 3 bytes an
-    /// event), so a large track does not regrow its array; `byteCount` counts bytes present in the
-    /// file, never a declared length.
-    mutating func reserveCapacity(forBytes byteCount: Int) {
-        events.reserveCapacity(byteCount / 3)
-    }
-
-    /// Decodes events until End of Track or `limit` (at most `bytes.count`).
-    mutating func decode(until limit: Int, log: inout IssueLog) throws(MIDIFileIssue) -> Stop {
-        while position < limit {
-            let eventStart = position
-            let tickBefore = tick
-            guard let stop = try decodeEvent(limit: limit, log: &log) else { continue }
-            if case .truncated = stop {
-                position = eventStart
-                tick = tickBefore
-            }
-            return stop
+    /// The next event before `limit` (at most `bytes.count`), or why decoding stops: after End of
+    /// Track (which it yields first), at the limit, or at an event the limit cuts off.
+    @inline(__always)
+    mutating func next(until limit: Int, log: inout IssueLog) throws(MIDIFileIssue) -> Decoded {
+        if let endOfTrack { return .stopped(.endOfTrack(end: endOfTrack)) }
+        guard position < limit else { return .stopped(.limit) }
+        let eventStart = position
+        let tickBefore = tick
+        let decoded = try decodeEvent(limit: limit, log: &log)
+        if case .stopped(.truncated) = decoded {
+            position = eventStart
+            tick = tickBefore
         }
-        return .limit
+        return decoded
     }
 
-    /// Decodes one event; returns `nil` to go on, or why to stop.
-    private mutating func decodeEvent(limit: Int, log: inout IssueLog) throws(MIDIFileIssue) -> Stop? {
+    /// Decodes one event: the event, or why to stop.
+    private mutating func decodeEvent(limit: Int, log: inout IssueLog) throws(MIDIFileIssue) -> Decoded {
         let eventStart = position
         guard let delta = try readVariableLength(limit: limit, log: log) else {
-            return .truncated(eventStart: eventStart)
+            return .stopped(.truncated(eventStart: eventStart))
         }
         guard tick <= Int64.max - Int64(delta) else {
             throw log.error(.tickOverflow, track: track, offset: eventStart)
         }
         tick += Int64(delta)
-        guard position < limit else { return .truncated(eventStart: eventStart) }
+        guard position < limit else { return .stopped(.truncated(eventStart: eventStart)) }
 
         var status = bytes[position]
         if status < 0x80 {
@@ -114,9 +118,9 @@ struct TrackDecoder {
     }
 
     private mutating func decodeChannelMessage(status: UInt8, eventStart: Int, limit: Int,
-                                               log: IssueLog) throws(MIDIFileIssue) -> Stop? {
+                                               log: IssueLog) throws(MIDIFileIssue) -> Decoded {
         let length = (status & 0xE0) == 0xC0 ? 1 : 2
-        guard position + length <= limit else { return .truncated(eventStart: eventStart) }
+        guard position + length <= limit else { return .stopped(.truncated(eventStart: eventStart)) }
         let data1 = bytes[position]
         let data2 = length == 2 ? bytes[position + 1] : 0
         if data1 >= 0x80 { throw log.error(.dataByteExpected(data1), track: track, offset: position) }
@@ -126,24 +130,23 @@ struct TrackDecoder {
         statusFromPreviousTrack = false
         runningStatusCancelled = false
         // Every status in 0x80...0xEF with data bytes below 0x80 makes a message.
-        events.append(TimedEvent(tick: tick, .midi(MIDIMessage(status: status, data1: data1, data2: data2)!)))
-        return nil
+        return .event(TimedEvent(tick: tick, .midi(MIDIMessage(status: status, data1: data1, data2: data2)!)))
     }
 
-    private mutating func decodeMeta(eventStart: Int, limit: Int, log: inout IssueLog) throws(MIDIFileIssue) -> Stop? {
-        guard position < limit else { return .truncated(eventStart: eventStart) }
+    private mutating func decodeMeta(eventStart: Int, limit: Int, log: inout IssueLog) throws(MIDIFileIssue) -> Decoded {
+        guard position < limit else { return .stopped(.truncated(eventStart: eventStart)) }
         let type = bytes[position]
         position += 1
         guard let data = try readLengthAndData(limit: limit, log: log) else {
-            return .truncated(eventStart: eventStart)
+            return .stopped(.truncated(eventStart: eventStart))
         }
         runningStatusCancelled = true
         if type == 0x2F {
             if !data.isEmpty {
                 try log.repaired(.endOfTrackWithData(length: data.count), track: track, offset: eventStart)
             }
-            events.append(TimedEvent(tick: tick, .meta(.endOfTrack)))
-            return .endOfTrack(end: position)
+            endOfTrack = position
+            return .event(TimedEvent(tick: tick, .meta(.endOfTrack)))
         }
         let meta: MetaEvent
         if let decoded = MetaEvent(type: type, data: data) {
@@ -161,17 +164,16 @@ struct TrackDecoder {
             try log.repaired(.metaLengthInvalid(type: type, length: data.count), track: track, offset: eventStart)
             meta = .raw(type: type, data: Array(data))
         }
-        events.append(TimedEvent(tick: tick, .meta(meta)))
-        return nil
+        return .event(TimedEvent(tick: tick, .meta(meta)))
     }
 
     /// An F0 event (a SysEx message or its first packet) or an F7 event (a SysEx continuation packet or
     /// an escape). An F7 event holding exactly one system common or real-time message decodes to that
     /// message: its status byte cannot be SysEx data.
     private mutating func decodeSysEx(status: UInt8, eventStart: Int, limit: Int,
-                                      log: IssueLog) throws(MIDIFileIssue) -> Stop? {
+                                      log: IssueLog) throws(MIDIFileIssue) -> Decoded {
         guard let data = try readLengthAndData(limit: limit, log: log) else {
-            return .truncated(eventStart: eventStart)
+            return .stopped(.truncated(eventStart: eventStart))
         }
         runningStatusCancelled = true
         let event: SequenceEvent
@@ -182,8 +184,7 @@ struct TrackDecoder {
         } else {
             event = .escape(Array(data))
         }
-        events.append(TimedEvent(tick: tick, event))
-        return nil
+        return .event(TimedEvent(tick: tick, event))
     }
 
     /// The system common or real-time message that `data` holds exactly, if it holds one.
@@ -198,11 +199,11 @@ struct TrackDecoder {
 
     /// A system common or real-time status byte written directly in the track, without an F7 escape.
     private mutating func decodeBareSystemMessage(status: UInt8, eventStart: Int, limit: Int,
-                                                  log: inout IssueLog) throws(MIDIFileIssue) -> Stop? {
+                                                  log: inout IssueLog) throws(MIDIFileIssue) -> Decoded {
         guard let length = MIDIMessage.dataLength(forStatus: status) else {
             throw log.error(.undefinedStatus(status), track: track, offset: position - 1)
         }
-        guard position + length <= limit else { return .truncated(eventStart: eventStart) }
+        guard position + length <= limit else { return .stopped(.truncated(eventStart: eventStart)) }
         let data1 = length > 0 ? bytes[position] : 0
         let data2 = length > 1 ? bytes[position + 1] : 0
         guard let message = MIDIMessage(status: status, data1: data1, data2: data2) else {
@@ -210,8 +211,7 @@ struct TrackDecoder {
         }
         try log.repaired(.systemMessageWithoutEscape(status), track: track, offset: position - 1)
         position += length
-        events.append(TimedEvent(tick: tick, .midi(message)))
-        return nil
+        return .event(TimedEvent(tick: tick, .midi(message)))
     }
 
     /// Reads a variable-length quantity (at most 4 bytes); `nil` if the limit cuts it off.

@@ -37,23 +37,26 @@ struct IndexedFile: Sendable {
     var hash: String
     var facts: Facts
 
-    /// Reads the file at `path` (once), hashes it and gathers its facts; `knownHash` is the hash
+    /// Reads the file at `path` (a song mapped once), hashes it and gathers its facts; `knownHash` is the hash
     /// already indexed, if any, so an unchanged file is not parsed again.
     static func read(_ path: String, kind: Kind, size: Int64, modified: Int64, knownHash: String?) -> IndexedFile {
         var file = IndexedFile(path: path, kind: kind, size: size, modified: modified, hash: "", facts: .unchanged)
         switch kind {
         case .song:
-            guard let bytes = FileManager.default.contents(atPath: path).map([UInt8].init) else {
-                file.facts = .refused("\(path) cannot be read")
-                return file
-            }
-            file.hash = ContentHash.of(bytes)
-            guard file.hash != knownHash else { return file }
+            // The file mapped, hashed and its report streamed from it: a song of millions of notes
+            // is never held as a sequence.
             do {
-                let result = try MIDIFileReader.read(bytes: bytes, name: path)
-                file.facts = .song(SequenceReport(file: path, sequence: result.sequence, warnings: result.warnings.map(\.description)))
+                try MIDIFileReader.withContents(ofFile: path) { bytes in
+                    file.hash = ContentHash.of(bytes)
+                    guard file.hash != knownHash else { return }
+                    do throws(MIDIFileIssue) {
+                        file.facts = .song(try SequenceReport(file: path, bytes: bytes))
+                    } catch {
+                        file.facts = .refused(error.description)
+                    }
+                }
             } catch {
-                file.facts = .refused(error.description)
+                file.facts = .refused("\(path) cannot be read")
             }
         case .soundFont:
             guard let hash = ContentHash.ofFile(path) else {

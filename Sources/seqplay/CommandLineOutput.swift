@@ -42,9 +42,24 @@ enum CommandLineOutput {
         do {
             return try MIDIFileReader.read(contentsOf: path, mode: strict ? .strict : .lenient)
         } catch {
-            if case .unreadable = error.reason { throw CommandFailure("\(error)", .inputOutput) }
-            throw CommandFailure("\(error)", .badMIDIFile)
+            throw failure(reading: error)
         }
+    }
+
+    /// The report of the MIDI file at `path`, streamed from the file (`SequenceReport(contentsOf:mode:)`),
+    /// or the same failure as `readMIDIFile(_:strict:)`'s.
+    static func reportMIDIFile(_ path: String, strict: Bool = false) throws(CommandFailure) -> SequenceReport {
+        do {
+            return try SequenceReport(contentsOf: path, mode: strict ? .strict : .lenient)
+        } catch {
+            throw failure(reading: error)
+        }
+    }
+
+    /// Status 5 when the file cannot be read, 3 when it is not a MIDI file seqplay can read.
+    private static func failure(reading issue: MIDIFileIssue) -> CommandFailure {
+        if case .unreadable = issue.reason { return CommandFailure("\(issue)", .inputOutput) }
+        return CommandFailure("\(issue)", .badMIDIFile)
     }
 }
 

@@ -31,11 +31,11 @@ struct InfoCommand: ParsableCommand {
 
     func run() throws {
         if SoundFontInfo.isSoundFont(file) { return try SoundFontInfo.run(path: file, json: json) }
-        let result = try CommandLineOutput.readMIDIFile(file, strict: strict)
         if events {
-            return try listEvents(of: result.sequence)
+            return try listEvents(of: try CommandLineOutput.readMIDIFile(file, strict: strict).sequence)
         }
-        let report = SequenceReport(file: file, sequence: result.sequence, warnings: result.warnings.map(\.description))
+        // Streamed from the mapped file: a song of millions of notes is never held as a sequence.
+        let report = try CommandLineOutput.reportMIDIFile(file, strict: strict)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
