@@ -74,10 +74,10 @@ public enum MIDIFileReader {
         return Array(bytes[..<filled])
     }
 
-    /// Calls `body` with the bytes of the file at `path`, valid during the call only: the file
-    /// memory-mapped, so that only the pages read are in memory and nothing is copied (read into
-    /// memory where it cannot be mapped). Throws what `read(contentsOf:mode:)` throws for a file it
-    /// cannot read. A mapped file must not be truncated while `body` reads it.
+    /// Calls `body` with the bytes of the file at `path`, valid during the call only: read once into
+    /// memory (not mapped: a mapped file that another program truncates while it is read would end the
+    /// process with SIGBUS; read, it is just shorter). Throws what `read(contentsOf:mode:)` throws for a
+    /// file it cannot read.
     public static func withContents<Value>(ofFile path: String,
                                            _ body: (UnsafeBufferPointer<UInt8>) -> Value) throws(MIDIFileIssue) -> Value {
         func unreadable(_ failure: ReadFailure) -> MIDIFileIssue {
@@ -86,11 +86,6 @@ public enum MIDIFileReader {
         let descriptor: Int32, size: Int
         do { (descriptor, size) = try openRegularFile(path) } catch { throw unreadable(error) }
         defer { close(descriptor) }
-        if size > 0, let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0),
-           mapped != UnsafeMutableRawPointer(bitPattern: -1) {
-            defer { munmap(mapped, size) }
-            return body(UnsafeBufferPointer(start: mapped.assumingMemoryBound(to: UInt8.self), count: size))
-        }
         let bytes: [UInt8]
         do { bytes = try readAll(descriptor, size: size) } catch { throw unreadable(error) }
         return bytes.withUnsafeBufferPointer(body)

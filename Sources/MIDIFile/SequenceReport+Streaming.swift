@@ -3,8 +3,7 @@ extension SequenceReport {
     /// holding it as a `MusicSequence`: the same report, errors, repairs and warnings as
     /// `SequenceReport(file:sequence:warnings:)` over `MIDIFileReader.read(contentsOf:mode:)`, in memory
     /// that depends on the report's size (tempo and signature changes, texts, tracks), not on the number
-    /// of events, plus the pages of the file, which is memory-mapped
-    /// (`MIDIFileReader.withContents(ofFile:_:)`). The file is named `path` in the report and its issues.
+    /// of events, plus the file's bytes, read once (`MIDIFileReader.withContents(ofFile:_:)`). The file is named `path` in the report and its issues.
     public init(contentsOf path: String, mode: MIDIFileReader.Mode = .lenient) throws(MIDIFileIssue) {
         let result = try MIDIFileReader.withContents(ofFile: path) { bytes in
             Result { () throws(MIDIFileIssue) in try SequenceReport(file: path, bytes: bytes, mode: mode) }

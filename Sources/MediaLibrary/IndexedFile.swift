@@ -37,13 +37,13 @@ struct IndexedFile: Sendable {
     var hash: String
     var facts: Facts
 
-    /// Reads the file at `path` (a song mapped once), hashes it and gathers its facts; `knownHash` is the hash
+    /// Reads the file at `path` (a song's bytes read once), hashes it and gathers its facts; `knownHash` is the hash
     /// already indexed, if any, so an unchanged file is not parsed again.
     static func read(_ path: String, kind: Kind, size: Int64, modified: Int64, knownHash: String?) -> IndexedFile {
         var file = IndexedFile(path: path, kind: kind, size: size, modified: modified, hash: "", facts: .unchanged)
         switch kind {
         case .song:
-            // The file mapped, hashed and its report streamed from it: a song of millions of notes
+            // The file read once, hashed and its report streamed from its bytes: a song of millions of notes
             // is never held as a sequence.
             do {
                 try MIDIFileReader.withContents(ofFile: path) { bytes in

@@ -34,7 +34,7 @@ struct InfoCommand: ParsableCommand {
         if events {
             return try listEvents(of: try CommandLineOutput.readMIDIFile(file, strict: strict).sequence)
         }
-        // Streamed from the mapped file: a song of millions of notes is never held as a sequence.
+        // Streamed from the file's bytes: a song of millions of notes is never held as a sequence.
         let report = try CommandLineOutput.reportMIDIFile(file, strict: strict)
         if json {
             let encoder = JSONEncoder()
