@@ -141,22 +141,6 @@ public struct TrackSummary: Hashable, Sendable, Codable {
     /// Number of events, End of Track included.
     public var eventCount: Int
 
-    /// Summarises `track`.
-    public init(_ track: MusicTrack) {
-        var builder = Builder()
-        for timed in track.events { builder.add(timed) }
-        self = builder.summary
-    }
-
-    private init(name: String?, instrumentName: String?, channels: [Int], programs: [ProgramUse], noteCount: Int, eventCount: Int) {
-        self.name = name
-        self.instrumentName = instrumentName
-        self.channels = channels
-        self.programs = programs
-        self.noteCount = noteCount
-        self.eventCount = eventCount
-    }
-
     /// Summarises a track from its events given one at a time, in order (as the streaming report
     /// reads them from the file).
     struct Builder {
@@ -190,6 +174,16 @@ public struct TrackSummary: Hashable, Sendable, Codable {
             TrackSummary(name: name, instrumentName: instrumentName, channels: channels.sorted(), programs: programs,
                          noteCount: noteCount, eventCount: eventCount)
         }
+    }
+}
+
+// In an extension, so that the Builder makes summaries with Swift's memberwise init.
+extension TrackSummary {
+    /// Summarises `track`.
+    public init(_ track: MusicTrack) {
+        var builder = Builder()
+        for timed in track.events { builder.add(timed) }
+        self = builder.summary
     }
 }
 
