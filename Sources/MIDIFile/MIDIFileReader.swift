@@ -24,23 +24,21 @@ public enum MIDIFileReader {
 
     /// Reads the file at `path`. Errors name the file as `path`.
     public static func read(contentsOf path: String, mode: Mode = .lenient) throws(MIDIFileIssue) -> MIDIFileReadResult {
-        let bytes: [UInt8]
-        do {
-            bytes = try contents(of: path)
-        } catch {
-            throw MIDIFileIssue(file: path, track: nil, offset: 0, reason: .unreadable(error.reason))
-        }
-        return try read(bytes: bytes, name: path, mode: mode)
+        try read(bytes: contents(of: path), name: path, mode: mode)
     }
 
     private struct ReadFailure: Error { var reason: String }
 
-    /// The whole file, or the system's reason it cannot be read ("No such file or directory",
-    /// "Is a directory", "Permission denied").
-    private static func contents(of path: String) throws(ReadFailure) -> [UInt8] {
-        let (descriptor, size) = try openRegularFile(path)
-        defer { close(descriptor) }
-        return try readAll(descriptor, size: size)
+    /// The whole file, read once, or an `unreadable` issue with the system's reason ("No such file or
+    /// directory", "Is a directory", "Permission denied").
+    private static func contents(of path: String) throws(MIDIFileIssue) -> [UInt8] {
+        do throws(ReadFailure) {
+            let (descriptor, size) = try openRegularFile(path)
+            defer { close(descriptor) }
+            return try readAll(descriptor, size: size)
+        } catch {
+            throw MIDIFileIssue(file: path, track: nil, offset: 0, reason: .unreadable(error.reason))
+        }
     }
 
     /// Opens the regular file at `path` for reading: its descriptor and size.
@@ -80,15 +78,7 @@ public enum MIDIFileReader {
     /// file it cannot read.
     public static func withContents<Value>(ofFile path: String,
                                            _ body: (UnsafeBufferPointer<UInt8>) -> Value) throws(MIDIFileIssue) -> Value {
-        func unreadable(_ failure: ReadFailure) -> MIDIFileIssue {
-            MIDIFileIssue(file: path, track: nil, offset: 0, reason: .unreadable(failure.reason))
-        }
-        let descriptor: Int32, size: Int
-        do { (descriptor, size) = try openRegularFile(path) } catch { throw unreadable(error) }
-        defer { close(descriptor) }
-        let bytes: [UInt8]
-        do { bytes = try readAll(descriptor, size: size) } catch { throw unreadable(error) }
-        return bytes.withUnsafeBufferPointer(body)
+        try contents(of: path).withUnsafeBufferPointer(body)
     }
 
     /// Reads a file's bytes; `name` is the file name errors and warnings give.
