@@ -8,7 +8,7 @@ import RealtimeSupport
 /// sample) pair, handed over lock-free. The control thread calls `update()` about once a second: it
 /// fits a `ClockFit` (least-squares rate ratio, position through the least-late periods, since a
 /// render thread can wake late but never early) and publishes the line. Until the first update the
-/// render thread maps through its first period at the nominal rate. `sampleTime(atMonotonic:)` is
+/// render thread maps through the least late period so far at the nominal rate. `sampleTime(atMonotonic:)` is
 /// then a fixed distance from the audio the device plays, whatever the wake-up jitter.
 package final class LiveClock: @unchecked Sendable {
     package let sampleRate: Double
@@ -35,8 +35,10 @@ package final class LiveClock: @unchecked Sendable {
     /// Records that the period starting at `sampleTime` is being rendered now (`monotonic`, default:
     /// the clock now). Real-time safe.
     package func observePeriod(startingAt sampleTime: Int64, monotonic: UInt64 = MonotonicClock.now()) {
-        if provisional == nil {
-            provisional = ClockLine(x0: Int64(monotonic), y0: Double(sampleTime), slope: nominalSlope)
+        // The fit's rule before there is a fit: the line through the least late period so far (a burst
+        // of periods rendered at start, to fill the device's buffer, sets it ahead of the first one).
+        if provisional.map({ Double(sampleTime) > $0.map(Int64(bitPattern: monotonic)) }) ?? true {
+            provisional = ClockLine(x0: Int64(bitPattern: monotonic), y0: Double(sampleTime), slope: nominalSlope)
         }
         observations.append((monotonic, sampleTime))
     }

@@ -28,6 +28,8 @@ public final class LiveMIDIInput: @unchecked Sendable {
     /// Keeps the producers alive.
     private var producers: [LiveInputProducer] = []
     let lateEvents = ManagedAtomic(0)
+    /// The most samples a late event came after its time (see `latestLateness`).
+    let latestLateFrames = ManagedAtomic(0)
     /// Per channel, the destination every producer sends that channel's messages to instead of its own
     /// (-1: its own). See `route(channels:to:)`.
     private var channelRoutes = [Int](repeating: -1, count: 16)
@@ -78,6 +80,9 @@ public final class LiveMIDIInput: @unchecked Sendable {
     /// Timestamped events that arrived too late for their block and were played at the next one.
     package var lateEventCount: Int { lateEvents.load(ordering: .relaxed) }
 
+    /// How late the latest of those events was, in seconds after its time (0 when none was late).
+    package var latestLateness: Double { Double(latestLateFrames.load(ordering: .relaxed)) / clock.sampleRate }
+
     /// Messages dropped because a producer's queue was full (control thread).
     package var droppedCount: Int { producers.reduce(0) { $0 + $1.droppedCount } }
 
@@ -125,6 +130,11 @@ package final class LiveInputDestination: ScheduledMIDISource, @unchecked Sendab
                 guard let (position, due) = earliest, due < sampleTime else { return }
                 if due != QueuedMessage.immediately, due < blockStart - halfBlock {
                     input.lateEvents.wrappingIncrement(ordering: .relaxed)
+                    let late = Int(blockStart - due)
+                    var latest = input.latestLateFrames.load(ordering: .relaxed)
+                    while late > latest {
+                        (_, latest) = input.latestLateFrames.compareExchange(expected: latest, desired: late, ordering: .relaxed)
+                    }
                 }
                 let queue = producers[position].takeUnretainedValue().queues[index]
                 receiver.receive(queue.first!.message)

@@ -64,4 +64,7 @@ public final class LiveSamplerHost: @unchecked Sendable {
 
     /// Timestamped events that arrived too late for their block and were played at the next one.
     public var lateEventCount: Int { input.lateEventCount }
+
+    /// How late the latest of those events was, in seconds after its time (0 when none was late).
+    public var latestLateness: Double { input.latestLateness }
 }

@@ -58,6 +58,9 @@ public final class SequencerRoutedSong: @unchecked Sendable {
     /// Events that reached the sampler after their time.
     public var lateEventCount: Int { host.lateEventCount }
 
+    /// How late the latest of those events was, in seconds after its time (0 when none was late).
+    public var latestLateness: Double { host.latestLateness }
+
     /// Plays to the end (the sampler's tail included) or until `stop()`; returns whether it played to the end.
     @discardableResult
     public func play() throws(SongSessionError) -> Bool {

@@ -31,7 +31,9 @@ struct SequencerRoute {
         }
         let finished = try song.play()
         interruption.finish()
-        if song.lateEventCount > 0 { CommandLineOutput.note("\(song.lateEventCount) events reached the sampler late") }
+        if song.lateEventCount > 0 {
+            CommandLineOutput.note("\(song.lateEventCount) events reached the sampler late (the latest \(Int((song.latestLateness * 1000).rounded())) ms after its time)")
+        }
         if !finished { throw ExitCode.interrupted }
     }
 }

@@ -44,6 +44,23 @@ final class LiveClockTests: XCTestCase {
         return (worst, abs(anchored.map(Int64(end)) - trueSample(end)), (clock.measuredRateRatio! - 1) * 1e6)
     }
 
+    func testBeforeTheFirstFitTheLineGoesThroughTheLeastLatePeriodAsTheFitDoes() {
+        let clock = LiveClock(sampleRate: 48_000, periodFrames: 1024)
+        let start: UInt64 = 5_000_000_000, periodNanoseconds = UInt64(1024 * 1e9 / 48_000)
+        // An output starting: four periods rendered at once to fill the device's buffer, then one a period.
+        for period in 0..<4 { clock.observePeriod(startingAt: Int64(period * 1024), monotonic: start + UInt64(period) * 100_000) }
+        for period in 4..<40 {
+            clock.observePeriod(startingAt: Int64(period * 1024), monotonic: start + UInt64(period - 3) * periodNanoseconds + 200_000)
+        }
+        let now = start + 37 * periodNanoseconds
+        let provisional = clock.sampleTime(atMonotonic: now)!
+        // Period 40 starts rendering now (the first period's line says 37): an event stamped now maps to
+        // the audio being rendered, not to three periods before it.
+        XCTAssertEqual(Double(provisional), 40 * 1024, accuracy: 64)
+        clock.update()
+        XCTAssertEqual(Double(clock.sampleTime(atMonotonic: now)!), Double(provisional), accuracy: 16)
+    }
+
     func testHundredPPMFastCardFollowedWithinAPeriodForTenMinutes() {
         let result = simulate(ppm: 100, minutes: 10, seed: 1)
         print("100 ppm fast card, 10 min: worst error \(String(format: "%.1f", result.worst)) samples; anchored once: \(String(format: "%.0f", result.anchoredOnce))")

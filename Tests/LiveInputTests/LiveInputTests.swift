@@ -119,6 +119,21 @@ final class LiveInputTests: XCTestCase {
         XCTAssertEqual(input.lateEventCount, 0)
     }
 
+    func testLateMessagesPlayAtTheNextBlockAndTheLatestLatenessIsKept() {
+        let input = LiveMIDIInput(destinationCount: 1, sampleRate: 48_000, periodFrames: 256)
+        let jack = input.addProducer(name: "JACK MIDI", delivery: .timestamped(lookAheadFrames: 0))
+        let receiver = CollectingReceiver()
+        for block in Int64(0)..<16 { input.destinations[0].deliverEvents(before: block * 64 + 32, to: receiver) }
+        XCTAssertEqual(input.latestLateness, 0)
+        // Due at samples 300 and 100, pushed only once the block from 1024 renders: late by 724 and 924 samples.
+        jack.push(.noteOn(channel: 0, note: 60, velocity: 1), at: .outputSampleTime(300), from: 0)
+        jack.push(.noteOn(channel: 0, note: 61, velocity: 1), at: .outputSampleTime(100), from: 1)
+        input.destinations[0].deliverEvents(before: 1024 + 32, to: receiver)
+        XCTAssertEqual(receiver.messages.count, 2)
+        XCTAssertEqual(input.lateEventCount, 2)
+        XCTAssertEqual(input.latestLateness, 924.0 / 48_000)
+    }
+
     func testTimestampedMessagesLandInTheirBlockMergedAcrossProducers() {
         let input = LiveMIDIInput(destinationCount: 1, sampleRate: 48_000, periodFrames: 256)
         // Sample 0 was rendered at monotonic 10 s.
