@@ -73,6 +73,9 @@ final class SequencerLiveProducerTests: XCTestCase {
         var sampleTime: Int64 = 0
         while collector.messages.isEmpty, sampleTime < 48_000 * 10 {
             sampleTime += 64
+            // As a sound card's render thread renders: each block at its time or later, never before.
+            let due = start + UInt64(Double(sampleTime) / 48_000 * 1e9)
+            while MonotonicClock.now() < due { usleep(500) }
             input.destinations[0].deliverEvents(before: sampleTime + 32, to: collector)
         }
         let expected = Double(sent - start) / 1e9 * 48_000 + 4_800
