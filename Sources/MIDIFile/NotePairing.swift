@@ -15,8 +15,9 @@ import MIDICore
 /// `Start` is what a note records when it starts (its tick, velocity, an index…).
 public struct NotePairing<Start> {
     /// Per channel × 128 + key, the notes held, oldest first.
-    private var held: [[Start]]
+    @usableFromInline var held: [[Start]]
 
+    @inlinable
     public init() {
         held = Array(repeating: [], count: 16 * 128)
     }
@@ -25,11 +26,13 @@ public struct NotePairing<Start> {
     public typealias HeldNote = (channel: UInt8, key: UInt8, start: Start)
 
     /// Starts a note of `key` on `channel` (0-based).
+    @inlinable
     public mutating func start(channel: UInt8, key: UInt8, _ start: Start) {
         held[Self.slot(channel, key)].append(start)
     }
 
     /// Ends the oldest note of `key` held on `channel`; what it recorded, or nil when none is held.
+    @inlinable
     public mutating func end(channel: UInt8, key: UInt8) -> Start? {
         let slot = Self.slot(channel, key)
         guard !held[slot].isEmpty else { return nil }
@@ -38,6 +41,7 @@ public struct NotePairing<Start> {
 
     /// Applies `message` when it is a note message: starts a note (what it records is `start` of
     /// its channel, key and velocity) or ends one. Returns the note ended, nil for anything else.
+    @inlinable
     public mutating func pair(_ message: MIDIMessage, start: (_ channel: UInt8, _ key: UInt8, _ velocity: UInt8) -> Start) -> HeldNote? {
         switch message {
         case .noteOn(let channel, let key, let velocity) where velocity > 0:
@@ -51,6 +55,7 @@ public struct NotePairing<Start> {
     }
 
     /// Ends every note held on `channel` (All Notes Off, All Sound Off): by key, oldest first.
+    @inlinable
     public mutating func endAll(channel: UInt8) -> [HeldNote] {
         var ended: [HeldNote] = []
         for key in 0..<UInt8(128) {
@@ -60,11 +65,13 @@ public struct NotePairing<Start> {
     }
 
     /// Ends every note held: by channel, then key, then start.
+    @inlinable
     public mutating func endAll() -> [HeldNote] {
         (0..<UInt8(16)).flatMap { endAll(channel: $0) }
     }
 
-    private static func slot(_ channel: UInt8, _ key: UInt8) -> Int { Int(channel & 0x0F) * 128 + Int(key & 0x7F) }
+    @inlinable
+    static func slot(_ channel: UInt8, _ key: UInt8) -> Int { Int(channel & 0x0F) * 128 + Int(key & 0x7F) }
 }
 
 /// A note of a track: from its Note On to its Note Off (`NotePairing`'s rule), in ticks.

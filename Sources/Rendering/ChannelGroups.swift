@@ -84,6 +84,7 @@ public struct ChannelGroups: Hashable, Sendable {
         let timeline = sequence.concatenatingPatterns()
         let map = TempoMap(sequence: timeline)
         var setups = [[Int: MIDIMessage]](repeating: [:], count: 16)  // 0: CC 0, 1: CC 32, 2: program
+        var setupLists = [[MIDIMessage]](repeating: [], count: 16)  // each channel's setups in that order (shared by its notes)
         var pairing = NotePairing<(tick: Int64, setup: [MIDIMessage], velocity: UInt8)>()
         func release(_ note: NotePairing<(tick: Int64, setup: [MIDIMessage], velocity: UInt8)>.HeldNote, at tick: Int64) {
             let start = map.seconds(atTick: note.start.tick)
@@ -94,18 +95,21 @@ public struct ChannelGroups: Hashable, Sendable {
         timeline.forEachEventInTickOrder { _, _, timed in
             guard case .midi(let message) = timed.event, let channel = message.channel.map(Int.init) else { return }
             let tick = timed.tick
+            let setupSlot: Int?
             switch message {
             case .noteOn, .noteOff:
-                if let ended = pairing.pair(message, start: { _, _, velocity in
-                    (tick, setups[channel].sorted { $0.key < $1.key }.map(\.value), velocity)
-                }) {
+                if let ended = pairing.pair(message, start: { _, _, velocity in (tick, setupLists[channel], velocity) }) {
                     release(ended, at: tick)
                 }
                 return
-            case .controlChange(_, 0, _): setups[channel][0] = message
-            case .controlChange(_, 32, _): setups[channel][1] = message
-            case .programChange: setups[channel][2] = message
-            default: break
+            case .controlChange(_, 0, _): setupSlot = 0
+            case .controlChange(_, 32, _): setupSlot = 1
+            case .programChange: setupSlot = 2
+            default: setupSlot = nil
+            }
+            if let setupSlot {
+                setups[channel][setupSlot] = message
+                setupLists[channel] = setups[channel].sorted { $0.key < $1.key }.map(\.value)
             }
             load[channel] += 1e-3
         }
