@@ -9,13 +9,8 @@ import Rendering
 /// `seqplay SONG -a jack --jack-transport follow|lead`: the song plays, stops and seeks with the JACK
 /// transport (`JACKSongTransport`). On a terminal: space starts/stops the transport, ←/→ locate it
 /// ∓5 s, q quits; the status line shows the song where the transport has it (`PlaybackMode.jackTransport`).
-struct JACKTransportPlayback {
-    let sound: SongSound
-    let device: DeviceArguments
-    let audio: AudioDriverArguments
-    let mode: JACKTransportMode
-
-    func play(_ sequence: MusicSequence) throws {
+extension RealtimeSong {
+    func playWithJACKTransport(_ sequence: MusicSequence, audio: AudioDriverArguments, mode: JACKTransportMode) throws {
         var options = try sound.renderOptions(for: sequence)
         guard let output = try audio.openPlaybackOutput(device: device, options: &options) as? JACKOutput else { return }
         let outputName = audio.outputName(device: device.device)

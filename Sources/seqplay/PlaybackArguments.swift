@@ -19,10 +19,10 @@ struct SongArguments: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Play the song (or the --loop-from/--loop-to region) this many times in all.", valueName: "count"))
     var loop: Int?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Start of the region --loop repeats (default: --start).", valueName: "position"))
+    @Option(parsing: .unconditional, help: .position("Start of the region --loop repeats (default: --start)."))
     var loopFrom: PositionArgument?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("End of the region --loop repeats (default: --end).", valueName: "position"))
+    @Option(parsing: .unconditional, help: .position("End of the region --loop repeats (default: --end)."))
     var loopTo: PositionArgument?
 
     func validate() throws {
@@ -72,10 +72,10 @@ struct SongArguments: ParsableArguments {
 /// Where a song starts and ends (`--start`, `--end`): for every command that plays, cuts or draws
 /// a part of a song.
 struct SongRegionArguments: ParsableArguments {
-    @Option(parsing: .unconditional, help: ArgumentHelp("Start here (controllers and instruments set before it still apply).", valueName: "position"))
+    @Option(parsing: .unconditional, help: .position("Start here (controllers and instruments set before it still apply)."))
     var start: PositionArgument?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("End here.", valueName: "position"))
+    @Option(parsing: .unconditional, help: .position("End here."))
     var end: PositionArgument?
 
     func validate() throws {
@@ -149,6 +149,11 @@ struct PositionArgument: ExpressibleByArgument {
     }
 
     static var defaultValueDescription: String { "seconds or bar:beat[:tick]" }
+}
+
+extension ArgumentHelp {
+    /// The help of a flag that takes a `PositionArgument`: what the place is, its value shown as `<position>`.
+    static func position(_ abstract: String) -> ArgumentHelp { ArgumentHelp(abstract, valueName: "position") }
 }
 
 /// The sample format of the output file, as musicians name it: 16, 24 or 32 (integer) or float.

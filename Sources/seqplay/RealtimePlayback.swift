@@ -11,18 +11,13 @@ import Rendering
 /// `seqplay song.mid` without `-o` (`PlaybackMode.soundCard`): plays to a sound device (or JACK) in real
 /// time, with a status line and keys (space pause/resume, ←/→ seek ±5 s, q quit) when on a terminal.
 /// `SongPlayback` does the work.
-struct RealtimePlayback {
-    let sound: SongSound
-    let device: DeviceArguments
-    let audio: AudioDriverArguments
-    let jackMIDI: JACKMIDIArguments
-
-    func play(_ sequence: MusicSequence) throws {
+extension RealtimeSong {
+    func playToSoundCard(_ sequence: MusicSequence, audio: AudioDriverArguments, jackMIDI: JACKMIDIArguments) throws {
         var options = try device.mapped(sound.renderOptions(for: sequence))
         let output = try audio.openPlaybackOutput(device: device, options: &options)
         let outputName = audio.outputName(device: device.device)
         let playback = try SongPlayback(sequence: sequence, soundFontPaths: sound.fontPaths(), options: options, output: output)
-        let midiOut = try jackMIDIOutput(sequence, playback: playback)
+        let midiOut = try jackMIDI.songOutput(sequence, playback: playback)
         let interruption = Interruption()
         do {
             try playback.start()
@@ -47,22 +42,24 @@ struct RealtimePlayback {
         if interruption.isRequested { throw ExitCode.interrupted }
     }
 
-    /// With --jack-midi-out, the song's MIDI on the JACK client's midi_out beside its audio.
-    private func jackMIDIOutput(_ sequence: MusicSequence, playback: SongPlayback) throws(CommandFailure) -> JACKSongMIDIOutput? {
-        guard jackMIDI.jackMidiOut, let jack = playback.output as? JACKOutput else { return nil }
-        do {
-            return try JACKSongMIDIOutput(sequence: sequence, playback: playback, driver: jack.jack, connecting: jackMIDI.jackMidiConnect)
-        } catch {
-            throw CommandFailure("cannot register the JACK MIDI output: \(error)", .inputOutput)
-        }
-    }
-
     /// Shows the status line and acts on keys (pause, seek) until the song ends, q (returns true) or a signal.
     private func runTransport(_ playback: SongPlayback, interruption: Interruption) -> Bool {
         let keys = PlaybackKeys(togglePause: { playback.isPaused ? playback.resume() : playback.pause() },
                                 seek: { playback.seek(bySeconds: $0) }, isPaused: { playback.isPaused },
                                 position: { playback.positionSeconds })
         return keys.run(playback, interruption: interruption) { playback.isFinished }
+    }
+}
+
+private extension JACKMIDIArguments {
+    /// With --jack-midi-out, the song's MIDI on the JACK client's midi_out beside its audio.
+    func songOutput(_ sequence: MusicSequence, playback: SongPlayback) throws(CommandFailure) -> JACKSongMIDIOutput? {
+        guard jackMidiOut, let jack = playback.output as? JACKOutput else { return nil }
+        do {
+            return try JACKSongMIDIOutput(sequence: sequence, playback: playback, driver: jack.jack, connecting: jackMidiConnect)
+        } catch {
+            throw CommandFailure("cannot register the JACK MIDI output: \(error)", .inputOutput)
+        }
     }
 }
 

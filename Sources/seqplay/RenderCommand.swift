@@ -4,7 +4,8 @@ import MIDIFile
 /// `seqplay SONG.mid`: plays a MIDI file through a SoundFont to the sound card, or with `-o SONG.wav`
 /// renders it to an audio file (the default command); with `--port`/`--port-for-track`/`--network-connect`
 /// also (or only) to ALSA ports and network sessions. Parses the flags, picks the `PlaybackMode` and runs
-/// it; each mode (a type and a file each) takes the option groups it needs, calls the library and prints.
+/// it; each mode (a file each: a type, or a method of `RealtimeSong` for those playing in real time) takes
+/// the option groups it needs, calls the library and prints.
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
@@ -29,6 +30,9 @@ struct RenderCommand: ParsableCommand {
 
     /// How the song sounds: the three groups every mode takes.
     var songSound: SongSound { SongSound(song: song, sampler: sampler, sound: sound) }
+
+    /// How the song sounds and the sound card: what every mode playing in real time takes.
+    var realtime: RealtimeSong { RealtimeSong(sound: songSound, device: device) }
 
     /// The mode the flags ask for.
     var mode: PlaybackMode { PlaybackMode(batch: batch, destinations: destinations, file: file, transport: transport) }
@@ -79,16 +83,16 @@ struct RenderCommand: ParsableCommand {
         case .batch:
             return try BatchRender(sound: songSound, batch: batch, encoding: encoding, file: file, threading: threading).run()
         case .sequencerRoute:
-            play = SequencerRoute(sound: songSound, device: device, destinations: destinations).play
+            play = { try realtime.playThroughSequencer($0, destinations: destinations) }
         case .destinations:
-            play = SongDestinationsPlayback(sound: songSound, device: device, destinations: destinations, networkOptions: networkOptions).play
+            play = { try realtime.playToDestinations($0, destinations: destinations, networkOptions: networkOptions) }
         case .file(let path):
             let render = RenderToFile(sound: songSound, encoding: encoding, file: file, waveform: waveform, threading: threading)
             play = { try render.render($0, to: path) }
         case .jackTransport(let transportMode):
-            play = JACKTransportPlayback(sound: songSound, device: device, audio: audio, mode: transportMode).play
+            play = { try realtime.playWithJACKTransport($0, audio: audio, mode: transportMode) }
         case .soundCard:
-            play = RealtimePlayback(sound: songSound, device: device, audio: audio, jackMIDI: jackMIDI).play
+            play = { try realtime.playToSoundCard($0, audio: audio, jackMIDI: jackMIDI) }
         }
         let sequence = try song.read()
         do {

@@ -7,12 +7,8 @@ import SongSessions
 /// `seqplay SONG.mid --route alsa`: the song to its sampler through the sequencer (`SequencerRoutedSong`):
 /// from client "seqplay", port "song" to the input port of client "seqplay sampler"; `--port`s and
 /// any program subscribing to the song's port (aseqdump -p) get the same stream (`PlaybackMode.sequencerRoute`).
-struct SequencerRoute {
-    let sound: SongSound
-    let device: DeviceArguments
-    let destinations: DestinationArguments
-
-    func play(_ sequence: MusicSequence) throws {
+extension RealtimeSong {
+    func playThroughSequencer(_ sequence: MusicSequence, destinations: DestinationArguments) throws {
         let samplerClient = try SequencerCommandSupport.openClient(name: "seqplay sampler")
         let songClient = try SequencerCommandSupport.openClient()
         let options = try device.mapped(sound.renderOptions(for: sequence))

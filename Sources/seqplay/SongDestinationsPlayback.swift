@@ -10,16 +10,11 @@ import SongSessions
 /// `seqplay SONG.mid --port 14:0 [--port-for-track 2=20:0] [--clock] [--network-connect HOST:PORT]`:
 /// the song to ALSA ports and/or a network session and, unless `--no-audio` or audio cannot be
 /// opened (said once), through the sampler, all in step (`SongSession`; `PlaybackMode.destinations`).
-struct SongDestinationsPlayback {
-    let sound: SongSound
-    let device: DeviceArguments
-    let destinations: DestinationArguments
-    let networkOptions: NetworkArguments
-
-    func play(_ sequence: MusicSequence) throws {
+extension RealtimeSong {
+    func playToDestinations(_ sequence: MusicSequence, destinations: DestinationArguments, networkOptions: NetworkArguments) throws {
         let interruption = Interruption()
-        let ports = try destinations.hasPorts ? songPorts() : nil
-        let network = try destinations.networkConnect.map { try connectNetwork(to: $0, interruption: interruption) }
+        let ports = try destinations.hasPorts ? destinations.songPorts() : nil
+        let network = try destinations.networkConnect.map { try networkOptions.connect(to: $0, interruption: interruption) }
         let only = ports == nil ? "the network" : network == nil ? "the ports" : "the ports and the network"
         let options = try device.mapped(sound.renderOptions(for: sequence))
         var sampler: SongSession.Sampler?
@@ -48,22 +43,26 @@ struct SongDestinationsPlayback {
         if let reason = DeviceArguments.noSoundCardReason(error) { return "no sound card: \(reason)" }
         return "\(error)"
     }
+}
 
+private extension DestinationArguments {
     /// The sequencer client and the ports the flags name.
-    private func songPorts() throws -> SongPorts {
+    func songPorts() throws -> SongPorts {
         let client = try SequencerCommandSupport.openClient()
         var trackPorts: [Int: PortAddress] = [:]
-        for assignment in destinations.trackPorts {
+        for assignment in self.trackPorts {
             trackPorts[assignment.track] = try SequencerCommandSupport.resolve([assignment.port], on: client)[0]
         }
-        return SongPorts(client: client, ports: try SequencerCommandSupport.resolve(destinations.ports, on: client),
-                         trackPorts: trackPorts, midiClock: destinations.clock)
+        return SongPorts(client: client, ports: try SequencerCommandSupport.resolve(ports, on: client),
+                         trackPorts: trackPorts, midiClock: clock)
     }
+}
 
+private extension NetworkArguments {
     /// A network session connected to the peer at `target`, its clock synchronised.
-    private func connectNetwork(to target: String, interruption: Interruption) throws -> NetworkMIDISession {
+    func connect(to target: String, interruption: Interruption) throws -> NetworkMIDISession {
         let address = try NetworkMIDIAddress.resolve(target)
-        let configuration = try networkOptions.configuration(name: "seqplay", defaultListen: SongSession.defaultListenAddress(connectingTo: address))
+        let configuration = try self.configuration(name: "seqplay", defaultListen: SongSession.defaultListenAddress(connectingTo: address))
         return try SongSession.connectNetwork(to: address, configuration: configuration,
                                               connecting: { CommandLineOutput.note("connecting to \(address) from \($0)…") },
                                               isCancelled: { interruption.isRequested })

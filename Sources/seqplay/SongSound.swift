@@ -20,3 +20,11 @@ struct SongSound {
     /// The sample rate asked for, else a song's default.
     var sampleRate: Int { sound.sampleRate }
 }
+
+/// A song played in real time (`PlaybackMode.sequencerRoute`, `.destinations`, `.jackTransport`,
+/// `.soundCard`): how it sounds and the sound card, the two groups these modes share, held once.
+/// `RenderCommand` builds it; each mode is a method of it (a file each) that takes the mode's own groups.
+struct RealtimeSong {
+    let sound: SongSound
+    let device: DeviceArguments
+}
