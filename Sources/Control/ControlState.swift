@@ -1,3 +1,4 @@
+import FluidSynth
 import Foundation
 
 /// A snapshot of a sound module's state (`SoundModuleControl.state`): what every face shows and the
@@ -10,8 +11,11 @@ public struct ControlState: Codable, Equatable, Sendable {
     public var fonts: [FontState]
     /// FluidSynth's master gain (0...10).
     public var gain: Double
-    public var reverb: ReverbState
-    public var chorus: ChorusState
+    /// The reverb, every field given.
+    public var reverb: SamplerSettings.Reverb
+    /// The chorus, every field given (the waveform nil unless the sampler was made with one; the
+    /// JSON leaves it out).
+    public var chorus: SamplerSettings.Chorus
     /// The MIDI inputs connected (keyboards, network peers, JACK ports).
     public var inputs: [InputState]
     /// The song playing, if any.
@@ -20,7 +24,7 @@ public struct ControlState: Codable, Equatable, Sendable {
     public var recording: RecordingState?
 
     public init(channels: [ChannelState] = (1...16).map { ChannelState(channel: $0) }, fonts: [FontState] = [], gain: Double = 0.2,
-                reverb: ReverbState = ReverbState(), chorus: ChorusState = ChorusState(), inputs: [InputState] = [],
+                reverb: SamplerSettings.Reverb = .defaults, chorus: SamplerSettings.Chorus = .defaults, inputs: [InputState] = [],
                 song: SongState? = nil, recording: RecordingState? = nil) {
         self.channels = channels; self.fonts = fonts; self.gain = gain; self.reverb = reverb; self.chorus = chorus
         self.inputs = inputs; self.song = song; self.recording = recording
@@ -33,8 +37,8 @@ public struct ControlState: Codable, Equatable, Sendable {
         channels = try c.decode([ChannelState].self, forKey: .channels)
         fonts = try c.decodeIfPresent([FontState].self, forKey: .fonts) ?? []
         gain = try c.decode(Double.self, forKey: .gain)
-        reverb = try c.decodeIfPresent(ReverbState.self, forKey: .reverb) ?? ReverbState()
-        chorus = try c.decodeIfPresent(ChorusState.self, forKey: .chorus) ?? ChorusState()
+        reverb = try c.decodeIfPresent(SamplerSettings.Reverb.self, forKey: .reverb) ?? .defaults
+        chorus = try c.decodeIfPresent(SamplerSettings.Chorus.self, forKey: .chorus) ?? .defaults
         inputs = try c.decodeIfPresent([InputState].self, forKey: .inputs) ?? []
         song = try c.decodeIfPresent(SongState.self, forKey: .song)
         recording = try c.decodeIfPresent(RecordingState.self, forKey: .recording)
@@ -139,42 +143,6 @@ public struct PresetState: Codable, Equatable, Sendable {
 
     public init(bank: Int, program: Int, name: String) {
         self.bank = bank; self.program = program; self.name = name
-    }
-}
-
-/// The reverb of a `ControlState`: on or off and FluidSynth's parameters.
-public struct ReverbState: Codable, Equatable, Sendable {
-    public var enabled: Bool
-    /// 0...1.
-    public var roomSize: Double
-    /// 0...1.
-    public var damping: Double
-    /// 0...100.
-    public var width: Double
-    /// 0...1.
-    public var level: Double
-
-    /// FluidSynth 2.3's defaults.
-    public init(enabled: Bool = true, roomSize: Double = 0.2, damping: Double = 0, width: Double = 0.5, level: Double = 0.9) {
-        self.enabled = enabled; self.roomSize = roomSize; self.damping = damping; self.width = width; self.level = level
-    }
-}
-
-/// The chorus of a `ControlState`: on or off and FluidSynth's parameters.
-public struct ChorusState: Codable, Equatable, Sendable {
-    public var enabled: Bool
-    /// 0...99 delay lines.
-    public var voices: Int
-    /// 0...10.
-    public var level: Double
-    /// Modulation speed in Hz, 0.1...5.
-    public var speed: Double
-    /// Modulation depth in ms, 0...256.
-    public var depth: Double
-
-    /// FluidSynth 2.3's defaults.
-    public init(enabled: Bool = true, voices: Int = 3, level: Double = 2, speed: Double = 0.3, depth: Double = 8) {
-        self.enabled = enabled; self.voices = voices; self.level = level; self.speed = speed; self.depth = depth
     }
 }
 
