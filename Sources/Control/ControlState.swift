@@ -46,14 +46,8 @@ public struct ControlState: Codable, Equatable, Sendable {
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(channels, forKey: .channels)
-        try c.encode(fonts, forKey: .fonts)
-        try c.encode(gain, forKey: .gain)
-        try c.encode(reverb, forKey: .reverb)
-        try c.encode(chorus, forKey: .chorus)
-        try c.encode(inputs, forKey: .inputs)
-        try c.encode(song, forKey: .song)
-        try c.encode(recording, forKey: .recording)
+        try c.encodeEvery([(.channels, channels), (.fonts, fonts), (.gain, gain), (.reverb, reverb), (.chorus, chorus),
+                           (.inputs, inputs), (.song, song), (.recording, recording)])
     }
 
     /// The state as JSON (keys sorted, so equal states give equal bytes).
@@ -66,6 +60,14 @@ public struct ControlState: Codable, Equatable, Sendable {
     /// The channel numbered `number` (1...16), if there is one.
     public func channel(_ number: Int) -> ChannelState? {
         channels.first { $0.channel == number }
+    }
+}
+
+extension KeyedEncodingContainer {
+    /// Encodes each value at its key, a nil one as `null`: the state's JSON has every key (`"song":null`),
+    /// where the synthesized encoding leaves a nil one out.
+    mutating func encodeEvery(_ fields: [(key: Key, value: any Encodable)]) throws {
+        for field in fields { try encode(field.value, forKey: field.key) }
     }
 }
 
@@ -110,14 +112,8 @@ public struct ChannelState: Codable, Equatable, Sendable {
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(channel, forKey: .channel)
-        try c.encode(program, forKey: .program)
-        try c.encode(bank, forKey: .bank)
-        try c.encode(name, forKey: .name)
-        try c.encode(volume, forKey: .volume)
-        try c.encode(pan, forKey: .pan)
-        try c.encode(mute, forKey: .mute)
-        try c.encode(font, forKey: .font)
+        try c.encodeEvery([(.channel, channel), (.program, program), (.bank, bank), (.name, name), (.volume, volume), (.pan, pan),
+                           (.mute, mute), (.font, font)])
     }
 }
 
