@@ -146,7 +146,7 @@ let package = Package(
         // The HTTP face of the control model: a JSON API, a WebSocket of events, levels and notes, and the web
         // page, served by FlyingFox (HTTP and WebSocket over BSD sockets and Swift concurrency; no NIO).
         .target(name: "ControlHTTP", dependencies: [
-            "Control", "AudioGraph", "MIDICore", "RealtimeSupport", "Sampler", "MediaLibrary", "OutputFiles",
+            "Control", "AudioGraph", "MIDICore", "RealtimeSupport", "Sampler", "FluidSynth", "MediaLibrary", "OutputFiles",
             .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox"),
         ]),
         // The library index: songs and SoundFonts in SQLite (GRDB), scanned on every core, and its query language.
@@ -211,7 +211,7 @@ let package = Package(
         .testTarget(name: "BatchRenderingTests", dependencies: ["seqplay", "BatchRendering", "RenderTestSupport", "Rendering", "AudioFiles", "MIDIFile", "MIDICore", "TestSupport"]),
         .testTarget(name: "SoundFontFileTests", dependencies: ["SoundFontFile", "FluidSynth"]),
         // The sound module's control model over a sampler rendered in-process, its state file and its faces' parsers.
-        .testTarget(name: "ControlTests", dependencies: ["Control", "OSC", "Sampler", "AudioGraph", "TestSupport"]),
+        .testTarget(name: "ControlTests", dependencies: ["Control", "OSC", "Sampler", "FluidSynth", "AudioGraph", "TestSupport"]),
         .testTarget(name: "MediaLibraryTests", dependencies: ["MediaLibrary", "MIDIFile", "MIDICore", "SoundFontFile", "TestSupport"]),
         .testTarget(name: "PicturesTests", dependencies: ["Pictures", "Drawing", "MIDIFile", "MIDICore", "AudioFiles", "TestSupport"]),
         // JACK tests start their own jackd (Scripts/test-jack runs them) and skip where it is not installed.

@@ -58,9 +58,11 @@ rtpmidi)
     printf '\x80\x61\x00\x01\x00\x00\x00\x10\x00\x00\x00\x02\x43\x90\x3c\x64\x00\x00\x01\x40\x00\x01\x08\x00\x07\x00' \
         > "$build/seeds/note-on" ;;
 shell)
-    # The parser alone: the shell's requests and the commands they make (standard library only).
+    # The parser alone: the shell's requests and the commands they make (with SamplerSettings, whose
+    # reverb and chorus the commands carry; no FluidSynth).
+    module FluidSynth "$root"/Sources/FluidSynth/SamplerSettings.swift
     module Control "$root"/Sources/Control/{ControlCommand,ShellCommandParser}.swift
-    libs=(-lControl); source_file=ShellLineFuzzTarget.swift; max_len=70000
+    libs=(-lControl -lFluidSynth); source_file=ShellLineFuzzTarget.swift; max_len=70000
     printf 'select 1 1 0 3' > "$build/seeds/select"
     printf 'channels -verbose' > "$build/seeds/channels"
     printf 'rev_setroomsize 0 0.5' > "$build/seeds/reverb"
@@ -69,8 +71,9 @@ osc)
     # liblo decodes (not instrumented), then the OSC face's requests.
     extra=(-I "$root/Sources/CLiblo")
     module OSC "$root"/Sources/OSC/*.swift
+    module FluidSynth "$root"/Sources/FluidSynth/SamplerSettings.swift
     module Control "$root"/Sources/Control/{ControlCommand,ControlEvent,ControlState,ShellCommandParser,OSCRequest}.swift
-    libs=(-lControl -lOSC -llo); source_file=OSCMessageFuzzTarget.swift; max_len=4096
+    libs=(-lControl -lFluidSynth -lOSC -llo); source_file=OSCMessageFuzzTarget.swift; max_len=4096
     printf '/seqplay/channel/1/program\0\0,i\0\0\0\0\0\x13' > "$build/seeds/program"
     printf '/seqplay/gain\0\0\0,f\0\0\x3f\0\0\0' > "$build/seeds/gain"
     printf '/seqplay/state\0\0,i\0\0\0\0\x27\x10' > "$build/seeds/state" ;;

@@ -3,10 +3,11 @@ import Foundation
 import Glibc
 #endif
 
-/// Where a control face listens (`[ADDR:]PORT`, 127.0.0.1 unless an address is given) and whom it
-/// answers: loopback always, plus the hosts `--control-allow` names.
+/// Where a control face listens (`[ADDR:]PORT`, 127.0.0.1 unless an address is given): the shell's
+/// and OSC's (`--shell`, `--osc`; whom they answer: loopback always, plus the hosts `--control-allow`
+/// names), and the HTTP face's (`--http`, read by `init?(parsingNumeric:)`). Port 0 picks a free port.
 public struct ControlEndpoint: Sendable, Equatable, CustomStringConvertible {
-    /// An IPv4 address or a host name.
+    /// An IPv4 address or a host name; for the HTTP face a numeric address, IPv4 or IPv6.
     public var host: String
     public var port: UInt16
 
@@ -39,7 +40,11 @@ public struct ControlEndpoint: Sendable, Equatable, CustomStringConvertible {
         return (host, port)
     }
 
-    public var description: String { "\(host):\(port)" }
+    /// `HOST:PORT`, an IPv6 address in brackets (`[::1]:8080`).
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    /// Whether only this machine can reach the address (127.0.0.0/8 or ::1; a host name is not resolved).
+    public var isLoopback: Bool { host.hasPrefix("127.") || host == "::1" }
 
     /// The IPv4 address of `host` (resolved), in network byte order.
     func resolvedAddress() -> in_addr? {

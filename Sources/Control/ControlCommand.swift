@@ -1,3 +1,5 @@
+import FluidSynth
+
 /// What a face asks a sound module to do (`SoundModuleControl.perform`). Channels are numbered
 /// 1...16 here (the FluidSynth shell's 0-based channels are converted by the shell face).
 public enum ControlCommand: Sendable, Equatable {
@@ -20,8 +22,12 @@ public enum ControlCommand: Sendable, Equatable {
     case pitchBend(channel: Int, value: Int)
     /// FluidSynth's master gain, 0...10.
     case gain(Double)
-    case reverb(ReverbChange)
-    case chorus(ChorusChange)
+    /// Sets each field of the reverb given (not nil), the others kept; each checked against
+    /// `SamplerSettings.ranges`.
+    case reverb(SamplerSettings.Reverb)
+    /// Sets each field of the chorus given (not nil), the others kept; each checked against
+    /// `SamplerSettings.ranges`. The waveform cannot be changed (`ControlError.unsupported`).
+    case chorus(SamplerSettings.Chorus)
     /// Loads a SoundFont (on top of the others).
     case loadFont(path: String)
     /// Unloads the font with this id.
@@ -38,32 +44,6 @@ public enum ControlCommand: Sendable, Equatable {
     /// Starts recording what is played to a file (where the host records on request).
     case startRecording(path: String)
     case stopRecording
-}
-
-/// A change to the reverb: each field given is set, the others kept.
-public struct ReverbChange: Sendable, Equatable {
-    public var enabled: Bool?
-    public var roomSize: Double?
-    public var damping: Double?
-    public var width: Double?
-    public var level: Double?
-
-    public init(enabled: Bool? = nil, roomSize: Double? = nil, damping: Double? = nil, width: Double? = nil, level: Double? = nil) {
-        self.enabled = enabled; self.roomSize = roomSize; self.damping = damping; self.width = width; self.level = level
-    }
-}
-
-/// A change to the chorus: each field given is set, the others kept.
-public struct ChorusChange: Sendable, Equatable {
-    public var enabled: Bool?
-    public var voices: Int?
-    public var level: Double?
-    public var speed: Double?
-    public var depth: Double?
-
-    public init(enabled: Bool? = nil, voices: Int? = nil, level: Double? = nil, speed: Double? = nil, depth: Double? = nil) {
-        self.enabled = enabled; self.voices = voices; self.level = level; self.speed = speed; self.depth = depth
-    }
 }
 
 /// Why a `ControlCommand` was refused; its description is the one line a face answers with.

@@ -1,11 +1,15 @@
+import FluidSynth
+
 /// What changed in a sound module, as subscribers of `SoundModuleControl` get it.
 public enum ControlEvent: Sendable, Equatable, Encodable {
     /// A channel's preset, volume, pan or mute changed (from a face or from a keyboard).
     case channel(ChannelState)
     case fonts([FontState])
     case gain(Double)
-    case reverb(ReverbState)
-    case chorus(ChorusState)
+    /// The reverb, every field given.
+    case reverb(SamplerSettings.Reverb)
+    /// The chorus, every field given (the waveform as the state has it).
+    case chorus(SamplerSettings.Chorus)
     case inputs([InputState])
     case song(SongState?)
     case recording(RecordingState?)

@@ -1,3 +1,4 @@
+import FluidSynth
 import Foundation
 
 /// A snapshot of a sound module's state (`SoundModuleControl.state`): what every face shows and the
@@ -10,8 +11,11 @@ public struct ControlState: Codable, Equatable, Sendable {
     public var fonts: [FontState]
     /// FluidSynth's master gain (0...10).
     public var gain: Double
-    public var reverb: ReverbState
-    public var chorus: ChorusState
+    /// The reverb, every field given.
+    public var reverb: SamplerSettings.Reverb
+    /// The chorus, every field given (the waveform nil unless the sampler was made with one; the
+    /// JSON leaves it out).
+    public var chorus: SamplerSettings.Chorus
     /// The MIDI inputs connected (keyboards, network peers, JACK ports).
     public var inputs: [InputState]
     /// The song playing, if any.
@@ -20,7 +24,7 @@ public struct ControlState: Codable, Equatable, Sendable {
     public var recording: RecordingState?
 
     public init(channels: [ChannelState] = (1...16).map { ChannelState(channel: $0) }, fonts: [FontState] = [], gain: Double = 0.2,
-                reverb: ReverbState = ReverbState(), chorus: ChorusState = ChorusState(), inputs: [InputState] = [],
+                reverb: SamplerSettings.Reverb = .defaults, chorus: SamplerSettings.Chorus = .defaults, inputs: [InputState] = [],
                 song: SongState? = nil, recording: RecordingState? = nil) {
         self.channels = channels; self.fonts = fonts; self.gain = gain; self.reverb = reverb; self.chorus = chorus
         self.inputs = inputs; self.song = song; self.recording = recording
@@ -33,8 +37,8 @@ public struct ControlState: Codable, Equatable, Sendable {
         channels = try c.decode([ChannelState].self, forKey: .channels)
         fonts = try c.decodeIfPresent([FontState].self, forKey: .fonts) ?? []
         gain = try c.decode(Double.self, forKey: .gain)
-        reverb = try c.decodeIfPresent(ReverbState.self, forKey: .reverb) ?? ReverbState()
-        chorus = try c.decodeIfPresent(ChorusState.self, forKey: .chorus) ?? ChorusState()
+        reverb = try c.decodeIfPresent(SamplerSettings.Reverb.self, forKey: .reverb) ?? .defaults
+        chorus = try c.decodeIfPresent(SamplerSettings.Chorus.self, forKey: .chorus) ?? .defaults
         inputs = try c.decodeIfPresent([InputState].self, forKey: .inputs) ?? []
         song = try c.decodeIfPresent(SongState.self, forKey: .song)
         recording = try c.decodeIfPresent(RecordingState.self, forKey: .recording)
@@ -42,14 +46,8 @@ public struct ControlState: Codable, Equatable, Sendable {
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(channels, forKey: .channels)
-        try c.encode(fonts, forKey: .fonts)
-        try c.encode(gain, forKey: .gain)
-        try c.encode(reverb, forKey: .reverb)
-        try c.encode(chorus, forKey: .chorus)
-        try c.encode(inputs, forKey: .inputs)
-        try c.encode(song, forKey: .song)
-        try c.encode(recording, forKey: .recording)
+        try c.encodeEvery([(.channels, channels), (.fonts, fonts), (.gain, gain), (.reverb, reverb), (.chorus, chorus),
+                           (.inputs, inputs), (.song, song), (.recording, recording)])
     }
 
     /// The state as JSON (keys sorted, so equal states give equal bytes).
@@ -62,6 +60,14 @@ public struct ControlState: Codable, Equatable, Sendable {
     /// The channel numbered `number` (1...16), if there is one.
     public func channel(_ number: Int) -> ChannelState? {
         channels.first { $0.channel == number }
+    }
+}
+
+extension KeyedEncodingContainer {
+    /// Encodes each value at its key, a nil one as `null`: the state's JSON has every key (`"song":null`),
+    /// where the synthesized encoding leaves a nil one out.
+    mutating func encodeEvery(_ fields: [(key: Key, value: any Encodable)]) throws {
+        for field in fields { try encode(field.value, forKey: field.key) }
     }
 }
 
@@ -106,14 +112,8 @@ public struct ChannelState: Codable, Equatable, Sendable {
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(channel, forKey: .channel)
-        try c.encode(program, forKey: .program)
-        try c.encode(bank, forKey: .bank)
-        try c.encode(name, forKey: .name)
-        try c.encode(volume, forKey: .volume)
-        try c.encode(pan, forKey: .pan)
-        try c.encode(mute, forKey: .mute)
-        try c.encode(font, forKey: .font)
+        try c.encodeEvery([(.channel, channel), (.program, program), (.bank, bank), (.name, name), (.volume, volume), (.pan, pan),
+                           (.mute, mute), (.font, font)])
     }
 }
 
@@ -139,42 +139,6 @@ public struct PresetState: Codable, Equatable, Sendable {
 
     public init(bank: Int, program: Int, name: String) {
         self.bank = bank; self.program = program; self.name = name
-    }
-}
-
-/// The reverb of a `ControlState`: on or off and FluidSynth's parameters.
-public struct ReverbState: Codable, Equatable, Sendable {
-    public var enabled: Bool
-    /// 0...1.
-    public var roomSize: Double
-    /// 0...1.
-    public var damping: Double
-    /// 0...100.
-    public var width: Double
-    /// 0...1.
-    public var level: Double
-
-    /// FluidSynth 2.3's defaults.
-    public init(enabled: Bool = true, roomSize: Double = 0.2, damping: Double = 0, width: Double = 0.5, level: Double = 0.9) {
-        self.enabled = enabled; self.roomSize = roomSize; self.damping = damping; self.width = width; self.level = level
-    }
-}
-
-/// The chorus of a `ControlState`: on or off and FluidSynth's parameters.
-public struct ChorusState: Codable, Equatable, Sendable {
-    public var enabled: Bool
-    /// 0...99 delay lines.
-    public var voices: Int
-    /// 0...10.
-    public var level: Double
-    /// Modulation speed in Hz, 0.1...5.
-    public var speed: Double
-    /// Modulation depth in ms, 0...256.
-    public var depth: Double
-
-    /// FluidSynth 2.3's defaults.
-    public init(enabled: Bool = true, voices: Int = 3, level: Double = 2, speed: Double = 0.3, depth: Double = 8) {
-        self.enabled = enabled; self.voices = voices; self.level = level; self.speed = speed; self.depth = depth
     }
 }
 

@@ -1,3 +1,4 @@
+import FluidSynth
 import OSC
 
 /// An OSC message to the sound module, parsed (`OSCRequest.parse`). The address space:
@@ -75,16 +76,16 @@ public enum OSCRequest: Equatable, Sendable {
         case ["panic"]: return .perform(.panic)
         case ["reset"]: return .perform(.reset)
         case ["gain"]: return .perform(.gain(try number(0)))
-        case ["reverb"]: return .perform(.reverb(ReverbChange(enabled: try flag(0))))
-        case ["chorus"]: return .perform(.chorus(ChorusChange(enabled: try flag(0))))
-        case ["reverb", "roomsize"]: return .perform(.reverb(ReverbChange(roomSize: try number(0))))
-        case ["reverb", "damping"]: return .perform(.reverb(ReverbChange(damping: try number(0))))
-        case ["reverb", "width"]: return .perform(.reverb(ReverbChange(width: try number(0))))
-        case ["reverb", "level"]: return .perform(.reverb(ReverbChange(level: try number(0))))
-        case ["chorus", "voices"]: return .perform(.chorus(ChorusChange(voices: try integer(0))))
-        case ["chorus", "level"]: return .perform(.chorus(ChorusChange(level: try number(0))))
-        case ["chorus", "speed"]: return .perform(.chorus(ChorusChange(speed: try number(0))))
-        case ["chorus", "depth"]: return .perform(.chorus(ChorusChange(depth: try number(0))))
+        case ["reverb"]: return .perform(.reverb(SamplerSettings.Reverb(isEnabled: try flag(0))))
+        case ["chorus"]: return .perform(.chorus(SamplerSettings.Chorus(isEnabled: try flag(0))))
+        case ["reverb", "roomsize"]: return .perform(.reverb(SamplerSettings.Reverb(roomSize: try number(0))))
+        case ["reverb", "damping"]: return .perform(.reverb(SamplerSettings.Reverb(damping: try number(0))))
+        case ["reverb", "width"]: return .perform(.reverb(SamplerSettings.Reverb(width: try number(0))))
+        case ["reverb", "level"]: return .perform(.reverb(SamplerSettings.Reverb(level: try number(0))))
+        case ["chorus", "voices"]: return .perform(.chorus(SamplerSettings.Chorus(voices: try integer(0))))
+        case ["chorus", "level"]: return .perform(.chorus(SamplerSettings.Chorus(level: try number(0))))
+        case ["chorus", "speed"]: return .perform(.chorus(SamplerSettings.Chorus(speed: try number(0))))
+        case ["chorus", "depth"]: return .perform(.chorus(SamplerSettings.Chorus(depth: try number(0))))
         case ["font", "load"]:
             guard case .string(let file)? = a.first else { throw fail("needs a file name (s)") }
             return .perform(.loadFont(path: file))
@@ -124,17 +125,14 @@ public enum OSCRequest: Equatable, Sendable {
         case .fonts(let fonts): return fonts.map { OSCMessage("/seqplay/font", [.int32(Int32(clamping: $0.id)), .string($0.path), .string($0.name)]) }
         case .gain(let gain): return [OSCMessage("/seqplay/gain", [.float(Float(gain))])]
         case .reverb(let reverb):
-            return [OSCMessage("/seqplay/reverb", [.int32(reverb.enabled ? 1 : 0)]),
-                    OSCMessage("/seqplay/reverb/roomsize", [.float(Float(reverb.roomSize))]),
-                    OSCMessage("/seqplay/reverb/damping", [.float(Float(reverb.damping))]),
-                    OSCMessage("/seqplay/reverb/width", [.float(Float(reverb.width))]),
-                    OSCMessage("/seqplay/reverb/level", [.float(Float(reverb.level))])]
+            return messages("/seqplay/reverb", [("", reverb.isEnabled.map(flagValue)), ("/roomsize", reverb.roomSize.map(floatValue)),
+                                                ("/damping", reverb.damping.map(floatValue)), ("/width", reverb.width.map(floatValue)),
+                                                ("/level", reverb.level.map(floatValue))])
         case .chorus(let chorus):
-            return [OSCMessage("/seqplay/chorus", [.int32(chorus.enabled ? 1 : 0)]),
-                    OSCMessage("/seqplay/chorus/voices", [.int32(Int32(clamping: chorus.voices))]),
-                    OSCMessage("/seqplay/chorus/level", [.float(Float(chorus.level))]),
-                    OSCMessage("/seqplay/chorus/speed", [.float(Float(chorus.speed))]),
-                    OSCMessage("/seqplay/chorus/depth", [.float(Float(chorus.depth))])]
+            return messages("/seqplay/chorus", [("", chorus.isEnabled.map(flagValue)),
+                                                ("/voices", chorus.voices.map { .int32(Int32(clamping: $0)) }),
+                                                ("/level", chorus.level.map(floatValue)), ("/speed", chorus.speed.map(floatValue)),
+                                                ("/depth", chorus.depth.map(floatValue))])
         case .inputs(let inputs): return [OSCMessage("/seqplay/inputs", inputs.map { .string($0.name) })]
         case .song(let song): return [OSCMessage("/seqplay/song", song.map { [.string($0.path), .int32($0.playing ? 1 : 0)] } ?? [])]
         case .recording(let recording):
@@ -144,6 +142,15 @@ public enum OSCRequest: Equatable, Sendable {
         case .note: return []  // a face's note is not sent to subscribers
         }
     }
+
+    /// One message a field given (not nil) of an effect at `address`, in order: on/off at `address`
+    /// itself, each parameter at `address` + its suffix.
+    private static func messages(_ address: String, _ fields: [(suffix: String, value: OSCValue?)]) -> [OSCMessage] {
+        fields.compactMap { field in field.value.map { OSCMessage(address + field.suffix, [$0]) } }
+    }
+
+    private static func flagValue(_ on: Bool) -> OSCValue { .int32(on ? 1 : 0) }
+    private static func floatValue(_ value: Double) -> OSCValue { .float(Float(value)) }
 
     /// A channel's program (program, bank, name), volume and pan (0.0-1.0) and mute.
     public static func messages(for channel: ChannelState) -> [OSCMessage] {

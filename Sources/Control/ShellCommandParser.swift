@@ -1,5 +1,8 @@
 // The FluidSynth shell's lines (fluidsynth -s, port 9800) parsed into requests. Standard library
-// only: Scripts/fuzz.sh compiles this file with ControlCommand.swift alone.
+// and SamplerSettings only: Scripts/fuzz.sh compiles this file with ControlCommand.swift alone (and
+// FluidSynth's SamplerSettings.swift, the commands' reverb and chorus).
+
+import FluidSynth
 
 /// One line of FluidSynth's shell protocol, parsed (`ShellRequest.parse`). Channels are FluidSynth's
 /// 0-based ones on the line and 1-based in the `ControlCommand`s.
@@ -150,19 +153,19 @@ public enum ShellRequest: Equatable, Sendable {
             let gain = try real(a[0])
             guard (0...5).contains(gain) else { throw ShellError("gain: value should be between '0' and '5'.") }
             return .perform(.gain(gain))
-        case "reverb": return .perform(.reverb(ReverbChange(enabled: try onOff(groupedArgument()))))
-        case "chorus": return .perform(.chorus(ChorusChange(enabled: try onOff(groupedArgument()))))
-        case "rev_setroomsize": return .perform(.reverb(ReverbChange(roomSize: try effectValue())))
-        case "rev_setdamp": return .perform(.reverb(ReverbChange(damping: try effectValue())))
-        case "rev_setwidth": return .perform(.reverb(ReverbChange(width: try effectValue())))
-        case "rev_setlevel": return .perform(.reverb(ReverbChange(level: try effectValue())))
+        case "reverb": return .perform(.reverb(SamplerSettings.Reverb(isEnabled: try onOff(groupedArgument()))))
+        case "chorus": return .perform(.chorus(SamplerSettings.Chorus(isEnabled: try onOff(groupedArgument()))))
+        case "rev_setroomsize": return .perform(.reverb(SamplerSettings.Reverb(roomSize: try effectValue())))
+        case "rev_setdamp": return .perform(.reverb(SamplerSettings.Reverb(damping: try effectValue())))
+        case "rev_setwidth": return .perform(.reverb(SamplerSettings.Reverb(width: try effectValue())))
+        case "rev_setlevel": return .perform(.reverb(SamplerSettings.Reverb(level: try effectValue())))
         case "cho_set_nr":
             let value = try effectValue()
             guard value == value.rounded(), abs(value) < 1000 else { throw ShellError("\(name): \(value) is not a whole number") }
-            return .perform(.chorus(ChorusChange(voices: Int(value))))
-        case "cho_set_level": return .perform(.chorus(ChorusChange(level: try effectValue())))
-        case "cho_set_speed": return .perform(.chorus(ChorusChange(speed: try effectValue())))
-        case "cho_set_depth": return .perform(.chorus(ChorusChange(depth: try effectValue())))
+            return .perform(.chorus(SamplerSettings.Chorus(voices: Int(value))))
+        case "cho_set_level": return .perform(.chorus(SamplerSettings.Chorus(level: try effectValue())))
+        case "cho_set_speed": return .perform(.chorus(SamplerSettings.Chorus(speed: try effectValue())))
+        case "cho_set_depth": return .perform(.chorus(SamplerSettings.Chorus(depth: try effectValue())))
         case "reset": return .perform(.reset)
         case "panic": return .perform(.panic)
         case "player_stop": return .perform(.stopSong)

@@ -88,12 +88,8 @@ public final class SoundModuleControl: @unchecked Sendable {
         let settings = samplers[0].settings
         current = ControlState(
             gain: Double(settings.gain),
-            reverb: ReverbState(enabled: settings.reverb.isEnabled, roomSize: settings.reverb.roomSize ?? 0.2,
-                                damping: settings.reverb.damping ?? 0, width: settings.reverb.width ?? 0.5,
-                                level: settings.reverb.level ?? 0.9),
-            chorus: ChorusState(enabled: settings.chorus.isEnabled, voices: settings.chorus.voices ?? 3,
-                                level: settings.chorus.level ?? 2, speed: settings.chorus.speed ?? 0.3,
-                                depth: settings.chorus.depth ?? 8))
+            reverb: SamplerSettings.Reverb.defaults.updated(with: settings.reverb),
+            chorus: SamplerSettings.Chorus.defaults.updated(with: settings.chorus))
         seen = samplers.map { sampler in (0..<16).map { sampler.channelStatus[$0] } }
         seenGenerations = samplers.map { $0.channelStatus.generation }
         current.fonts = fontStates()
@@ -351,13 +347,13 @@ public final class SoundModuleControl: @unchecked Sendable {
         case .reverb(let change):
             let reverb = try Self.applied(change, to: current.reverb)
             set(\.reverb, to: reverb, event: ControlEvent.reverb, events: &events) { sampler in
-                if let enabled = change.enabled { sampler.reverbEnabled = enabled }
+                if let enabled = change.isEnabled { sampler.reverbEnabled = enabled }
                 sampler.setReverb(roomSize: change.roomSize, damping: change.damping, width: change.width, level: change.level)
             }
         case .chorus(let change):
             let chorus = try Self.applied(change, to: current.chorus)
             set(\.chorus, to: chorus, event: ControlEvent.chorus, events: &events) { sampler in
-                if let enabled = change.enabled { sampler.chorusEnabled = enabled }
+                if let enabled = change.isEnabled { sampler.chorusEnabled = enabled }
                 sampler.setChorus(voices: change.voices, level: change.level, speed: change.speed, depth: change.depth)
             }
         case .loadFont(let path):
@@ -482,39 +478,28 @@ public final class SoundModuleControl: @unchecked Sendable {
         }
     }
 
-    static func applied(_ change: ReverbChange, to reverb: ReverbState) throws(ControlError) -> ReverbState {
-        let ranges = SamplerSettings.ranges
-        var result = try merged(into: reverb, [
-            (change.roomSize, "room size", ranges.roomSize, \.roomSize), (change.damping, "damping", ranges.damping, \.damping),
-            (change.width, "width", ranges.width, \.width), (change.level, "level", ranges.reverbLevel, \.level),
-        ])
-        if let enabled = change.enabled { result.enabled = enabled }
-        return result
-    }
-
-    static func applied(_ change: ChorusChange, to chorus: ChorusState) throws(ControlError) -> ChorusState {
-        let ranges = SamplerSettings.ranges
-        if let voices = change.voices { _ = try checked(voices, "voices", ranges.chorusVoices) }
-        var result = try merged(into: chorus, [
-            (change.level, "level", ranges.chorusLevel, \.level), (change.speed, "speed", ranges.chorusSpeed, \.speed),
-            (change.depth, "depth", ranges.chorusDepth, \.depth),
-        ])
-        if let enabled = change.enabled { result.enabled = enabled }
-        if let voices = change.voices { result.voices = voices }
-        return result
-    }
-
-    /// `state` with each number given set at its field, every one first checked against its range
+    /// `reverb` with each field `change` gives set, every number first checked against its range
     /// (SamplerSettings', FluidSynth's) and named in the error as the faces word it.
-    private static func merged<State>(
-        into state: State, _ numbers: [(value: Double?, name: String, range: ClosedRange<Double>, field: WritableKeyPath<State, Double>)]
-    ) throws(ControlError) -> State {
-        var result = state
-        for number in numbers {
-            try checked(number.value, number.name, number.range)
-            if let value = number.value { result[keyPath: number.field] = value }
+    static func applied(_ change: SamplerSettings.Reverb, to reverb: SamplerSettings.Reverb) throws(ControlError) -> SamplerSettings.Reverb {
+        let ranges = SamplerSettings.ranges
+        for (value, name, range) in [(change.roomSize, "room size", ranges.roomSize), (change.damping, "damping", ranges.damping),
+                                     (change.width, "width", ranges.width), (change.level, "level", ranges.reverbLevel)] {
+            try checked(value, name, range)
         }
-        return result
+        return reverb.updated(with: change)
+    }
+
+    /// `chorus` with each field `change` gives set, checked as `applied(_:to:)` checks a reverb's; the
+    /// waveform cannot be changed.
+    static func applied(_ change: SamplerSettings.Chorus, to chorus: SamplerSettings.Chorus) throws(ControlError) -> SamplerSettings.Chorus {
+        let ranges = SamplerSettings.ranges
+        guard change.type == nil || change.type == chorus.type else { throw .unsupported("changing the chorus waveform") }
+        if let voices = change.voices { _ = try checked(voices, "voices", ranges.chorusVoices) }
+        for (value, name, range) in [(change.level, "level", ranges.chorusLevel), (change.speed, "speed", ranges.chorusSpeed),
+                                     (change.depth, "depth", ranges.chorusDepth)] {
+            try checked(value, name, range)
+        }
+        return chorus.updated(with: change)
     }
 
     // MARK: Restoring a saved state
@@ -555,10 +540,7 @@ public final class SoundModuleControl: @unchecked Sendable {
                 do { try perform(command) } catch { problems.append("channel \(channel.channel): \(error)") }
             }
         }
-        let r = saved.reverb, c = saved.chorus
-        for command in [ControlCommand.gain(saved.gain),
-                        .reverb(ReverbChange(enabled: r.enabled, roomSize: r.roomSize, damping: r.damping, width: r.width, level: r.level)),
-                        .chorus(ChorusChange(enabled: c.enabled, voices: c.voices, level: c.level, speed: c.speed, depth: c.depth))] {
+        for command in [ControlCommand.gain(saved.gain), .reverb(saved.reverb), .chorus(saved.chorus)] {
             do { try perform(command) } catch { problems.append("\(error)") }
         }
         return problems

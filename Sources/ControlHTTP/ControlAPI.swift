@@ -1,4 +1,5 @@
 import Control
+import FluidSynth
 import FlyingFox
 import Foundation
 import MediaLibrary
@@ -78,15 +79,15 @@ struct ControlAPI: HTTPHandler {
             }
         case "api/reverb":
             return try await post(request) { fields throws(APIError) in
-                .reverb(ReverbChange(enabled: try fields.bool("enabled"), roomSize: try fields.double("roomSize", in: -1e9...1e9),
-                                     damping: try fields.double("damping", in: -1e9...1e9), width: try fields.double("width", in: -1e9...1e9),
-                                     level: try fields.double("level", in: -1e9...1e9)))
+                .reverb(SamplerSettings.Reverb(isEnabled: try fields.bool("enabled"), roomSize: try fields.double("roomSize", in: -1e9...1e9),
+                                               damping: try fields.double("damping", in: -1e9...1e9),
+                                               width: try fields.double("width", in: -1e9...1e9), level: try fields.double("level", in: -1e9...1e9)))
             }
         case "api/chorus":
             return try await post(request) { fields throws(APIError) in
-                .chorus(ChorusChange(enabled: try fields.bool("enabled"), voices: try fields.int("voices", in: -1_000_000...1_000_000),
-                                     level: try fields.double("level", in: -1e9...1e9), speed: try fields.double("speed", in: -1e9...1e9),
-                                     depth: try fields.double("depth", in: -1e9...1e9)))
+                .chorus(SamplerSettings.Chorus(isEnabled: try fields.bool("enabled"), voices: try fields.int("voices", in: -1_000_000...1_000_000),
+                                               level: try fields.double("level", in: -1e9...1e9), speed: try fields.double("speed", in: -1e9...1e9),
+                                               depth: try fields.double("depth", in: -1e9...1e9)))
             }
         case "api/songs":
             try allow(method, [.GET])

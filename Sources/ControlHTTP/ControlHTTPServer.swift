@@ -24,7 +24,8 @@ import Foundation
 public final class ControlHTTPServer: @unchecked Sendable {
     /// How the server is set up.
     public struct Configuration: Sendable {
-        public var address: HTTPListenAddress
+        /// Where it listens: a numeric address (as `ControlEndpoint(parsingNumeric:)` reads one).
+        public var address: ControlEndpoint
         /// The token others present (nil: only loopback clients get in).
         public var token: HTTPAccessToken?
         /// The media library the song picker lists (nil: none).
@@ -33,7 +34,7 @@ public final class ControlHTTPServer: @unchecked Sendable {
         public var recordingDirectory: String?
 
         /// A server on `address`.
-        public init(address: HTTPListenAddress, token: HTTPAccessToken? = nil, libraryPath: String? = nil,
+        public init(address: ControlEndpoint, token: HTTPAccessToken? = nil, libraryPath: String? = nil,
                     recordingDirectory: String? = nil) {
             self.address = address
             self.token = token

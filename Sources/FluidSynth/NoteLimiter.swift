@@ -18,7 +18,7 @@ final class NoteLimiter {
     let minimumVelocity: UInt8
 
     /// The highest `maximumNotesPerKey` taken.
-    static let maximumLimit = 128
+    static let maximumLimit = SamplerSettings.noteLimitRanges.maximumNotesPerKey.upperBound
     /// The release FluidSynth gives a voice its exclusive class cuts off (`fluid_voice_kill_excl`).
     static let chokeReleaseTimecents: Float = -200
 

@@ -1,5 +1,8 @@
 import Foundation
 
+// Foundation only: Scripts/fuzz.sh compiles this file alone as FluidSynth, for the control faces'
+// parsers (their commands carry its reverb and chorus).
+
 /// How a SoundFont sampler sounds: the one settings value every synthesizer takes, whoever makes it
 /// (`Synthesizer`, `SamplerNode`, a song's render, the live sampler, a batch of renders).
 ///
@@ -36,10 +39,14 @@ public struct SamplerSettings: Hashable, Sendable {
         }
     }
 
-    /// The reverb: on or off, and its parameters (FluidSynth's ranges; nil keeps the default).
-    public struct Reverb: Hashable, Sendable {
-        /// Whether the reverb is on.
-        public var isEnabled: Bool
+    /// The reverb: on or off, and its parameters (FluidSynth's ranges, `SamplerSettings.ranges`). A
+    /// field left nil is not given: a synthesizer made with it keeps FluidSynth's default (`defaults`,
+    /// on), a control command (`ControlCommand.reverb`) leaves it as it is; a sound module's state
+    /// (`ControlState.reverb`) gives every field. Its JSON, the state's: `enabled`, `roomSize`,
+    /// `damping`, `width`, `level`.
+    public struct Reverb: Hashable, Sendable, Codable {
+        /// Whether the reverb is on; nil: on (FluidSynth's default), or as it is.
+        public var isEnabled: Bool?
         /// 0...1, default 0.2.
         public var roomSize: Double?
         /// 0...1, default 0.
@@ -48,18 +55,34 @@ public struct SamplerSettings: Hashable, Sendable {
         public var width: Double?
         /// 0...1, default 0.9.
         public var level: Double?
-        public init(isEnabled: Bool = true, roomSize: Double? = nil, damping: Double? = nil, width: Double? = nil, level: Double? = nil) {
+        public init(isEnabled: Bool? = nil, roomSize: Double? = nil, damping: Double? = nil, width: Double? = nil, level: Double? = nil) {
             self.isEnabled = isEnabled
             self.roomSize = roomSize; self.damping = damping; self.width = width; self.level = level
         }
+
+        /// FluidSynth 2.3's reverb, every field given: on, room size 0.2, damping 0, width 0.5, level 0.9.
+        public static let defaults = Reverb(isEnabled: true, roomSize: 0.2, damping: 0, width: 0.5, level: 0.9)
+
+        /// This reverb with each field `change` gives (not nil) replaced.
+        public func updated(with change: Reverb) -> Reverb {
+            Reverb(isEnabled: change.isEnabled ?? isEnabled, roomSize: change.roomSize ?? roomSize, damping: change.damping ?? damping,
+                   width: change.width ?? width, level: change.level ?? level)
+        }
+
+        private enum CodingKeys: String, CodingKey { case isEnabled = "enabled", roomSize, damping, width, level }
     }
 
-    /// The chorus: on or off, and its parameters (FluidSynth's ranges; nil keeps the default).
-    public struct Chorus: Hashable, Sendable {
+    /// The chorus: on or off, and its parameters (FluidSynth's ranges, `SamplerSettings.ranges`). A
+    /// field left nil is not given: a synthesizer made with it keeps FluidSynth's default (`defaults`,
+    /// on), a control command (`ControlCommand.chorus`) leaves it as it is; a sound module's state
+    /// (`ControlState.chorus`) gives every field (the waveform nil unless the sampler was made with
+    /// one). Its JSON, the state's: `enabled`, `voices`, `level`, `speed`, `depth`; not the
+    /// waveform, which the control faces neither show nor change.
+    public struct Chorus: Hashable, Sendable, Codable {
         /// The shape of the chorus's modulation.
         public enum Waveform: Int, Hashable, Sendable, CaseIterable { case sine = 0, triangle = 1 }
-        /// Whether the chorus is on.
-        public var isEnabled: Bool
+        /// Whether the chorus is on; nil: on (FluidSynth's default), or as it is.
+        public var isEnabled: Bool?
         /// 0...99 delay lines, default 3.
         public var voices: Int?
         /// 0...10, default 2.
@@ -70,11 +93,23 @@ public struct SamplerSettings: Hashable, Sendable {
         public var depth: Double?
         /// Modulation waveform, default sine.
         public var type: Waveform?
-        public init(isEnabled: Bool = true, voices: Int? = nil, level: Double? = nil, speed: Double? = nil,
+        public init(isEnabled: Bool? = nil, voices: Int? = nil, level: Double? = nil, speed: Double? = nil,
                     depth: Double? = nil, type: Waveform? = nil) {
             self.isEnabled = isEnabled
             self.voices = voices; self.level = level; self.speed = speed; self.depth = depth; self.type = type
         }
+
+        /// FluidSynth 2.3's chorus, every field given but the waveform (sine, left nil): on, 3 voices,
+        /// level 2, speed 0.3 Hz, depth 8 ms.
+        public static let defaults = Chorus(isEnabled: true, voices: 3, level: 2, speed: 0.3, depth: 8)
+
+        /// This chorus with each field `change` gives (not nil) replaced.
+        public func updated(with change: Chorus) -> Chorus {
+            Chorus(isEnabled: change.isEnabled ?? isEnabled, voices: change.voices ?? voices, level: change.level ?? level,
+                   speed: change.speed ?? speed, depth: change.depth ?? depth, type: change.type ?? type)
+        }
+
+        private enum CodingKeys: String, CodingKey { case isEnabled = "enabled", voices, level, speed, depth }
     }
 
     /// A program a channel plays whatever the song's program changes and bank selects say.
@@ -94,9 +129,9 @@ public struct SamplerSettings: Hashable, Sendable {
     public var bankSelect: BankSelectMode
     /// Master gain applied to the output (FluidSynth's default is 0.2).
     public var gain: Float
-    /// The reverb, on by default.
+    /// The reverb, on unless it says off.
     public var reverb: Reverb
-    /// The chorus, on by default.
+    /// The chorus, on unless it says off.
     public var chorus: Chorus
     /// The drum channels (0-based); nil: channel 10 (index 9) only, as General MIDI has it.
     public var drumChannels: Set<UInt8>?
@@ -140,7 +175,7 @@ public struct SamplerSettings: Hashable, Sendable {
                                 chorusVoices: 0...99, chorusLevel: 0.0...10.0, chorusSpeed: 0.1...5.0, chorusDepth: 0.0...256.0,
                                 polyphony: 1...65_535)
     /// The ranges the note-limiting settings take (`maximumNotesPerKey`, `minimumVelocity`).
-    public static let noteLimitRanges = (maximumNotesPerKey: 1...NoteLimiter.maximumLimit, minimumVelocity: 1...127)
+    public static let noteLimitRanges = (maximumNotesPerKey: 1...128, minimumVelocity: 1...127)
 }
 
 // MARK: Per-channel settings written as text

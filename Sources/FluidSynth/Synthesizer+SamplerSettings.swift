@@ -11,8 +11,8 @@ extension Synthesizer {
     public func apply(_ sound: SamplerSettings) throws(SynthesizerError) {
         if sound.polyphony != polyphony { polyphony = sound.polyphony }
         if sound.gain != gain { gain = sound.gain }
-        if sound.reverb.isEnabled != reverbEnabled { reverbEnabled = sound.reverb.isEnabled }
-        if sound.chorus.isEnabled != chorusEnabled { chorusEnabled = sound.chorus.isEnabled }
+        if (sound.reverb.isEnabled ?? true) != reverbEnabled { reverbEnabled = sound.reverb.isEnabled ?? true }
+        if (sound.chorus.isEnabled ?? true) != chorusEnabled { chorusEnabled = sound.chorus.isEnabled ?? true }
         var fontIDs: [UInt8: Int32] = [:]
         for (channel, path) in sound.channelFonts {
             guard let font = soundFonts.first(where: { $0.path == path }) else { throw .fontNotLoaded(path) }
@@ -55,22 +55,6 @@ extension Synthesizer {
         if let value = chorus.speed { fluid_synth_set_chorus_group_speed(synth, -1, value) }
         if let value = chorus.depth { fluid_synth_set_chorus_group_depth(synth, -1, value) }
         if let value = chorus.type { fluid_synth_set_chorus_group_type(synth, -1, Int32(value.rawValue)) }
-    }
-}
-
-extension SamplerSettings.Reverb {
-    /// These settings with the parameters `given` sets (not nil) replaced; on/off stays.
-    func updated(with given: Self) -> Self {
-        Self(isEnabled: isEnabled, roomSize: given.roomSize ?? roomSize, damping: given.damping ?? damping,
-             width: given.width ?? width, level: given.level ?? level)
-    }
-}
-
-extension SamplerSettings.Chorus {
-    /// These settings with the parameters `given` sets (not nil) replaced; on/off stays.
-    func updated(with given: Self) -> Self {
-        Self(isEnabled: isEnabled, voices: given.voices ?? voices, level: given.level ?? level,
-             speed: given.speed ?? speed, depth: given.depth ?? depth, type: given.type ?? type)
     }
 }
 

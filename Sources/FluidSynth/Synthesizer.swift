@@ -75,8 +75,8 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
             ("synth.sample-rate", set("synth.sample-rate", sampleRate)),
             ("synth.polyphony", set("synth.polyphony", settings.polyphony)),
             ("synth.gain", set("synth.gain", Double(settings.gain))),
-            ("synth.reverb.active", set("synth.reverb.active", settings.reverb.isEnabled ? 1 : 0)),
-            ("synth.chorus.active", set("synth.chorus.active", settings.chorus.isEnabled ? 1 : 0)),
+            ("synth.reverb.active", set("synth.reverb.active", (settings.reverb.isEnabled ?? true) ? 1 : 0)),
+            ("synth.chorus.active", set("synth.chorus.active", (settings.chorus.isEnabled ?? true) ? 1 : 0)),
             ("synth.midi-bank-select", set("synth.midi-bank-select", settings.bankSelect.rawValue)),
             // No mutex around every call: one thread renders, the others queue (see the type's notes).
             ("synth.threadsafe-api", set("synth.threadsafe-api", 0)),
@@ -239,13 +239,13 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
 
     /// Whether the reverb effect is on.
     public var reverbEnabled: Bool {
-        get { settings.reverb.isEnabled }
+        get { settings.reverb.isEnabled ?? true }
         set { perform(.reverb(newValue)); settings.reverb.isEnabled = newValue }
     }
 
     /// Whether the chorus effect is on.
     public var chorusEnabled: Bool {
-        get { settings.chorus.isEnabled }
+        get { settings.chorus.isEnabled ?? true }
         set { perform(.chorus(newValue)); settings.chorus.isEnabled = newValue }
     }
 

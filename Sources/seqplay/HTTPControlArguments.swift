@@ -7,11 +7,11 @@ import MediaLibrary
 
 extension ControlArguments {
     /// Where `--http` listens, if asked to.
-    var httpAddress: HTTPListenAddress? { http.flatMap { HTTPListenAddress(parsing: $0) } }
+    var httpAddress: ControlEndpoint? { http.flatMap { ControlEndpoint(parsingNumeric: $0) } }
 
     /// `--http`'s check, called by `validate()`.
     func validateHTTP() throws {
-        if let http, HTTPListenAddress(parsing: http) == nil {
+        if let http, ControlEndpoint(parsingNumeric: http) == nil {
             throw ValidationError("--http takes [ADDR:]PORT with a numeric address (or localhost) and a port 0-65535, not '\(http.prefix(64))'.")
         }
     }
@@ -36,7 +36,7 @@ final class HTTPFace {
 
     /// Installs the monitor on `session` (not started yet) and starts the server for `control` at
     /// `address`; from a non-loopback address with the token kept in `stateDirectory` (made once).
-    init(session: LiveSamplerSession, control: SoundModuleControl, address: HTTPListenAddress, stateDirectory: String) throws {
+    init(session: LiveSamplerSession, control: SoundModuleControl, address: ControlEndpoint, stateDirectory: String) throws {
         self.stateDirectory = stateDirectory
         if address.isLoopback {
             token = nil

@@ -1,3 +1,4 @@
+import Control
 @testable import ControlHTTP
 import Foundation
 import TestSupport
@@ -98,15 +99,20 @@ final class HTTPAccessTests: XCTestCase {
     }
 
     func testListenAddresses() {
-        XCTAssertEqual(HTTPListenAddress(parsing: "8080"), HTTPListenAddress(host: "127.0.0.1", port: 8080))
-        XCTAssertEqual(HTTPListenAddress(parsing: "0.0.0.0:80"), HTTPListenAddress(host: "0.0.0.0", port: 80))
-        XCTAssertEqual(HTTPListenAddress(parsing: "[::1]:9000"), HTTPListenAddress(host: "::1", port: 9000))
-        XCTAssertEqual(HTTPListenAddress(parsing: "127.0.0.1:0")?.isLoopback, true)
-        XCTAssertEqual(HTTPListenAddress(parsing: "0.0.0.0:1")?.isLoopback, false)
-        XCTAssertEqual(HTTPListenAddress(parsing: "localhost:80"), HTTPListenAddress(host: "127.0.0.1", port: 80))
+        XCTAssertEqual(ControlEndpoint(parsingNumeric: "8080"), ControlEndpoint(host: "127.0.0.1", port: 8080))
+        XCTAssertEqual(ControlEndpoint(parsingNumeric: "0.0.0.0:80"), ControlEndpoint(host: "0.0.0.0", port: 80))
+        XCTAssertEqual(ControlEndpoint(parsingNumeric: "[::1]:9000"), ControlEndpoint(host: "::1", port: 9000))
+        XCTAssertEqual(ControlEndpoint(parsingNumeric: "[::1]:9000")?.description, "[::1]:9000")
+        XCTAssertEqual(ControlEndpoint(parsingNumeric: "127.0.0.1:0")?.isLoopback, true)
+        XCTAssertEqual(ControlEndpoint(parsingNumeric: "0.0.0.0:1")?.isLoopback, false)
+        XCTAssertEqual(ControlEndpoint(parsingNumeric: "localhost:80"), ControlEndpoint(host: "127.0.0.1", port: 80))
         for bad in ["", "x", "example.com:80", "65536", "-1", "1.2.3:80", "[::1]", "[::1]80", ":80"] {
-            XCTAssertNil(HTTPListenAddress(parsing: bad), bad)
+            XCTAssertNil(ControlEndpoint(parsingNumeric: bad), bad)
         }
+        // The shell's and OSC's reading takes a host name, not an IPv6 address.
+        XCTAssertEqual(ControlEndpoint(parsing: "example.com:80"), ControlEndpoint(host: "example.com", port: 80))
+        XCTAssertEqual(ControlEndpoint(parsing: "localhost:80")?.description, "localhost:80")
+        XCTAssertNil(ControlEndpoint(parsing: "[::1]:9000"))
     }
 
     func testTokensAreMadeOnceKeptPrivateAndComparedWhole() throws {

@@ -1,5 +1,6 @@
 import AudioGraph
 import Control
+import FluidSynth
 import Foundation
 import OSC
 import Sampler
@@ -59,11 +60,12 @@ final class ControlModelTests: XCTestCase {
         try control.perform(.volume(channel: 3, value: 90))
         try control.perform(.mute(channel: 3, muted: true))
         try control.perform(.gain(0.5))
-        try control.perform(.reverb(ReverbChange(enabled: false, roomSize: 0.7)))
+        try control.perform(.reverb(SamplerSettings.Reverb(isEnabled: false, roomSize: 0.7)))
         XCTAssertEqual(control.state.channel(3), ChannelState(channel: 3, program: 19, bank: 0, name: "Church Organ", volume: 90, pan: 64,
                                                                mute: true, font: 1))
         XCTAssertEqual(control.state.gain, 0.5)
-        XCTAssertEqual(control.state.reverb, ReverbState(enabled: false, roomSize: 0.7))
+        let reverb = SamplerSettings.Reverb(isEnabled: false, roomSize: 0.7, damping: 0, width: 0.5, level: 0.9)
+        XCTAssertEqual(control.state.reverb, reverb, "the fields not given as they were, every one given in the state")
         XCTAssertEqual(rendering.sampler.gain, 0.5)
         XCTAssertFalse(rendering.sampler.reverbEnabled)
 
@@ -73,10 +75,14 @@ final class ControlModelTests: XCTestCase {
                                    (.program(channel: 1, program: 5, bank: 0), "no loaded SoundFont has bank 0 program 5"),
                                    (.gain(.nan), "gain nan is out of range (0-10)"),
                                    (.unloadFont(id: 9), "no SoundFont with id 9 is loaded"),
-                                   (.playSong(path: "x.mid"), "song playback is not available here")] {
+                                   (.playSong(path: "x.mid"), "song playback is not available here"),
+                                   (.reverb(SamplerSettings.Reverb(roomSize: 0.5, width: 101)), "width 101.0 is out of range (0.0-100.0)"),
+                                   (.chorus(SamplerSettings.Chorus(type: .triangle)), "changing the chorus waveform is not available here")] {
             XCTAssertThrowsError(try control.perform(command)) { XCTAssertEqual("\($0)", message) }
         }
         XCTAssertEqual(control.state.channel(1)?.program, 0)
+        XCTAssertEqual(control.state.reverb, reverb)
+        XCTAssertEqual(control.state.chorus, .defaults)
 
         // A program change arriving as MIDI (a keyboard's) reaches the state through the render thread.
         rendering.sampler.enqueue(.programChange(channel: 4, program: 40))
@@ -87,7 +93,7 @@ final class ControlModelTests: XCTestCase {
         usleep(50_000)
         let seen = events.all
         XCTAssertTrue(seen.contains(.gain(0.5)))
-        XCTAssertTrue(seen.contains(.reverb(ReverbState(enabled: false, roomSize: 0.7))))
+        XCTAssertTrue(seen.contains(.reverb(reverb)))
         let channel3 = seen.compactMap { event -> ChannelState? in
             if case .channel(let state) = event, state.channel == 3 { return state }
             return nil
@@ -111,6 +117,13 @@ final class ControlModelTests: XCTestCase {
         XCTAssertEqual(Set(try XCTUnwrap(object["chorus"] as? [String: Any]).keys), ["enabled", "voices", "level", "speed", "depth"])
         XCTAssertEqual(Set(try XCTUnwrap((object["fonts"] as? [[String: Any]])?.first).keys), ["id", "path", "name", "presets"])
         XCTAssertEqual(try JSONDecoder().decode(ControlState.self, from: state.jsonData()), state)
+        // The effects' bytes as 0.13's ReverbState and ChorusState wrote them; the chorus's waveform is not in them.
+        var triangle = state
+        triangle.chorus.type = .triangle
+        for json in [state.jsonData(), triangle.jsonData()].map({ String(decoding: $0, as: UTF8.self) }) {
+            XCTAssertTrue(json.contains(#""reverb":{"damping":0,"enabled":true,"level":0.9,"roomSize":0.2,"width":0.5}"#), json)
+            XCTAssertTrue(json.contains(#""chorus":{"depth":8,"enabled":true,"level":2,"speed":0.3,"voices":3}"#), json)
+        }
         let event = try XCTUnwrap(JSONSerialization.jsonObject(with: JSONEncoder().encode(ControlEvent.gain(0.5))) as? [String: Any])
         XCTAssertEqual(event["type"] as? String, "gain")
         XCTAssertEqual(event["gain"] as? Double, 0.5)
@@ -153,9 +166,9 @@ final class ControlModelTests: XCTestCase {
             ("noteoff 0 60", .perform(.noteOff(channel: 1, key: 60))),
             ("pitch_bend 0 8192", .perform(.pitchBend(channel: 1, value: 8192))),
             ("gain 0.5", .perform(.gain(0.5))),
-            ("reverb 0 off", .perform(.reverb(ReverbChange(enabled: false)))),
-            ("rev_setroomsize 0.4", .perform(.reverb(ReverbChange(roomSize: 0.4)))),
-            ("cho_set_nr 0 4", .perform(.chorus(ChorusChange(voices: 4)))),
+            ("reverb 0 off", .perform(.reverb(SamplerSettings.Reverb(isEnabled: false)))),
+            ("rev_setroomsize 0.4", .perform(.reverb(SamplerSettings.Reverb(roomSize: 0.4)))),
+            ("cho_set_nr 0 4", .perform(.chorus(SamplerSettings.Chorus(voices: 4)))),
             ("load /x.sf2", .perform(.loadFont(path: "/x.sf2"))),
             ("unload 2", .perform(.unloadFont(id: 2))),
             ("fonts", .fonts), ("inst 1", .instruments(font: 1)), ("channels -verbose", .channels(verbose: true)),
@@ -173,7 +186,7 @@ final class ControlModelTests: XCTestCase {
             (OSCMessage("/seqplay/channel/5/mute", [.bool(true)]), .perform(.mute(channel: 5, muted: true))),
             (OSCMessage("/seqplay/channel/6/note", [.int32(60), .int32(0)]), .perform(.noteOff(channel: 6, key: 60))),
             (OSCMessage("/seqplay/gain", [.float(0.5)]), .perform(.gain(0.5))),
-            (OSCMessage("/seqplay/reverb", [.int32(1)]), .perform(.reverb(ReverbChange(enabled: true)))),
+            (OSCMessage("/seqplay/reverb", [.int32(1)]), .perform(.reverb(SamplerSettings.Reverb(isEnabled: true)))),
             (OSCMessage("/seqplay/panic"), .perform(.panic)),
             (OSCMessage("/seqplay/state"), .state(replyPort: nil)),
             (OSCMessage("/seqplay/subscribe", [.int32(9001)]), .subscribe(replyPort: 9001)),

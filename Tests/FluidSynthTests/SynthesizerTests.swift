@@ -144,7 +144,7 @@ final class SynthesizerTests: XCTestCase {
         synth.polyphony = 32
         XCTAssertEqual(synth.polyphony, 32)
         synth.reverbEnabled = true
-        XCTAssertTrue(synth.settings.reverb.isEnabled)
+        XCTAssertEqual(synth.settings.reverb.isEnabled, true)
     }
 
     func testOutOfRangeSampleRateIsRejected() {
