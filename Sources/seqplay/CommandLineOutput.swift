@@ -24,6 +24,14 @@ enum CommandLineOutput {
         try? FileHandle.standardError.write(contentsOf: data)
     }
 
+    /// `value` as JSON, as every seqplay command writes it: keys sorted, slashes unescaped, pretty-printed
+    /// unless `pretty` is false (one line, for streams of objects).
+    static func json(_ value: some Encodable, pretty: Bool = true) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+                                          : [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
 
     /// Flushes standard output and exits with status 5 if anything written to it was lost (a full
     /// disk, `> /dev/full`, a closed descriptor). Every command's output passes through here.

@@ -37,9 +37,7 @@ struct InfoCommand: ParsableCommand {
         // Streamed from the file's bytes: a song of millions of notes is never held as a sequence.
         let report = try CommandLineOutput.reportMIDIFile(file, strict: strict)
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            print(try CommandLineOutput.json(report))
         } else {
             print(report.humanReadable)
         }
@@ -51,9 +49,7 @@ struct InfoCommand: ParsableCommand {
         }
         let listed = sequence.listedEvents(track: track)
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            print("[\n" + (try listed.map { String(decoding: try encoder.encode($0), as: UTF8.self) }).joined(separator: ",\n") + "\n]")
+            print("[\n" + (try listed.map { try CommandLineOutput.json($0, pretty: false) }).joined(separator: ",\n") + "\n]")
         } else {
             print("track\ttick\tbar:beat:tick\tseconds\tevent")
             for event in listed { print(event) }

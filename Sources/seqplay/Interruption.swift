@@ -51,6 +51,16 @@ final class Interruption: @unchecked Sendable {
         return signalReceived
     }
 
+    /// Runs `play` (true when it played to the end) on this thread while a signal calls `stop` from
+    /// another; returns what `play` returned.
+    func run(stopping stop: @escaping @Sendable () -> Void, _ play: () throws -> Bool) rethrows -> Bool {
+        Thread.detachNewThread { [self] in
+            if wait() != nil { stop() }
+        }
+        defer { finish() }
+        return try play()
+    }
+
     /// Waits for a signal, `finish()` or `timeout` seconds (nil: no limit). Returns the signal that
     /// ended the wait, or nil.
     @discardableResult

@@ -70,7 +70,7 @@ struct MonitorCommand: ParsableCommand {
             var time: Double?
             if case .realTime(let nanoseconds) = event.timestamp { time = Double(nanoseconds) / 1e9 }
             let description = MonitoredEvent(event.message, time: time, source: "\(event.source)")
-            try SequencerCommandSupport.printLine(json ? try SequencerCommandSupport.json(description, pretty: false)
+            try SequencerCommandSupport.printLine(json ? try CommandLineOutput.json(description, pretty: false)
                                                    : description.line)
         }
         withExtendedLifetime(input.0) {}

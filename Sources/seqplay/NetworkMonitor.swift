@@ -44,7 +44,7 @@ extension MonitorCommand {
                                                source: peerNames[event.ssrc] ?? String(format: "%08X", event.ssrc))
             let line: String
             do {
-                line = json ? try SequencerCommandSupport.json(description, pretty: false) : description.line
+                line = json ? try CommandLineOutput.json(description, pretty: false) : description.line
             } catch {
                 throw CommandFailure("\(error)", .generic)
             }

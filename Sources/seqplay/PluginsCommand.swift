@@ -28,21 +28,15 @@ struct PluginsCommand: ParsableCommand {
             } catch {
                 throw ValidationError("\(error)")
             }
-            print(json ? try Self.json(plugin) : plugin.detailedDescription)
+            print(json ? try CommandLineOutput.json(plugin) : plugin.detailedDescription)
             return
         }
         let filter = LV2PluginFilter(terms: terms)
         let plugins = LV2Plugins.all().filter(filter.matches)
         if json {
-            print(try Self.json(plugins))
+            print(try CommandLineOutput.json(plugins))
         } else {
             for plugin in plugins { print(plugin.summaryLine) }
         }
-    }
-
-    private static func json(_ value: some Encodable) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }

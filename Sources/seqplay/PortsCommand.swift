@@ -20,7 +20,7 @@ struct PortsCommand: ParsableCommand {
             let listing = clients.map { info in
                 ClientListing(info, ports: ports.filter { $0.address.client == info.id })
             }
-            try SequencerCommandSupport.printLine(try SequencerCommandSupport.json(listing))
+            try SequencerCommandSupport.printLine(try CommandLineOutput.json(listing))
         } else {
             print(Self.table(ports, clients: clients))
         }

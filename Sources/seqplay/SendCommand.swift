@@ -29,11 +29,7 @@ struct SendCommand: ParsableCommand {
             let client = try SequencerCommandSupport.openClient()
             let ports = try SequencerCommandSupport.resolve(port, on: client)
             let session = try SongSession(sequence: sequence, ports: SongPorts(client: client, ports: ports, midiClock: clock))
-            Thread.detachNewThread {
-                if interruption.wait() != nil { session.stop() }
-            }
-            let finished = try session.play()
-            interruption.finish()
+            let finished = try interruption.run(stopping: session.stop, session.play)
             if !finished { throw ExitCode.interrupted }
         } catch {
             throw CommandFailure(mapping: error, file: file)

@@ -22,12 +22,4 @@ enum SequencerCommandSupport {
     static func printLine(_ line: String) throws(CommandFailure) {
         try CommandLineOutput.writeStandardOutput(Data((line + "\n").utf8))
     }
-
-    /// Pretty-printed, key-sorted JSON, as every seqplay command writes it.
-    static func json<T: Encodable>(_ value: T, pretty: Bool = true) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-                                          : [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
 }

@@ -22,11 +22,7 @@ extension RealtimeSong {
             CommandLineOutput.note("route alsa: \(ports.sourceAddress) → sampler \(song.host.ports[0].address), look-ahead \(Int(song.lookAhead * 1000)) ms")
         }
         let interruption = Interruption()
-        Thread.detachNewThread {
-            if interruption.wait() != nil { song.stop() }
-        }
-        let finished = try song.play()
-        interruption.finish()
+        let finished = try interruption.run(stopping: song.stop, song.play)
         if song.lateEventCount > 0 {
             CommandLineOutput.note("\(song.lateEventCount) events reached the sampler late (the latest \(Int((song.latestLateness * 1000).rounded())) ms after its time)")
         }

@@ -29,11 +29,7 @@ extension RealtimeSong {
         let session = try SongSession(sequence: sequence, song: options.song, sampler: sampler, ports: ports, network: network) {
             CommandLineOutput.note($0)
         }
-        Thread.detachNewThread {
-            if interruption.wait() != nil { session.stop() }
-        }
-        let finished = try session.play()
-        interruption.finish()
+        let finished = try interruption.run(stopping: session.stop, session.play)
         network?.stop()
         if !finished { throw ExitCode.interrupted }
     }
