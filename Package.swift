@@ -142,7 +142,7 @@ let package = Package(
         // the state file; the faces over it (FluidSynth shell over TCP, OSC over UDP through liblo).
         .target(name: "Control", dependencies: ["Sampler", "FluidSynth", "SoundFontFile", "MIDICore", "OutputFiles", "OSC"]),
         // The thin liblo wrapper: an OSC server on a UDP port, messages in and out.
-        .target(name: "OSC", dependencies: ["CLiblo"]),
+        .target(name: "OSC", dependencies: ["CLiblo", "RealtimeSupport"]),
         // The HTTP face of the control model: a JSON API, a WebSocket of events, levels and notes, and the web
         // page, served by FlyingFox (HTTP and WebSocket over BSD sockets and Swift concurrency; no NIO).
         .target(name: "ControlHTTP", dependencies: [

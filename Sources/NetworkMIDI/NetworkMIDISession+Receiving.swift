@@ -15,11 +15,7 @@ extension NetworkMIDISession {
     func runNetworkThread() {
         RealtimeScheduling.raiseCurrentThread(toPriority: configuration.realTimePriority)
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            lock.lock()
-            let running = isRunning
-            lock.unlock()
-            guard running else { break }
+        while networkThread.isRunning {
             let readable = waitForReadable([controlSocket, dataSocket], timeoutMilliseconds: 10)
             for (socket, isDataPort) in [(controlSocket, false), (dataSocket, true)] where readable[isDataPort ? 1 : 0] {
                 while let (count, source) = socket.receive(into: &buffer) {
@@ -32,7 +28,6 @@ extension NetworkMIDISession {
             lock.unlock()
             hand(outbox)
         }
-        networkThreadDone.signal()
     }
 
     func handleDatagram(_ datagram: ArraySlice<UInt8>, from source: NetworkMIDIAddress, onDataPort: Bool) {

@@ -119,8 +119,9 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
     var journalRefreshesSinceMIDI = 0
     let sequenceBase = UInt16.random(in: 0...UInt16.max)
     var stats = Statistics()
-    var isRunning = true
-    let networkThreadDone = DispatchSemaphore(value: 0)
+    /// The network thread; `connect(to:)` and `send(_:at:)` read its running flag under `lock`, so a
+    /// peer added or a packet sent while the session stops comes before `stop()`'s final `finish`.
+    let networkThread = ServiceThread()
 
     /// Opens the session's two ports and starts its network thread.
     /// - Parameter receiver: where MIDI from peers goes (`nil`: a send-only session).
@@ -133,10 +134,7 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
         controlAddress = controlSocket.localAddress
         playout = receiver != nil && latencyNanoseconds > 0
             ? PlayoutScheduler(receiver: receiver!, realTimePriority: configuration.realTimePriority) : nil
-        let thread = Thread { self.runNetworkThread() }
-        thread.name = "NetworkMIDI \(controlAddress)"
-        thread.qualityOfService = .userInteractive
-        thread.start()
+        networkThread.start(name: "NetworkMIDI \(controlAddress)", qualityOfService: .userInteractive) { self.runNetworkThread() }
     }
 
     /// Binds control port N and data port N+1; with port 0, tries free port pairs.
@@ -162,7 +160,7 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
     public func connect(to address: NetworkMIDIAddress) {
         lock.lock()
         defer { lock.unlock() }
-        guard isRunning else { return }
+        guard networkThread.isRunning else { return }
         let now = MonotonicClock.now()
         let peer = PeerConnection(controlAddress: address, token: UInt32.random(in: 1...UInt32.max), isInitiator: true,
                                   state: .inviting, now: now, sentPacketIndex: sentPacketIndex,
@@ -180,11 +178,7 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
     /// first, so the releases are the last deliveries and come from the calling thread (or the
     /// playout thread) alone.
     public func stop() {
-        lock.lock()
-        let wasRunning = isRunning
-        isRunning = false
-        lock.unlock()
-        if wasRunning { networkThreadDone.wait() }
+        networkThread.stop()
         finish { _ in true }
         playout?.stop()
     }
@@ -232,7 +226,7 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
         let timestamp = UInt32(truncatingIfNeeded: ticks(atMonotonicNanoseconds: time ?? MonotonicClock.now()))
         lock.lock()
         defer { lock.unlock() }
-        guard isRunning else { return }
+        guard networkThread.isRunning else { return }
         var pending: [MIDIMessage] = []
         var pendingBytes = 0
         for message in messages {

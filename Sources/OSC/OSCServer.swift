@@ -1,5 +1,6 @@
 import CLiblo
 import Foundation
+import RealtimeSupport
 
 /// The thin liblo wrapper: an OSC server on a UDP port that hands every well-formed message to a
 /// Swift handler with its sender, and sends messages from the same port (so replies reach the
@@ -10,11 +11,8 @@ public final class OSCServer: @unchecked Sendable {
     public let port: UInt16
     private let server: UnsafeMutableRawPointer
     private let sendLock = NSLock()
-    private let stateLock = NSLock()
-    private var running = false
-    private var thread: Thread?
+    private let receiving = ServiceThread()
     private var handler: ((OSCMessage, OSCAddress) -> Void)?
-    private let done = DispatchSemaphore(value: 0)
 
     /// Where liblo's complaints (malformed packets, socket errors) go, one line each.
     nonisolated(unsafe) public static var log: (@Sendable (String) -> Void)?
@@ -69,30 +67,15 @@ public final class OSCServer: @unchecked Sendable {
 
     /// Receives on a thread of its own, calling `handler` there for each message, until `stop()`.
     public func start(_ handler: @escaping (OSCMessage, OSCAddress) -> Void) {
-        stateLock.lock()
-        defer { stateLock.unlock() }
-        guard !running else { return }
-        self.handler = handler
-        running = true
-        let thread = Thread { [self] in
-            while isRunning { lo_server_recv_noblock(server, 50) }
-            done.signal()
+        receiving.start(name: "seqplay osc", prepare: { self.handler = handler }) { [self] in
+            while receiving.isRunning { lo_server_recv_noblock(server, 50) }
         }
-        thread.name = "seqplay osc"
-        self.thread = thread
-        thread.start()
     }
 
     /// Stops receiving (waits for the receiving thread).
     public func stop() {
-        stateLock.lock()
-        let wasRunning = running
-        running = false
-        stateLock.unlock()
-        if wasRunning { done.wait() }
+        receiving.stop()
     }
-
-    private var isRunning: Bool { stateLock.withLock { running } }
 
     /// liblo's arguments as values: `count` type tags and their arguments (an unknown tag, or a missing
     /// argument, as `.other(tag)`).
