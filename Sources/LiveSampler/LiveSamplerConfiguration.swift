@@ -71,12 +71,10 @@ public enum LiveSamplerError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .soundFont(let error): return "\(error)"
-        case .synthesizer(let error): return "\(error)"
-        case .output(let error): return "\(error)"
+        case .soundFont(let cause as any Error), .synthesizer(let cause as any Error), .output(let cause as any Error),
+             .sequencer(let cause as any Error), .network(let cause as any Error):
+            return "\(cause)"
         case .deviceFailed(let error): return "the sound card failed: \(error)"
-        case .sequencer(let error): return "\(error)"
-        case .network(let error): return "\(error)"
         case .recording(let path, let error): return "\(path): \(error)"
         case .input(let name, let error): return "\(name): \(error)"
         case .noInput: return "a live sampler needs input ports, a network session or another input"

@@ -8,8 +8,7 @@ public enum SequencerRecordingError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .sequencer(let error): return "\(error)"
-        case .cannotSave(let error): return "\(error)"
+        case .sequencer(let cause as any Error), .cannotSave(let cause as any Error): return "\(cause)"
         }
     }
 }

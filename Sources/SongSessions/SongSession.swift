@@ -227,9 +227,8 @@ public enum SongSessionError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .song(let error): return "\(error)"
-        case .render(let error): return "\(error)"
-        case .sequencer(let error): return "\(error)"
+        case .song(let cause as any Error), .render(let cause as any Error), .sequencer(let cause as any Error):
+            return "\(cause)"
         case .audio(let error): return "cannot play: \(error)"
         case .deviceFailed(let error): return "playback ended: \(error)"
         }
