@@ -148,46 +148,34 @@ public enum EffectSpec: Equatable, Sendable {
         case .reverb(let preset, let wetDryMix):
             return ReverbNode(preset: preset, wetDryMix: wetDryMix)
         case .delay(let delayTime, let feedback, let lowPassCutoff, let wetDryMix):
-            let node = DelayNode()
-            node.delayTime = delayTime
-            node.feedback = feedback
-            node.lowPassCutoff = lowPassCutoff
-            node.wetDryMix = wetDryMix
-            return node
+            return DelayNode().setting((\.delayTime, delayTime), (\.feedback, feedback), (\.lowPassCutoff, lowPassCutoff),
+                                       (\.wetDryMix, wetDryMix))
         case .chorus(let voices, let rate, let depth, let wetDryMix, let waveform):
-            let node = ChorusNode()
-            node.voices = voices
-            node.rate = rate
-            node.depth = depth
-            node.wetDryMix = wetDryMix
+            let node = ChorusNode().setting((\.voices, voices), (\.rate, rate), (\.depth, depth), (\.wetDryMix, wetDryMix))
             node.waveform = waveform
             return node
         case .distortion(let mode, let preGain, let wetDryMix):
-            let node = DistortionNode(mode: mode)
-            node.preGain = preGain
-            node.wetDryMix = wetDryMix
-            return node
+            return DistortionNode(mode: mode).setting((\.preGain, preGain), (\.wetDryMix, wetDryMix))
         case .compressor(let threshold, let ratio, let attackTime, let releaseTime, let makeUpGain, let kneeWidth):
-            let node = DynamicsProcessorNode()
-            node.threshold = threshold
-            node.ratio = ratio
-            node.attackTime = attackTime
-            node.releaseTime = releaseTime
-            node.makeUpGain = makeUpGain
-            node.kneeWidth = kneeWidth
-            return node
+            return DynamicsProcessorNode().setting((\.threshold, threshold), (\.ratio, ratio), (\.attackTime, attackTime),
+                                                   (\.releaseTime, releaseTime), (\.makeUpGain, makeUpGain),
+                                                   (\.kneeWidth, kneeWidth))
         case .limiter(let ceiling, let attackTime, let releaseTime, let preGain):
-            let node = PeakLimiterNode()
-            node.ceiling = ceiling
-            node.attackTime = attackTime
-            node.releaseTime = releaseTime
-            node.preGain = preGain
-            return node
+            return PeakLimiterNode().setting((\.ceiling, ceiling), (\.attackTime, attackTime), (\.releaseTime, releaseTime),
+                                             (\.preGain, preGain))
         case .varispeed:
             return nil
         case .lv2(let settings):
             return LV2EffectNode(settings: settings)
         }
+    }
+}
+
+extension EffectNode {
+    /// The node with its kernel's parameters set, in order: `DelayNode().setting((\.feedback, 30))`.
+    func setting(_ parameters: (ReferenceWritableKeyPath<Kernel, Float>, Float)...) -> EffectNode {
+        for (keyPath, value) in parameters { kernel[keyPath: keyPath] = value }
+        return self
     }
 }
 
