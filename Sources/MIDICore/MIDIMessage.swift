@@ -117,20 +117,30 @@ extension MIDIMessage {
     /// Appends the bytes that follow the status byte on the wire (what a running-status writer
     /// writes); for System Exclusive, the bytes after the leading 0xF0.
     public func appendDataBytes(to out: inout [UInt8]) {
+        if case .systemExclusive(let data) = self {
+            out.append(contentsOf: data.first == 0xF0 ? data.dropFirst() : data[...])
+            return
+        }
+        let (first, second) = dataBytes
+        let count = Self.dataLength(forStatus: statusByte) ?? 0
+        if count > 0 { out.append(first) }
+        if count > 1 { out.append(second) }
+    }
+
+    /// The data bytes after the status byte of a channel or system common message, 7 bits each
+    /// (`dataLength(forStatus:)` says how many count; the others are 0): what
+    /// `init?(status:data1:data2:)` takes back. (0, 0) for System Exclusive and real-time messages.
+    package var dataBytes: (UInt8, UInt8) {
         switch self {
         case .noteOff(_, let a, let b), .noteOn(_, let a, let b), .polyPressure(_, let a, let b),
              .controlChange(_, let a, let b):
-            out.append(a & 0x7F); out.append(b & 0x7F)
-        case .programChange(_, let a), .channelPressure(_, let a):
-            out.append(a & 0x7F)
+            return (a & 0x7F, b & 0x7F)
+        case .programChange(_, let a), .channelPressure(_, let a), .timeCodeQuarterFrame(let a), .songSelect(let a):
+            return (a & 0x7F, 0)
         case .pitchBend(_, let v), .songPosition(let v):
-            out.append(UInt8(v & 0x7F)); out.append(UInt8((v >> 7) & 0x7F))
-        case .timeCodeQuarterFrame(let a), .songSelect(let a):
-            out.append(a & 0x7F)
-        case .systemExclusive(let data):
-            out.append(contentsOf: data.first == 0xF0 ? data.dropFirst() : data[...])
+            return (UInt8(v & 0x7F), UInt8((v >> 7) & 0x7F))
         default:
-            break
+            return (0, 0)
         }
     }
 
