@@ -48,6 +48,7 @@ final class CompactScheduleTests: XCTestCase {
         ]
         let events = [TimedEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 500_000)))]
             + messages.enumerated().map { TimedEvent(tick: Int64($0.offset) * 480, .midi($0.element)) }
+            + [TimedEvent(tick: Int64(messages.count) * 480, .meta(.endOfTrack))]
         let sequence = MusicSequence(format: 0, division: .ticksPerQuarter(480), tracks: [MusicTrack(events: events)])
         let player = try MusicPlayer(sequence: sequence, sampleRate: 44_100)
         var delivered: [SongEvent] = []
