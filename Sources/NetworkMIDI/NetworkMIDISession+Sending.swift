@@ -12,7 +12,7 @@ extension NetworkMIDISession {
     /// records the messages in the journal (a packet's journal covers the packets before it).
     func sendPacket(_ messages: [MIDIMessage], timestamp: UInt32) {
         guard !messages.isEmpty else { return }
-        sendPacket(commands: messages.map { TimedRTPMIDICommand(offset: 0, .message($0)) }, timestamp: timestamp)
+        sendPacket(commands: messages.map { TimedRTPMIDICommand(offset: 0, command: .message($0)) }, timestamp: timestamp)
         lastMIDIPacketIndex = sentPacketIndex
         journalRefreshesSinceMIDI = 0
         for message in messages { journal.record(message, inPacket: sentPacketIndex) }
@@ -26,7 +26,7 @@ extension NetworkMIDISession {
             let end = min(start + segmentLength, data.endIndex)
             let segment = RTPMIDICommand.sysExSegment(data: Array(data[start..<end]),
                                                       isFirst: start == data.startIndex, isLast: end == data.endIndex)
-            sendPacket(commands: [TimedRTPMIDICommand(offset: 0, segment)], timestamp: timestamp)
+            sendPacket(commands: [TimedRTPMIDICommand(offset: 0, command: segment)], timestamp: timestamp)
             start = end
         }
     }

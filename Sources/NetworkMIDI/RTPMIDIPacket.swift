@@ -15,11 +15,6 @@ package enum RTPMIDICommand: Equatable, Sendable {
 package struct TimedRTPMIDICommand: Equatable, Sendable {
     package var offset: UInt32
     package var command: RTPMIDICommand
-
-    package init(offset: UInt32, _ command: RTPMIDICommand) {
-        self.offset = offset
-        self.command = command
-    }
 }
 
 /// An RTP packet carrying the RTP-MIDI payload (RFC 6295): the 12-byte RTP header, the MIDI command
@@ -195,7 +190,7 @@ package struct RTPMIDIPacket: Equatable, Sendable {
                       let message = MIDIMessage(status: status, data1: data.first ?? 0, data2: data.count > 1 ? data[1] : 0)
                 else { throw .invalidValue(field: "MIDI command \(status)", value: Int(data.max() ?? 0)) }
                 if status < 0xF0 { runningStatus = status } else if status < 0xF8 { runningStatus = 0 }
-                commands.append(TimedRTPMIDICommand(offset: offset, .message(message)))
+                commands.append(TimedRTPMIDICommand(offset: offset, command: .message(message)))
             default:
                 throw .invalidValue(field: "MIDI status byte", value: Int(status))
             }
@@ -215,14 +210,14 @@ package struct RTPMIDIPacket: Equatable, Sendable {
                 data.append(byte)
             case 0xF8...0xFF:
                 if let realTime = MIDIMessage(status: byte) {
-                    commands.append(TimedRTPMIDICommand(offset: offset, .message(realTime)))
+                    commands.append(TimedRTPMIDICommand(offset: offset, command: .message(realTime)))
                 }
             case 0xF7, 0xF0:
                 commands.append(TimedRTPMIDICommand(
-                    offset: offset, .sysExSegment(data: data, isFirst: opening == 0xF0, isLast: byte == 0xF7)))
+                    offset: offset, command: .sysExSegment(data: data, isFirst: opening == 0xF0, isLast: byte == 0xF7)))
                 return
             case 0xF4:
-                commands.append(TimedRTPMIDICommand(offset: offset, .sysExCancel))
+                commands.append(TimedRTPMIDICommand(offset: offset, command: .sysExCancel))
                 return
             default:
                 throw .invalidValue(field: "byte inside System Exclusive", value: Int(byte))

@@ -35,19 +35,19 @@ final class PacketCodecTests: XCTestCase {
         XCTAssertEqual(packet.ssrc, 0x1122_3344)
         XCTAssertNil(packet.journal)
         XCTAssertEqual(packet.commands, [
-            TimedRTPMIDICommand(offset: 0, .message(.noteOn(channel: 0, note: 60, velocity: 64))),
-            TimedRTPMIDICommand(offset: 2, .message(.noteOn(channel: 0, note: 62, velocity: 64))),
-            TimedRTPMIDICommand(offset: 130, .message(.noteOff(channel: 0, note: 60, velocity: 0))),
+            TimedRTPMIDICommand(offset: 0, command: .message(.noteOn(channel: 0, note: 60, velocity: 64))),
+            TimedRTPMIDICommand(offset: 2, command: .message(.noteOn(channel: 0, note: 62, velocity: 64))),
+            TimedRTPMIDICommand(offset: 130, command: .message(.noteOff(channel: 0, note: 60, velocity: 0))),
         ])
     }
 
     func testRTPPacketRoundTripUsesRunningStatusAndLongHeader() throws {
         var commands = (0..<20).map { i in
-            TimedRTPMIDICommand(offset: UInt32(i * 3), .message(.noteOn(channel: 2, note: UInt8(40 + i), velocity: 90)))
+            TimedRTPMIDICommand(offset: UInt32(i * 3), command: .message(.noteOn(channel: 2, note: UInt8(40 + i), velocity: 90)))
         }
-        commands.append(TimedRTPMIDICommand(offset: 70, .message(.timingClock)))
-        commands.append(TimedRTPMIDICommand(offset: 70_000, .message(.pitchBend(channel: 2, value: 9000))))
-        commands.append(TimedRTPMIDICommand(offset: 70_000, .sysExSegment(data: [1, 2, 3], isFirst: true, isLast: true)))
+        commands.append(TimedRTPMIDICommand(offset: 70, command: .message(.timingClock)))
+        commands.append(TimedRTPMIDICommand(offset: 70_000, command: .message(.pitchBend(channel: 2, value: 9000))))
+        commands.append(TimedRTPMIDICommand(offset: 70_000, command: .sysExSegment(data: [1, 2, 3], isFirst: true, isLast: true)))
         let packet = RTPMIDIPacket(sequenceNumber: 65535, timestamp: 0xFFFF_FFF0, ssrc: 3, commands: commands)
         let bytes = packet.encoded
         XCTAssertEqual(bytes[12] & 0x80, 0x80, "more than 15 bytes of commands need the long header")
@@ -58,7 +58,7 @@ final class PacketCodecTests: XCTestCase {
 
     func testFirstCommandWithDeltaTimeSetsZFlag() throws {
         let packet = RTPMIDIPacket(sequenceNumber: 1, timestamp: 0, ssrc: 1,
-                                   commands: [TimedRTPMIDICommand(offset: 5, .message(.start))])
+                                   commands: [TimedRTPMIDICommand(offset: 5, command: .message(.start))])
         let bytes = packet.encoded
         XCTAssertEqual(bytes[12] & 0x20, 0x20)
         XCTAssertEqual(try RTPMIDIPacket(decoding: bytes[...]), packet)
@@ -89,9 +89,8 @@ final class PacketCodecTests: XCTestCase {
         var other = RecoveryJournal.ChannelJournal(channel: 0)
         other.notesOff = [0, 127]
         let journal = RecoveryJournal(checkpointSequenceNumber: 4321, channels: [other, channel])
-        let packet = RTPMIDIPacket(sequenceNumber: 4400, timestamp: 1, ssrc: 1,
-                                   commands: [TimedRTPMIDICommand(offset: 0, .message(.noteOn(channel: 0, note: 1, velocity: 1)))],
-                                   journal: journal)
+        let noteOn = TimedRTPMIDICommand(offset: 0, command: .message(.noteOn(channel: 0, note: 1, velocity: 1)))
+        let packet = RTPMIDIPacket(sequenceNumber: 4400, timestamp: 1, ssrc: 1, commands: [noteOn], journal: journal)
         let decoded = try RTPMIDIPacket(decoding: packet.encoded[...])
         XCTAssertEqual(decoded.journal, journal)
     }
