@@ -70,10 +70,11 @@ shell)
 osc)
     # liblo decodes (not instrumented), then the OSC face's requests.
     extra=(-I "$root/Sources/CLiblo")
+    module RealtimeSupport "$root"/Sources/RealtimeSupport/ServiceThread.swift
     module OSC "$root"/Sources/OSC/*.swift
     module FluidSynth "$root"/Sources/FluidSynth/SamplerSettings.swift
     module Control "$root"/Sources/Control/{ControlCommand,ControlEvent,ControlState,ShellCommandParser,OSCRequest}.swift
-    libs=(-lControl -lFluidSynth -lOSC -llo); source_file=OSCMessageFuzzTarget.swift; max_len=4096
+    libs=(-lControl -lFluidSynth -lOSC -lRealtimeSupport -llo); source_file=OSCMessageFuzzTarget.swift; max_len=4096
     printf '/seqplay/channel/1/program\0\0,i\0\0\0\0\0\x13' > "$build/seeds/program"
     printf '/seqplay/gain\0\0\0,f\0\0\x3f\0\0\0' > "$build/seeds/gain"
     printf '/seqplay/state\0\0,i\0\0\0\0\x27\x10' > "$build/seeds/state" ;;
