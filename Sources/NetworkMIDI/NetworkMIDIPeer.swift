@@ -19,7 +19,8 @@ public struct NetworkMIDIPeer: Equatable, Sendable {
     /// True when this session sent the invitation (and so drives clock synchronization).
     public var isInitiator: Bool
     public var state: State
-    /// Peer clock minus local clock, in seconds, from the latest clock-sync exchange (`nil` before one).
+    /// Peer clock minus local clock, in seconds (`nil` before a clock-sync exchange): from the exchange with the
+    /// shortest round trip of the last 30 s (at most 8), whose error (at most half its round trip) is smallest.
     public var clockOffset: Double?
     /// One-way network latency estimated from the latest clock-sync exchange (half the round trip), in seconds.
     public var latency: Double?
@@ -70,7 +71,14 @@ final class PeerConnection {
     var nextInvitationAt: UInt64 = 0
 
     // Clock synchronization.
+    /// The offset in use: the one measured with the shortest round trip among `recentClockSyncs`.
     var clockOffsetTicks: Int64?
+    /// The last exchanges (offset, half round trip, monotonic ns), at most `clockSyncsKept` of the last
+    /// `clockSyncWindow`: a round trip delayed on one leg (a busy host or network) errs by up to half of it,
+    /// so the shortest one's offset is the best, while the window follows the clocks' drift.
+    private var recentClockSyncs: [(offset: Int64, latency: Int64, at: UInt64)] = []
+    static let clockSyncsKept = 8
+    static let clockSyncWindow: UInt64 = 30_000_000_000
     /// Offset assumed from the first data packet until a clock sync completes.
     var provisionalOffsetTicks: Int64?
     var latencyTicks: Int64?
@@ -116,7 +124,10 @@ final class PeerConnection {
     /// Records a finished clock sync exchange at `now`: the peer's clock minus ours, and half the
     /// round trip, both in 100 µs ticks.
     func recordClockSync(offsetTicks: Int64, latencyTicks: Int64, now: UInt64) {
-        clockOffsetTicks = offsetTicks
+        recentClockSyncs.removeAll { now &- $0.at > Self.clockSyncWindow }
+        if recentClockSyncs.count == Self.clockSyncsKept { recentClockSyncs.removeFirst() }
+        recentClockSyncs.append((offsetTicks, latencyTicks, now))
+        clockOffsetTicks = recentClockSyncs.min { $0.latency < $1.latency }!.offset
         self.latencyTicks = latencyTicks
         clockSyncExchanges += 1
         lastHeardClockSyncAt = now

@@ -45,6 +45,23 @@ final class LoopbackSessionTests: XCTestCase {
         XCTAssertLessThan(try XCTUnwrap(seenByInitiator.latency), 0.002)
     }
 
+    func testClockOffsetComesFromTheShortestRoundTripOfTheLastExchanges() {
+        let peer = PeerConnection(controlAddress: NetworkMIDIAddress(host: "127.0.0.1", port: 5004)!, token: 1, isInitiator: true,
+                                  state: .connected, now: 0, sentPacketIndex: 0, sysExLimit: 1024)
+        let second: UInt64 = 1_000_000_000
+        // A clean exchange (1 ms round trip), then two a busy host delayed on one leg: offsets 25 and 40 ms off.
+        peer.recordClockSync(offsetTicks: 1000, latencyTicks: 5, now: 1 * second)
+        peer.recordClockSync(offsetTicks: 1250, latencyTicks: 250, now: 2 * second)
+        peer.recordClockSync(offsetTicks: 600, latencyTicks: 400, now: 3 * second)
+        XCTAssertEqual(peer.clockOffsetTicks, 1000)
+        XCTAssertEqual(peer.latencyTicks, 400, "the latency reported is the latest exchange's")
+        // 30 s later the clean exchange has aged out: the best of the recent ones counts.
+        peer.recordClockSync(offsetTicks: 1010, latencyTicks: 20, now: 32 * second)
+        peer.recordClockSync(offsetTicks: 1100, latencyTicks: 90, now: 33 * second)
+        XCTAssertEqual(peer.clockOffsetTicks, 1010)
+        XCTAssertEqual(peer.clockSyncExchanges, 5)
+    }
+
     func testEventsArriveInOrderAtTheirTimestampsBothWays() throws {
         let heardByListener = RecordingReceiver(), heardByInitiator = RecordingReceiver()
         let latency = 0.01
