@@ -33,29 +33,18 @@ public enum MIDIFileReader {
     /// directory", "Is a directory", "Permission denied").
     private static func contents(of path: String) throws(MIDIFileIssue) -> [UInt8] {
         do throws(ReadFailure) {
-            let (descriptor, size) = try openRegularFile(path)
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw ReadFailure(reason: String(cString: strerror(errno))) }
             defer { close(descriptor) }
-            return try readAll(descriptor, size: size)
+            var status = stat()
+            guard fstat(descriptor, &status) == 0 else { throw ReadFailure(reason: String(cString: strerror(errno))) }
+            guard status.st_mode & S_IFMT == S_IFREG else {
+                throw ReadFailure(reason: status.st_mode & S_IFMT == S_IFDIR ? "Is a directory" : "not a regular file")
+            }
+            return try readAll(descriptor, size: Int(status.st_size))
         } catch {
             throw MIDIFileIssue(file: path, track: nil, offset: 0, reason: .unreadable(error.reason))
         }
-    }
-
-    /// Opens the regular file at `path` for reading: its descriptor and size.
-    private static func openRegularFile(_ path: String) throws(ReadFailure) -> (descriptor: Int32, size: Int) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw ReadFailure(reason: String(cString: strerror(errno))) }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0 else {
-            let failure = ReadFailure(reason: String(cString: strerror(errno)))
-            close(descriptor)
-            throw failure
-        }
-        guard status.st_mode & S_IFMT == S_IFREG else {
-            close(descriptor)
-            throw ReadFailure(reason: status.st_mode & S_IFMT == S_IFDIR ? "Is a directory" : "not a regular file")
-        }
-        return (descriptor, Int(status.st_size))
     }
 
     /// The bytes of an open file of `size` bytes (fewer if it shrank while being read).

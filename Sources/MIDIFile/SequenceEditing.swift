@@ -100,9 +100,8 @@ extension MusicSequence {
     /// Other formats are returned unchanged.
     public func concatenatingPatterns() -> MusicSequence {
         guard format == 2 else { return self }
-        var offset: Int64 = 0
         var patterns: [MusicTrack] = []
-        for (index, track) in tracks.enumerated() {
+        for (index, (track, offset)) in zip(tracks, patternOffsets).enumerated() {
             var shifted = track.events.map { TimedEvent(tick: $0.tick.saturatingAdd(offset), $0.event) }
             if index > 0 {
                 let opening = track.events.prefix { $0.tick <= 0 }.map(\.event)
@@ -115,9 +114,19 @@ extension MusicSequence {
                 }
             }
             patterns.append(MusicTrack(events: shifted))
-            offset = offset.saturatingAdd(track.durationInTicks)
         }
         return MusicSequence(format: 1, division: division, tracks: patterns)
+    }
+
+    /// Per track, the tick `concatenatingPatterns()` starts it at: in format 2, where the patterns
+    /// before it end, one after another; in formats 0 and 1, 0.
+    var patternOffsets: [Int64] {
+        guard format == 2 else { return Array(repeating: 0, count: tracks.count) }
+        var offset: Int64 = 0
+        return tracks.map { track in
+            defer { offset = offset.saturatingAdd(track.durationInTicks) }
+            return offset
+        }
     }
 
     /// A summary of each track: name, channels, programs and note count.

@@ -35,13 +35,7 @@ extension SequenceReport {
         // file, and each track ends at its last event's tick.
         let conductorSequence = MusicSequence(format: header.format, division: header.division, tracks: conductor)
         var playing = PlayingOrderFacts(map: TempoMap(sequence: conductorSequence.concatenatingPatterns()))
-        var offsets: [Int64] = []
-        var offset: Int64 = 0
-        for track in conductor {
-            offsets.append(header.format == 2 ? offset : 0)  // as `concatenatingPatterns()` shifts the patterns
-            offset = offset.saturatingAdd(track.durationInTicks)
-        }
-        var merge = try PlayingOrderMerge(bytes: bytes, chunks: chunks, offsets: offsets, file: file)
+        var merge = try PlayingOrderMerge(bytes: bytes, chunks: chunks, offsets: conductorSequence.patternOffsets, file: file)
         while let timed = try merge.next() { playing.add(timed) }
         self.init(file: file, format: header.format, division: header.division, summaries: summaries, playing: playing,
                   warnings: log.warnings.map(\.description))
