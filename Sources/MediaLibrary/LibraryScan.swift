@@ -31,12 +31,7 @@ extension MediaLibrary {
     @discardableResult
     public func add(_ paths: [String], jobs: Int? = nil,
                     progress: (Int, Int) -> Void = { _, _ in }) throws(MediaLibraryError) -> ScanSummary {
-        var roots: [String] = []
-        for path in paths {
-            let absolute = Self.absolute(path)
-            guard FileManager.default.fileExists(atPath: absolute) else { throw .unreadable(path: path, reason: "no such file or folder") }
-            roots.append(absolute)
-        }
+        let roots = try Self.roots(paths)
         try access { db in
             for root in roots { try db.execute(sql: "INSERT OR IGNORE INTO roots (path) VALUES (?)", arguments: [root]) }
         }
@@ -154,6 +149,16 @@ extension MediaLibrary {
         guard isFolder.boolValue else { return found(root).map { [$0] } ?? [] }
         let names = (FileManager.default.enumerator(atPath: root)?.allObjects as? [String]) ?? []
         return names.sorted().compactMap { found(root + "/" + $0) }
+    }
+
+    /// The absolute paths of `paths` to add; throws `unreadable` for the first that does not exist
+    /// (before anything is opened, when called first).
+    public static func roots(_ paths: [String]) throws(MediaLibraryError) -> [String] {
+        try paths.map { (path) throws(MediaLibraryError) in
+            let absolute = absolute(path)
+            guard FileManager.default.fileExists(atPath: absolute) else { throw .unreadable(path: path, reason: "no such file or folder") }
+            return absolute
+        }
     }
 
     static func absolute(_ path: String) -> String {
