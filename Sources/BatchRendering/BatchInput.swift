@@ -95,7 +95,7 @@ public enum BatchInputDiscovery {
         let outsideFolder = commonFolder(outside.map { (absolute($0) as NSString).deletingLastPathComponent })
         inputs += outside.map { BatchInput(path: $0, relativePath: relative(absolute($0), under: outsideFolder)) }
         var seen = Set<String>()
-        inputs = inputs.sorted { $0.relativePath < $1.relativePath }.filter { seen.insert(absolute($0.path)).inserted }
+        inputs = inputs.sorted { ($0.relativePath, $0.path) < ($1.relativePath, $1.path) }.filter { seen.insert(absolute($0.path)).inserted }
         let named = separatingOutputNames(inputs)
         return Discovery(inputs: named.inputs, problems: problems + named.problems, collisions: named.collisions)
     }

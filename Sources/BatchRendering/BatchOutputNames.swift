@@ -34,7 +34,7 @@ extension BatchInputDiscovery {
         var owners: [String: String] = [:]
         var kept: [BatchInput] = []
         var problems: [Problem] = []
-        for input in renamed.sorted(by: { $0.relativePath < $1.relativePath }) {
+        for input in renamed.sorted(by: { ($0.relativePath, $0.path) < ($1.relativePath, $1.path) }) {
             if let owner = owners[input.outputName] {
                 problems.append(Problem(path: input.path, reason: "its output would be \(owner)'s too (\(input.outputName)); not rendered: render it in a batch of its own"))
                 continue

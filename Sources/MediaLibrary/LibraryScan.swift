@@ -152,12 +152,13 @@ extension MediaLibrary {
     }
 
     /// The absolute paths of `paths` to add; throws `unreadable` for the first that does not exist
-    /// (before anything is opened, when called first).
+    /// as the system finds it (`nosuch/..` does not, though it reads as `.`; nor does an empty path).
     public static func roots(_ paths: [String]) throws(MediaLibraryError) -> [String] {
         try paths.map { (path) throws(MediaLibraryError) in
-            let absolute = absolute(path)
-            guard FileManager.default.fileExists(atPath: absolute) else { throw .unreadable(path: path, reason: "no such file or folder") }
-            return absolute
+            var status = stat()
+            guard !path.isEmpty else { throw .unreadable(path: "''", reason: "an empty path names no file or folder") }
+            guard stat(path, &status) == 0 else { throw .unreadable(path: path, reason: "no such file or folder") }
+            return absolute(path)
         }
     }
 
