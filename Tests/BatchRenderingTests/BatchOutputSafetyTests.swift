@@ -37,7 +37,8 @@ final class BatchOutputSafetyTests: BatchTestCase {
         let named = try seqplay(["render", root + "/a/x/song.mid", root + "/a/y/song.mid", "--output-dir", out + "/named"] + font)
         XCTAssertEqual(named.status, 0, named.standardError)
         XCTAssertEqual(files(under: out + "/named"), ["x/song.wav", "y/song.wav"])
-        XCTAssertEqual(named.standardError, "seqplay: 2 rendered, 0 already there, 0 failed\n")
+        XCTAssertTrue(named.standardError.hasSuffix("seqplay: 2 rendered, 0 already there, 0 failed\n"), named.standardError)
+        XCTAssertFalse(named.standardError.contains("would both be"), named.standardError)
         // t.mid and t.kar in one folder: the extension kept in the name, and said.
         let folder = try seqplay(["render", root + "/c", "--output-dir", out + "/folder", "--labels"] + font)
         XCTAssertEqual(folder.status, 0, folder.standardError)
@@ -143,10 +144,15 @@ final class BatchOutputSafetyTests: BatchTestCase {
         let arguments = ["render", root, "--output-dir", out + "/audio", "--manifest", manifest, "--jobs", "1"] + font
         let first = try seqplay(arguments)
         XCTAssertEqual(first.status, 0, first.standardError)
-        let known = try manifestEntries(manifest)
+        let known = try manifestEntries(manifest), firstLines = try String(contentsOfFile: manifest, encoding: .utf8)
         let process = try ChildProcess(seqplayBinary, arguments + ["--force"], standardError: .capture)
+        // Interrupted once the rerun has written its first line (the manifest rewritten, one song rendered again).
         let deadline = Date().addingTimeInterval(120)
-        while (try? String(contentsOfFile: manifest, encoding: .utf8))?.isEmpty != false, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        while Date() < deadline {
+            let lines = (try? String(contentsOfFile: manifest, encoding: .utf8)) ?? ""
+            if !lines.isEmpty, lines != firstLines { break }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
         process.interrupt()
         process.waitUntilExit()
         XCTAssertEqual(process.exitStatus, 130, process.standardErrorText)
