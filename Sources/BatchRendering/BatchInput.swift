@@ -42,7 +42,8 @@ public struct BatchInput: Hashable, Sendable {
 
 /// Finds the MIDI files of a batch: files named directly (whatever their extension), and every file
 /// with a MIDI extension (`MIDIFileReader.fileExtensions`, any case) under directories, recursively.
-/// The result is sorted by relative path, duplicates removed.
+/// The result is sorted by relative path, duplicates removed, and no two inputs share an output name
+/// (`NameCollision`).
 public enum BatchInputDiscovery {
 
     /// Why a path given cannot be used.

@@ -11,8 +11,9 @@ import Sampler
 /// rendering through a new synthesizer that plays the batch's SoundFonts, loaded once for the whole
 /// batch (`SharedSoundFonts`). Each output is written under a temporary name and renamed when
 /// complete (on a finishing thread, while the worker renders its next song), so an output
-/// that exists is finished: a rerun skips it (unless `overwritesFinishedOutputs`), and a batch that
-/// was killed resumes where it stopped. A file that cannot be rendered is reported and skipped.
+/// that exists is finished: a rerun skips it (unless `overwritesFinishedOutputs`; with labels or stems,
+/// only when they are all there too: `BatchRenderSettings.isFinished`), and a batch that was killed
+/// resumes where it stopped. A file that cannot be rendered is reported and skipped.
 ///
 /// ```swift
 /// let inputs = BatchInputDiscovery.discover(["corpus/"]).inputs

@@ -69,13 +69,15 @@ struct BatchRender {
         if encoding.dryRun {
             return try printPlan(renderer.plan(options: options), settings: settings, problems: problems.count)
         }
+        // Ctrl-C and SIGTERM are caught before the manifest is rewritten, so they end the batch through its
+        // normal path (the earlier manifest's lines kept) from then on.
+        let interruption = Interruption()
         let manifest = try openManifest(settings: settings, protecting: inputs.map(\.path))
         for problem in problems {
             try? manifest?.append(BatchResult(input: BatchInput(path: problem.path, relativePath: problem.path), outputPath: "",
                                               status: .failed(problem.description)))
         }
 
-        let interruption = Interruption()
         let progress = BatchProgress(inputs: selected, sampleRate: sampleRate)
         let results = renderer.run(
             isCancelled: { interruption.isRequested || manifest?.failure != nil },
