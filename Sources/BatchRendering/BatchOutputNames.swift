@@ -45,6 +45,24 @@ extension BatchInputDiscovery {
         return (kept, collisions, problems)
     }
 
+    /// `inputs` but those whose output would be another input's stem with `stems` (`x.ch01.mid` beside
+    /// `x.mid`: `x.ch01.wav` is both), which come back as problems.
+    public static func separatingStemNames(_ inputs: [BatchInput], stems: StemMode?) -> (inputs: [BatchInput], problems: [Problem]) {
+        guard let stems else { return (inputs, []) }
+        let owners = Dictionary(inputs.map { ($0.outputName, $0.path) }) { first, _ in first }
+        var kept: [BatchInput] = []
+        var problems: [Problem] = []
+        for input in inputs {
+            let name = input.outputName as NSString
+            if StemPlan.isStemName(name.pathExtension, mode: stems), let owner = owners[name.deletingPathExtension] {
+                problems.append(Problem(path: input.path, reason: "its output would be \(owner)'s \(name.pathExtension) stem too; not rendered: render it in a batch of its own"))
+            } else {
+                kept.append(input)
+            }
+        }
+        return (kept, problems)
+    }
+
     /// The absolute folder `input`'s relative path starts from.
     private static func base(of input: BatchInput) -> String {
         let path = absolute(input.path)

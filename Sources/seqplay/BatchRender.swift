@@ -26,7 +26,8 @@ struct BatchRender {
 
     func run() throws {
         let found = BatchInputDiscovery.find(batchPaths())
-        let (inputs, problems) = (found.inputs, found.problems)
+        let named = BatchInputDiscovery.separatingStemNames(found.inputs, stems: batch.stems)
+        let (inputs, problems) = (named.inputs, found.problems + named.problems)
         for problem in problems { CommandLineOutput.note("\(problem)") }
         let selected = batch.parsedShard.map { shard in inputs.filter(shard.contains) } ?? inputs
         // The --font-for fonts load first, as a single render loads them (SamplerSettings.fontLoadOrder).

@@ -57,6 +57,18 @@ final class BatchInputDiscoveryTests: BatchTestCase {
         XCTAssertTrue(found.problems.first?.reason.contains(root + "/t.mid") == true, "\(found.problems)")
     }
 
+    /// With stems, an input whose output is another's stem (`x.ch01.mid` beside `x.mid`) is left out, as a problem.
+    func testAnOutputThatIsAnotherInputsStemIsAProblem() throws {
+        let inputs = ["x.mid", "x.ch01.mid", "x.ch17.mid", "x.drums.mid", "x.track3.mid", "y.ch01.mid"].map { BatchInput(path: "/in/" + $0, relativePath: $0) }
+        let channel = BatchInputDiscovery.separatingStemNames(inputs, stems: .channel)
+        XCTAssertEqual(channel.inputs.map(\.relativePath), ["x.mid", "x.ch17.mid", "x.drums.mid", "x.track3.mid", "y.ch01.mid"])
+        XCTAssertEqual(channel.problems.map(\.path), ["/in/x.ch01.mid"])
+        XCTAssertTrue(channel.problems[0].reason.contains("/in/x.mid's ch01 stem"), channel.problems[0].reason)
+        XCTAssertEqual(BatchInputDiscovery.separatingStemNames(inputs, stems: .program).problems.map(\.path), ["/in/x.drums.mid"])
+        XCTAssertEqual(BatchInputDiscovery.separatingStemNames(inputs, stems: .track).problems.map(\.path), ["/in/x.track3.mid"])
+        XCTAssertEqual(BatchInputDiscovery.separatingStemNames(inputs, stems: nil).inputs, inputs)
+    }
+
     func testListsReadOneAPathALine() {
         XCTAssertEqual(BatchInputDiscovery.paths(fromList: "a.mid\n\nb c.mid\r\n  \n"), ["a.mid", "b c.mid"])
     }
