@@ -59,6 +59,9 @@ public enum AudioFileFormat: String, Sendable, CaseIterable {
 public enum AudioSampleFormat: String, Sendable, CaseIterable {
     case int16, int24, int32, float32
 
+    /// Whether samples are stored as integers, which clip at full scale (float samples go past it).
+    public var isInteger: Bool { self != .float32 }
+
     /// Bits per sample.
     public var bitDepth: Int {
         switch self {

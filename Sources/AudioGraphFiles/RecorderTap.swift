@@ -83,6 +83,16 @@ public final class RecorderTap: ProcessingTap, @unchecked Sendable {
         return Summary(framesWritten: session.framesWritten.load(ordering: .relaxed), droppedFrames: dropped)
     }
 
+    /// Stops recording and abandons the file: its temporary file is removed and whatever was at its
+    /// path is left as it was (a session that could not start keeps no recording). Does nothing when
+    /// not recording.
+    public func cancel() {
+        guard let session else { return }
+        recording.store(false, ordering: .releasing)
+        self.session = nil
+        session.cancel()
+    }
+
     // MARK: ProcessingTap
 
     public func prepare(format: AudioFormat, maximumFrameCount: Int) throws {
@@ -160,13 +170,23 @@ public final class RecorderTap: ProcessingTap, @unchecked Sendable {
 
         /// Drains the ring, ends the thread and completes (or, after a failure, removes) the file.
         func finish() throws {
-            finishRequested.store(true, ordering: .releasing)
-            exited.wait()
+            endThread()
             if let failure {
                 writer.cancel()
                 throw failure
             }
             try writer.finish()
+        }
+
+        /// Ends the thread and removes the file.
+        func cancel() {
+            endThread()
+            writer.cancel()
+        }
+
+        private func endThread() {
+            finishRequested.store(true, ordering: .releasing)
+            exited.wait()
         }
     }
 }

@@ -13,7 +13,9 @@ import OutputFiles
 /// `labels` (the labels file, with --labels), `parts`: per channel that sounded, `channel` (1-16),
 /// `program`, `instrument` (its General MIDI name), `drums`, `notes`; and `stems` (with --stems):
 /// `name`, `file` (null when silent and not written), `silent`, `channels`, `track` or `program`
-/// and `instrument`, `drums`.
+/// and `instrument`, `drums`. An output skipped as finished keeps what the earlier manifest at the
+/// same path said of it (`EarlierManifest`: every key but `status`, when the file still has the
+/// frames and sample rate it said).
 ///
 /// The file is an `AppendingOutputFile`: a device or FIFO is written through; a file is replaced
 /// by an empty one at once (atomically, keeping its permissions; a symbolic link's target) and each
@@ -25,11 +27,13 @@ public final class BatchManifest: @unchecked Sendable {
     private let lock = NSLock()
     private let soundFontPaths: [String]
     private let labels: Bool
+    private let earlier: EarlierManifest
     private var firstFailure: OutputFileError?
 
     /// Creates (or empties) the manifest at `path`, which may not be any of `inputs` (the batch's
-    /// songs) or the fonts.
+    /// songs) or the fonts. What it held is `settings.earlierManifest`, or else read first.
     public init(path: String, settings: BatchRenderSettings, protecting inputs: [String] = []) throws(OutputFileError) {
+        earlier = settings.earlierManifest ?? EarlierManifest(path: path)
         file = try AppendingOutputFile(path: path, protecting: inputs + settings.soundFontPaths)
         self.path = path
         soundFontPaths = settings.soundFontPaths
@@ -41,7 +45,23 @@ public final class BatchManifest: @unchecked Sendable {
 
     /// Writes `result`'s line; throws (then and for every later line) when the manifest cannot be written.
     public func append(_ result: BatchResult) throws(OutputFileError) {
-        let line = Self.line(for: result, soundFontPaths: soundFontPaths, labels: labels)
+        try append(line: Self.line(for: result, soundFontPaths: soundFontPaths, labels: labels, earlier: earlier))
+    }
+
+    /// Writes, as skipped, the lines the earlier manifest had of finished outputs of `inputs` this
+    /// run has no result for (`results`): a batch interrupted in a rerun keeps what it knew of the
+    /// outputs it did not reach.
+    public func appendEarlierLines(of inputs: [BatchInput], without results: [BatchResult], settings: BatchRenderSettings) throws(OutputFileError) {
+        let done = Set(results.map(\.input.path))
+        for input in inputs where !done.contains(input.path) {
+            let output = settings.outputPath(for: input)
+            guard let reader = try? AudioFileReader(path: output),
+                  earlier.entry(for: output, frames: reader.frameCount, sampleRate: reader.sampleRate) != nil else { continue }
+            try append(BatchResult(input: input, outputPath: output, status: .skipped))
+        }
+    }
+
+    private func append(line: String) throws(OutputFileError) {
         lock.lock()
         defer { lock.unlock() }
         if let firstFailure { throw firstFailure }
@@ -53,7 +73,7 @@ public final class BatchManifest: @unchecked Sendable {
         }
     }
 
-    static func line(for result: BatchResult, soundFontPaths: [String], labels: Bool) -> String {
+    static func line(for result: BatchResult, soundFontPaths: [String], labels: Bool, earlier: EarlierManifest) -> String {
         var entry: [String: Any] = ["input": result.input.path, "output": result.outputPath]
         switch result.status {
         case .rendered(let audio):
@@ -88,12 +108,15 @@ public final class BatchManifest: @unchecked Sendable {
                 return item
             }
         case .skipped:
-            entry["status"] = "skipped"
             if let reader = try? AudioFileReader(path: result.outputPath) {
+                if let known = earlier.entry(for: result.outputPath, frames: reader.frameCount, sampleRate: reader.sampleRate) {
+                    entry.merge(known) { current, _ in current }
+                }
                 entry["sample_rate"] = reader.sampleRate
                 entry["frames"] = reader.frameCount
                 entry["duration_seconds"] = Double(reader.frameCount) / Double(reader.sampleRate)
             }
+            entry["status"] = "skipped"
         case .failed(let reason):
             entry["status"] = "failed"
             entry["reason"] = reason

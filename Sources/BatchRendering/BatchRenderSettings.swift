@@ -31,6 +31,9 @@ public struct BatchRenderSettings: Sendable {
     /// and copyright, seqplay as the software, `--quality`, `--title`…, as a single render writes
     /// them); nil: the format's defaults and no tags.
     public var encoding: (@Sendable (MusicSequence) -> AudioEncoding)?
+    /// What the manifest of an earlier run said (read before `BatchManifest` rewrites it): which
+    /// stems of a finished output were silent, and what the new manifest keeps of the outputs it skips.
+    public var earlierManifest: EarlierManifest?
 
     public init(outputDirectory: String, soundFontPaths: [String]) {
         self.outputDirectory = outputDirectory
@@ -39,7 +42,7 @@ public struct BatchRenderSettings: Sendable {
 
     /// Whether outputs store integer samples (which clip at full scale).
     public var storesIntegers: Bool {
-        (sampleFormat ?? format.defaultSampleFormat).map { $0 != .float32 } ?? false
+        (sampleFormat ?? format.defaultSampleFormat)?.isInteger ?? false
     }
 
     /// Where `input`'s output goes.

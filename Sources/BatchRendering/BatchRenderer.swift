@@ -11,8 +11,9 @@ import Sampler
 /// rendering through a new synthesizer that plays the batch's SoundFonts, loaded once for the whole
 /// batch (`SharedSoundFonts`). Each output is written under a temporary name and renamed when
 /// complete (on a finishing thread, while the worker renders its next song), so an output
-/// that exists is finished: a rerun skips it (unless `overwritesFinishedOutputs`), and a batch that
-/// was killed resumes where it stopped. A file that cannot be rendered is reported and skipped.
+/// that exists is finished: a rerun skips it (unless `overwritesFinishedOutputs`; with labels or stems,
+/// only when they are all there too: `BatchRenderSettings.isFinished`), and a batch that was killed
+/// resumes where it stopped. A file that cannot be rendered is reported and skipped.
 ///
 /// ```swift
 /// let inputs = BatchInputDiscovery.discover(["corpus/"]).inputs
@@ -52,7 +53,9 @@ public final class BatchRenderer: Sendable {
                     observer: @escaping @Sendable (Event) -> Void = { _ in },
                     options: @escaping @Sendable (MusicSequence) throws -> RenderOptions) -> [BatchResult] {
         let next = ManagedAtomic(0)
-        let order = Self.renderingOrder(of: inputs)
+        let order = Self.renderingOrder(of: inputs) { [settings] input in
+            !settings.overwritesFinishedOutputs && FileManager.default.fileExists(atPath: settings.outputPath(for: input))
+        }
         let results = ResultTable(count: inputs.count)
         let group = DispatchGroup()
         for _ in 0..<max(1, min(settings.jobs, inputs.count)) {
@@ -86,14 +89,38 @@ public final class BatchRenderer: Sendable {
         return results.all
     }
 
-    /// The order workers take `inputs` in (indices): largest file first, equal sizes in input order.
+    /// What `run` would do with each input, rendering and writing nothing (`--dry-run`): its output,
+    /// and whether an earlier run finished it (`BatchRenderSettings.isFinished`: skipped).
+    public func plan(options: (MusicSequence) throws -> RenderOptions) -> [PlannedOutput] {
+        inputs.map { input in
+            PlannedOutput(input: input, outputPath: settings.outputPath(for: input),
+                          isFinished: !settings.overwritesFinishedOutputs && settings.isFinished(input, options: options))
+        }
+    }
+
+    /// The order workers take `inputs` in (indices): those `isLikelyFinished` first (a rerun skips
+    /// them at once, so their manifest lines come first and a rerun killed while rendering keeps
+    /// them), then the largest file first, equal sizes in input order.
     /// Workers take the next input as they finish one, so the batch ends when its last song does:
     /// started last, a long song would leave the other workers idle while it renders alone. File
     /// size stands for rendering time (it counts the events; a `stat` per input, nothing read).
-    static func renderingOrder(of inputs: [BatchInput]) -> [Int] {
+    static func renderingOrder(of inputs: [BatchInput], isLikelyFinished: (BatchInput) -> Bool = { _ in false }) -> [Int] {
         let sizes = inputs.map(\.fileSize)
-        return inputs.indices.sorted { sizes[$0] != sizes[$1] ? sizes[$0] > sizes[$1] : $0 < $1 }
+        let finished = inputs.map(isLikelyFinished)
+        return inputs.indices.sorted {
+            if finished[$0] != finished[$1] { return finished[$0] }
+            return sizes[$0] != sizes[$1] ? sizes[$0] > sizes[$1] : $0 < $1
+        }
     }
+}
+
+/// An input of a batch as `BatchRenderer.plan` sees it before rendering.
+public struct PlannedOutput: Sendable {
+    public var input: BatchInput
+    /// Where its output goes.
+    public var outputPath: String
+    /// An earlier run finished it: a run skips it (unless `overwritesFinishedOutputs`).
+    public var isFinished: Bool
 }
 
 /// Results stored by index from several threads.

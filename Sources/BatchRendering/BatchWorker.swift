@@ -28,15 +28,14 @@ final class BatchWorker {
         self.fonts = fonts
     }
 
-    /// Renders `input` (or skips it when its output exists); nil when cancelled meanwhile. What it
+    /// Renders `input` (or skips it when an earlier run finished it); nil when cancelled meanwhile. What it
     /// returns completes the output (`PendingOutput`) and gives the result.
     func render(_ input: BatchInput) -> PendingResult? {
         let outputPath = settings.outputPath(for: input)
         func result(_ status: BatchResult.Status, repairs: Int = 0) -> PendingResult {
             PendingResult { BatchResult(input: input, outputPath: outputPath, status: status, repairs: repairs) }
         }
-        if !settings.overwritesFinishedOutputs, FileManager.default.fileExists(atPath: outputPath),
-           !settings.writesLabels || FileManager.default.fileExists(atPath: NoteLabels.path(besideOutput: outputPath)) {
+        if !settings.overwritesFinishedOutputs, settings.isFinished(input, options: options) {
             return result(.skipped)
         }
         let read: MIDIFileReadResult

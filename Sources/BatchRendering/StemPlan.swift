@@ -65,6 +65,16 @@ struct StemPlan {
     }
 
 
+    /// Whether `name` is the name of a stem of `mode` (`ch01`…`ch16`, `program000`…`program127` and
+    /// `drums`, `track` and a number).
+    static func isStemName(_ name: String, mode: StemMode) -> Bool {
+        switch mode {
+        case .channel: return (0..<16).contains { MIDIChannel.name($0) == name }
+        case .program: return name == "drums" || (0...127).contains { stemName(program: UInt8($0), drums: false) == name }
+        case .track: return name.hasPrefix("track") && name.count > 5 && name.dropFirst(5).allSatisfy { ("0"..."9").contains($0) }
+        }
+    }
+
     static func stemName(program: UInt8, drums: Bool) -> String {
         drums ? "drums" : "program" + String(repeating: "0", count: 3 - "\(program)".count) + "\(program)"
     }

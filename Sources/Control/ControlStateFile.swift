@@ -3,7 +3,8 @@ import OutputFiles
 
 /// Where a sound module keeps its state between runs (`--state FILE`): read at start, written on
 /// change (debounced, atomically through OutputFiles). A file that cannot be read as a state is
-/// renamed aside (`FILE.damaged`) and reported in one line; never fatal.
+/// renamed aside (`FILE.damaged`, or `FILE.damaged.2`… when that is taken) and reported in one line;
+/// never fatal.
 public final class ControlStateFile: @unchecked Sendable {
     /// The file.
     public let path: String
@@ -57,8 +58,12 @@ public final class ControlStateFile: @unchecked Sendable {
         } catch {
             reason = (error as NSError).localizedDescription
         }
-        let aside = path + ".damaged"
-        try? FileManager.default.removeItem(atPath: aside)
+        // Set aside under a name of its own: a file damaged before keeps its place (FILE.damaged, FILE.damaged.2, …).
+        var aside = path + ".damaged", number = 1
+        while FileManager.default.fileExists(atPath: aside) {
+            number += 1
+            aside = path + ".damaged.\(number)"
+        }
         let moved = rename(path, aside) == 0
         return .damaged(reason: reason, movedTo: moved ? aside : nil)
     }

@@ -241,11 +241,12 @@ public final class LiveSamplerSession: @unchecked Sendable {
         return summary
     }
 
-    /// Undoes a start that failed half-way.
+    /// Undoes a start that failed half-way: the recording is abandoned, so a file at its path is
+    /// left as it was.
     private func abandonStart() {
         stopProducers()
         output.stop()
-        _ = try? recorder?.stop()
+        recorder?.cancel()
     }
 
     private func stopProducers() {

@@ -1,6 +1,18 @@
 import MIDICore
 
 extension MusicSequence {
+    /// How many notes `transposed(by: semitones)` drops: note-ons (velocity above 0) off channel 10
+    /// that it moves outside 0...127.
+    public func noteCountDropped(transposingBy semitones: Int) -> Int {
+        guard semitones != 0 else { return 0 }
+        return tracks.reduce(0) { count, track in
+            count + track.events.filter { timed in
+                guard case .midi(.noteOn(let channel, let note, let velocity)) = timed.event, channel != 9, velocity > 0 else { return false }
+                return !(0...127).contains(Int(note) + semitones)
+            }.count
+        }
+    }
+
     /// The sequence with every note moved `semitones`, as `MusicPlayer` transposes: channel 10 (drums,
     /// index 9) stays put, and notes (and their pressure) pushed outside 0...127 are dropped.
     public func transposed(by semitones: Int) -> MusicSequence {

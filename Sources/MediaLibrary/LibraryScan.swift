@@ -31,12 +31,7 @@ extension MediaLibrary {
     @discardableResult
     public func add(_ paths: [String], jobs: Int? = nil,
                     progress: (Int, Int) -> Void = { _, _ in }) throws(MediaLibraryError) -> ScanSummary {
-        var roots: [String] = []
-        for path in paths {
-            let absolute = Self.absolute(path)
-            guard FileManager.default.fileExists(atPath: absolute) else { throw .unreadable(path: path, reason: "no such file or folder") }
-            roots.append(absolute)
-        }
+        let roots = try Self.roots(paths)
         try access { db in
             for root in roots { try db.execute(sql: "INSERT OR IGNORE INTO roots (path) VALUES (?)", arguments: [root]) }
         }
@@ -154,6 +149,17 @@ extension MediaLibrary {
         guard isFolder.boolValue else { return found(root).map { [$0] } ?? [] }
         let names = (FileManager.default.enumerator(atPath: root)?.allObjects as? [String]) ?? []
         return names.sorted().compactMap { found(root + "/" + $0) }
+    }
+
+    /// The absolute paths of `paths` to add; throws `unreadable` for the first that does not exist
+    /// as the system finds it (`nosuch/..` does not, though it reads as `.`; nor does an empty path).
+    public static func roots(_ paths: [String]) throws(MediaLibraryError) -> [String] {
+        try paths.map { (path) throws(MediaLibraryError) in
+            var status = stat()
+            guard !path.isEmpty else { throw .unreadable(path: "''", reason: "an empty path names no file or folder") }
+            guard stat(path, &status) == 0 else { throw .unreadable(path: path, reason: "no such file or folder") }
+            return absolute(path)
+        }
     }
 
     static func absolute(_ path: String) -> String {

@@ -24,6 +24,11 @@ public struct SequenceConversion: Sendable {
 
     /// `sequence` converted.
     public func apply(to sequence: MusicSequence) throws(SequenceConversionError) -> MusicSequence {
+        try convert(sequence).sequence
+    }
+
+    /// `sequence` converted, and how many of its notes the transpose dropped (moved outside 0...127).
+    public func convert(_ sequence: MusicSequence) throws(SequenceConversionError) -> (sequence: MusicSequence, notesTransposedAway: Int) {
         guard song.loop == nil else { throw .loopCannotBeWritten }
         if let format, !(0...1).contains(format) { throw .unsupportedFormat(format) }
         var result = sequence.concatenatingPatterns()
@@ -41,12 +46,13 @@ public struct SequenceConversion: Sendable {
             guard start <= end else { throw .playback(.startAfterEnd(startTick: start, endTick: end)) }
             result = result.excerpt(fromTick: start, toTick: end)
         }
+        let transposedAway = result.noteCountDropped(transposingBy: song.transpose)
         result = result.transposed(by: song.transpose)
         if song.rate != 1 { result = try Self.edit { () throws(SequenceEditError) in try result.scalingTempo(by: song.rate) } }
         switch format {
-        case 0: return result.mergedToFormat0()
-        case 1: return result.tracks.count == 1 ? result.splitByChannel() : result.withFormat(1)
-        default: return result
+        case 0: return (result.mergedToFormat0(), transposedAway)
+        case 1: return (result.tracks.count == 1 ? result.splitByChannel() : result.withFormat(1), transposedAway)
+        default: return (result, transposedAway)
         }
     }
 }

@@ -365,6 +365,13 @@ public final class SongRenderer {
     @discardableResult
     public func render(to writer: AudioFileWriter, isCancelled: () -> Bool = { false },
                        progress: ((Int64) -> Void)? = nil) throws(RenderError) -> Int64? {
+        try renderMeasuringPeak(to: writer, isCancelled: isCancelled, progress: progress)?.frames
+    }
+
+    /// Renders as `render(to:isCancelled:progress:)` does; returns the frames written and the highest
+    /// absolute sample among them (1: full scale; above it, an integer file clipped), or nil when cancelled.
+    public func renderMeasuringPeak(to writer: AudioFileWriter, isCancelled: () -> Bool = { false },
+                                    progress: ((Int64) -> Void)? = nil) throws(RenderError) -> (frames: Int64, peak: Float)? {
         let output = BlockFileWriter(file: writer)
         do throws(AudioFileError) {
             guard try render(into: output, isCancelled: isCancelled, progress: { progress?($0) },
@@ -377,7 +384,7 @@ public final class SongRenderer {
             writer.cancel()
             throw .audioFile(error)
         }
-        return renderedFrames
+        return (renderedFrames, output.peak)
     }
 
     /// Renders the whole song and tail to the file at `path` (see `render(to:isCancelled:progress:)`),

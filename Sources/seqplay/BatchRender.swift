@@ -25,7 +25,9 @@ struct BatchRender {
     }
 
     func run() throws {
-        let (inputs, problems) = BatchInputDiscovery.discover(batchPaths())
+        let found = BatchInputDiscovery.find(batchPaths())
+        let named = BatchInputDiscovery.separatingStemNames(found.inputs, stems: batch.stems)
+        let (inputs, problems) = (named.inputs, found.problems + named.problems)
         for problem in problems { CommandLineOutput.note("\(problem)") }
         let selected = batch.parsedShard.map { shard in inputs.filter(shard.contains) } ?? inputs
         // The --font-for fonts load first, as a single render loads them (SamplerSettings.fontLoadOrder).
@@ -45,25 +47,39 @@ struct BatchRender {
         settings.stems = batch.stems
         settings.normalization = batch.normalization
         settings.measuresLoudness = batch.manifest != nil
+        settings.earlierManifest = batch.manifest.map(EarlierManifest.init(path:))
         let encodingFlags = UncheckedSendable(value: encoding)
         settings.encoding = { encodingFlags.value.encoding(for: $0) }
+        for collision in found.collisions { CommandLineOutput.note(Self.describe(collision, settings: settings)) }
         let sampleRate = encoding.sampleRate(sound.sampleRate, for: settings.format)
-        let manifest = try openManifest(settings: settings, protecting: inputs.map(\.path))
-        for problem in problems {
-            try? manifest?.append(BatchResult(input: BatchInput(path: problem.path, relativePath: problem.path), outputPath: "",
-                                              status: .failed(problem.description)))
-        }
-
-        let interruption = Interruption()
-        let progress = BatchProgress(inputs: selected, sampleRate: sampleRate)
         let flags = UncheckedSendable(value: self)
         let threadsPerJob = max(1, AvailableCores.count / settings.jobs)
+        let options: @Sendable (MusicSequence) throws -> RenderOptions = { sequence in
+            let render = flags.value
+            var options = render.threading.fileOptions(try render.sound.renderOptions(for: sequence), defaultThreads: threadsPerJob)
+            options.sampleRate = sampleRate
+            return options
+        }
+        // The fonts load before anything is written: a font that cannot be loaded leaves the manifest as it was.
         let renderer: BatchRenderer
         do {
             renderer = try BatchRenderer(inputs: selected, settings: settings)
         } catch {
             throw CommandFailure("\(error)", .badSoundFont)
         }
+        if encoding.dryRun {
+            return try printPlan(renderer.plan(options: options), settings: settings, problems: problems.count)
+        }
+        // Ctrl-C and SIGTERM are caught before the manifest is rewritten, so they end the batch through its
+        // normal path (the earlier manifest's lines kept) from then on.
+        let interruption = Interruption()
+        let manifest = try openManifest(settings: settings, protecting: inputs.map(\.path))
+        for problem in problems {
+            try? manifest?.append(BatchResult(input: BatchInput(path: problem.path, relativePath: problem.path), outputPath: "",
+                                              status: .failed(problem.description)))
+        }
+
+        let progress = BatchProgress(inputs: selected, sampleRate: sampleRate)
         let results = renderer.run(
             isCancelled: { interruption.isRequested || manifest?.failure != nil },
             observer: { event in
@@ -75,23 +91,17 @@ struct BatchRender {
                 case .rendered(let audio) where audio.gain.isLimited:
                     progress.note("\(result.outputPath): gain lowered to \(String(format: "%+.1f", audio.gain.decibels)) dB so it does not clip")
                 case .rendered(let audio) where audio.clips:
-                    progress.note("\(result.outputPath): clipped (peak \(String(format: "%+.1f", 20 * log10(Double(audio.peak)))) dBFS); lower --gain")
+                    progress.note(CommandLineOutput.clippingNote(result.outputPath, peak: audio.peak))
                 default: break
                 }
             },
-            options: { sequence in
-                let render = flags.value
-                var options = render.threading.fileOptions(
-                    try render.sound.renderOptions(for: sequence),
-                    defaultThreads: threadsPerJob)
-                options.sampleRate = sampleRate
-                return options
-            })
+            options: options)
         progress.finish()
         if let failure = manifest?.failure {
             throw CommandFailure("\(failure); finished outputs are kept, a rerun renders the rest", .inputOutput)
         }
         if interruption.isRequested {
+            try? manifest?.appendEarlierLines(of: selected, without: results, settings: settings)
             throw CommandFailure("interrupted; finished outputs are kept, a rerun renders the rest", .interrupted)
         }
         let failed = results.filter(\.hasFailed).count + problems.count

@@ -9,6 +9,17 @@ enum CommandLineOutput {
         writeStandardError(Data("seqplay: \(message)\n".utf8))
     }
 
+    /// Says once how many notes `--transpose` moved outside 0...127, which are not `done` ("played").
+    static func noteNotesTransposedAway(_ transpose: Int, dropped: Int, _ done: String) {
+        guard dropped > 0 else { return }
+        note("--transpose \(transpose) moves \(dropped) note\(dropped == 1 ? "" : "s") outside 0...127; they are not \(done)")
+    }
+
+    /// The line of an audio file whose samples went past full scale (`peak` > 1) and were clipped there.
+    static func clippingNote(_ path: String, peak: Float) -> String {
+        "\(path): clipped (peak \(String(format: "%+.1f", 20 * log10(Double(peak)))) dBFS); lower --gain"
+    }
+
     /// Writes `data` to standard output now; a write that fails (a full disk, a closed pipe's
     /// reader gone) throws a failure with status 5. (FileHandle's own `write(_:)` traps instead.)
     static func writeStandardOutput(_ data: Data) throws(CommandFailure) {

@@ -75,7 +75,9 @@ struct ConvertCommand: ParsableCommand {
         conversion.format = format
         let converted: MusicSequence
         do {
-            converted = try conversion.apply(to: sequence)
+            let conversionResult = try conversion.convert(sequence)
+            converted = conversionResult.sequence
+            CommandLineOutput.noteNotesTransposedAway(song.transpose, dropped: conversionResult.notesTransposedAway, "written")
         } catch {
             throw CommandFailure("\(input): \(error)", .validationFailure)
         }

@@ -17,7 +17,7 @@ struct EncodingArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Title tag (default: the song's title, its first track's name); copyright comes from the song, software is seqplay.", valueName: "text"))
     var title: String?
 
-    @Flag(help: "With -o: print the output's duration, format and estimated size, and write nothing.")
+    @Flag(help: "With -o: print the output's duration, format and estimated size; with --output-dir: each input's output and whether it is rendered or skipped as finished. Writes nothing.")
     var dryRun = false
 
     func validate() throws {

@@ -1,5 +1,7 @@
 import ArgumentParser
+import Foundation
 import MediaLibrary
+import OutputFiles
 
 /// `seqplay library`: an index of MIDI files and SoundFonts, searched by what is in them.
 struct LibraryCommand: ParsableCommand {
@@ -46,8 +48,16 @@ struct LibraryLocation: ParsableArguments {
     var database: String?
 
     /// Opens the library, or throws a failure with status 5 when the file cannot be used (not a
-    /// library, damaged, absent, read-only when the command `writes`).
+    /// library, damaged, absent, read-only when the command `writes`). A new `--db` file is made
+    /// only in a folder that exists (the default one is made when missing).
     func open(create: Bool, writes: Bool = true) throws(CommandFailure) -> MediaLibrary {
+        if create, let database, !FileManager.default.fileExists(atPath: database) {
+            let folder = (database as NSString).deletingLastPathComponent
+            var isFolder: ObjCBool = false
+            if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) || !isFolder.boolValue {
+                throw CommandFailure("\(OutputFileError(path: database, problem: .noDirectory(folder)))", .inputOutput)
+            }
+        }
         do {
             return try MediaLibrary(path: database ?? MediaLibrary.defaultPath, create: create, writes: writes)
         } catch {

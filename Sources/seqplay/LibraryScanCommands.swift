@@ -16,6 +16,11 @@ struct LibraryAddCommand: ParsableCommand {
     var paths: [String]
 
     func run() throws {
+        do {
+            _ = try MediaLibrary.roots(paths)  // a path that does not exist is refused before the library is opened or made
+        } catch {
+            throw CommandFailure(mapping: error)
+        }
         let library = try location.open(create: true)
         try scanning.report { progress throws(MediaLibraryError) in try library.add(paths, jobs: scanning.jobs, progress: progress) }
     }

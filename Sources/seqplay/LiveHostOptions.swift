@@ -108,6 +108,14 @@ enum LiveSessionRunner {
                 status("Connected \(source)\(name)")
             }
             session.onBridgePortChange = report
+        } catch {
+            throw Self.failure(for: error, command: command)
+        }
+        // With a control model, SIGHUP reloads the fonts (ControlHost) instead of ending. The signals are
+        // caught before the session starts (a recording under way is then completed or abandoned, never left
+        // half-written) and before the faces answer, so a client's SIGTERM right after its first answer ends cleanly.
+        let interruption = host == nil ? Interruption() : Interruption(signals: [SIGINT, SIGTERM])
+        do {
             try session.start()
         } catch {
             throw Self.failure(for: error, command: command)
@@ -116,9 +124,6 @@ enum LiveSessionRunner {
         if session.network?.bridgeError != nil {
             CommandLineOutput.note("\(session.network!.bridgeError!); ALSA programs cannot send to network peers")
         }
-        // With a control model, SIGHUP reloads the fonts (ControlHost) instead of ending. The signals are
-        // caught before the faces answer, so a client's SIGTERM right after its first answer ends cleanly.
-        let interruption = host == nil ? Interruption() : Interruption(signals: [SIGINT, SIGTERM])
         host?.start()
         let keys = TerminalKeys()
         status("Playing. q: quit.")

@@ -40,21 +40,9 @@ struct SongArguments: ParsableArguments {
             let count = result.warnings.count
             CommandLineOutput.note("\(song): repaired \(count) problem\(count == 1 ? "" : "s") (see `seqplay info \(song)`; --strict refuses such files)")
         }
-        warnAboutNotesTransposedAway(in: result.sequence)
+        CommandLineOutput.noteNotesTransposedAway(options.transpose, dropped: result.sequence.noteCountDropped(transposingBy: options.transpose),
+                                                  "played")
         return result.sequence
-    }
-
-    /// Says once how many notes `--transpose` moves outside 0...127 (they are not played).
-    private func warnAboutNotesTransposedAway(in sequence: MusicSequence) {
-        let transpose = options.transpose
-        guard transpose != 0 else { return }
-        let dropped = sequence.tracks.reduce(0) { count, track in
-            count + track.events.filter { timed in
-                guard case .midi(.noteOn(let channel, let note, let velocity)) = timed.event, channel != 9, velocity > 0 else { return false }
-                return !(0...127).contains(Int(note) + transpose)
-            }.count
-        }
-        if dropped > 0 { CommandLineOutput.note("--transpose \(transpose) moves \(dropped) note\(dropped == 1 ? "" : "s") outside 0...127; they are not played") }
     }
 
     /// How `sequence` plays: the flags of `options`, and the loop.

@@ -35,10 +35,14 @@ struct RenderToFile {
             throw RenderError.audioFile(error)
         }
         let progress = ProgressBar(expectedFrames: renderer.maximumFrames, sampleRate: renderer.options.sampleRate)
-        guard let frames = try renderer.render(to: writer, isCancelled: { interruption.isRequested }, progress: { progress.update(frames: $0) }) else {
+        guard let rendered = try renderer.renderMeasuringPeak(to: writer, isCancelled: { interruption.isRequested },
+                                                              progress: { progress.update(frames: $0) }) else {
             throw CommandFailure("interrupted; \(path) was not written", .interrupted)
         }
-        progress.finish(frames: frames)
+        progress.finish(frames: rendered.frames)
+        if rendered.peak > 1, writer.sampleFormat?.isInteger ?? false {
+            CommandLineOutput.note(CommandLineOutput.clippingNote(path, peak: rendered.peak))
+        }
         try waveform.draw(audio: path, sequence: sequence, protecting: inputs + [path])
     }
 

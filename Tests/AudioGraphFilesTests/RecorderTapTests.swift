@@ -91,4 +91,25 @@ final class RecorderTapTests: XCTestCase {
         }
         XCTAssertFalse(recorder.isRecording)
     }
+
+    /// A recording cancelled (a session that could not start) leaves the file that was at its path as it was,
+    /// and no temporary file; the recorder can start again.
+    func testACancelledRecordingLeavesTheFileThatWasThere() throws {
+        let path = scratch.path("keep.wav")
+        let kept = Data("the user's own file".utf8)
+        try kept.write(to: URL(fileURLWithPath: path))
+        let recorder = RecorderTap(path: path)
+        let engine = try recordingEngine(recorder)
+        try recorder.start()
+        for _ in 0..<20 { _ = engine.renderBlock(frameCount: 512) }
+        recorder.cancel()
+        XCTAssertFalse(recorder.isRecording)
+        XCTAssertEqual(FileManager.default.contents(atPath: path), kept)
+        XCTAssertEqual(try scratch.contents(), ["keep.wav"])
+        recorder.cancel()  // not recording: nothing happens
+        try recorder.start()
+        _ = engine.renderBlock(frameCount: 512)
+        XCTAssertEqual(try recorder.stop().framesWritten, 512)
+        XCTAssertEqual(try AudioFileReader(path: path).frameCount, 512)
+    }
 }

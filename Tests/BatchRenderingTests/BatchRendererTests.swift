@@ -54,6 +54,8 @@ final class BatchRendererTests: BatchTestCase {
         var inputs = BatchInputDiscovery.discover([root]).inputs
         inputs.append(BatchInput(path: root + "/missing.mid", relativePath: "missing"))
         XCTAssertEqual(BatchRenderer.renderingOrder(of: inputs), [1, 3, 2, 0, 4])
+        // Outputs likely finished (a rerun skips them at once, their manifest lines first) before any other.
+        XCTAssertEqual(BatchRenderer.renderingOrder(of: inputs) { ["song0.mid", "song2.mid"].contains($0.relativePath) }, [2, 0, 1, 3, 4])
         let results = try batch(root, output: try temporaryDirectory(), jobs: 2)
         XCTAssertEqual(results.map(\.input.relativePath), ["song0.mid", "song1.mid", "song2.mid", "song3.mid"])
     }

@@ -146,15 +146,18 @@ final class ControlModelTests: XCTestCase {
         XCTAssertEqual(try scratch.contents(), ["deep"])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: scratch.path("deep/dir")), ["state.json"], "no temporary left")
 
-        for damage in ["{", "[]", "{\"channels\": [{\"channel\": 99}], \"gain\": 1}", "\u{0}\u{1}"] {
+        // Each damaged file set aside under a name of its own, the earlier ones kept.
+        let damages = ["{", "[]", "{\"channels\": [{\"channel\": 99}], \"gain\": 1}", "\u{0}\u{1}"]
+        for (index, damage) in damages.enumerated() {
             try Data(damage.utf8).write(to: URL(fileURLWithPath: path))
             guard case .damaged(let reason, let moved) = ControlStateFile(path: path).read() else { return XCTFail("accepted \(damage)") }
             XCTAssertFalse(reason.isEmpty)
             XCTAssertFalse(reason.contains("\n"))
-            XCTAssertEqual(moved, path + ".damaged")
+            XCTAssertEqual(moved, path + (index == 0 ? ".damaged" : ".damaged.\(index + 1)"))
             XCTAssertFalse(FileManager.default.fileExists(atPath: path))
-            XCTAssertEqual(try String(contentsOfFile: path + ".damaged", encoding: .utf8), damage)
         }
+        XCTAssertEqual(try String(contentsOfFile: path + ".damaged", encoding: .utf8), damages[0])
+        XCTAssertEqual(try String(contentsOfFile: path + ".damaged.4", encoding: .utf8), damages[3])
     }
 
     func testShellLinesAndOSCMessagesMapToTheDocumentedCommands() {

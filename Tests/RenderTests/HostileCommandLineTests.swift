@@ -244,7 +244,7 @@ final class HostileCommandLineTests: RenderTestCase {
             Row(arguments: ["record", "$DIR/missing/take.mid"], status: 5, says: noDirectory),
         ]
         // library --db: an SQLite file, so a device or FIFO is refused rather than written through;
-        // a missing folder is made (as for the default library path).
+        // a missing folder is refused, as for every other output (the default library's folder is made).
         let library = ["library", "add", "$SONG", "--db"]
         rows += [
             Row(arguments: library + ["$DIR/folder"], status: 5, says: isDirectory),
@@ -254,7 +254,7 @@ final class HostileCommandLineTests: RenderTestCase {
             Row(arguments: library + ["$DIR/full.png"], status: 5, says: "is a device"),
             Row(arguments: library + ["$DIR/stream.fifo"], status: 5, says: "is a FIFO"),
             Row(arguments: library + ["$DIR/link.sqlite"], status: 0, creates: ["real.sqlite"]),
-            Row(arguments: library + ["$DIR/new/library.sqlite"], status: 0, creates: ["new"]),
+            Row(arguments: library + ["$DIR/new/library.sqlite"], status: 5, says: noDirectory),
         ]
         return rows
     }()

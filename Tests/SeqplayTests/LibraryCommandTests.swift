@@ -121,6 +121,26 @@ final class LibraryCommandTests: XCTestCase {
         XCTAssertEqual(try seqplay(["library", "query", "--db", folder + "/none.sqlite"]).status, 5)
     }
 
+    /// A path to add that does not exist (as the system resolves it: `nosuch/..` does not), and a new `--db` in a
+    /// folder that does not exist, are refused (exit 5, one line) before anything is made: no database, no folder.
+    func testWhatDoesNotExistIsRefusedBeforeAnythingIsMade() throws {
+        let folder = try temporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder + "/empty", withIntermediateDirectories: false)
+        for (paths, db, says) in [([folder + "/nosuch"], folder + "/a.sqlite", "nosuch cannot be read: no such file or folder"),
+                                  ([folder + "/empty/nosuch/.."], folder + "/a.sqlite", "nosuch/.. cannot be read"),
+                                  ([Self.packageRoot + "/Songs", ""], folder + "/a.sqlite", "an empty path names no file or folder"),
+                                  ([Self.packageRoot + "/Songs"], folder + "/new/a.sqlite", "directory \(folder)/new does not exist")] {
+            let run = try seqplay(["library", "add", "--db", db] + paths)
+            XCTAssertEqual(run.status, 5, "\(paths) \(db): \(run.standardError)")
+            XCTAssertEqual(run.standardError.split(separator: "\n").count, 1, run.standardError)
+            XCTAssertTrue(run.standardError.contains(says), run.standardError)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder), ["empty"], "\(paths) \(db)")
+        }
+        let add = try seqplay(["library", "add", "--db", folder + "/empty/a.sqlite", Self.packageRoot + "/Songs"])
+        XCTAssertEqual(add.status, 0, add.standardError)
+        XCTAssertTrue(add.standardOutput.hasPrefix("3 files found"), add.standardOutput)
+    }
+
     func testInfoDescribesASoundFont() throws {
         let font = Self.packageRoot + "/SoundFonts/seqplay-gm.sf2"
         let text = try seqplay(["info", font])
