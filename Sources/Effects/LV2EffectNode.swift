@@ -1,4 +1,3 @@
-import Atomics
 import AudioGraph
 import Foundation
 import LV2
@@ -23,9 +22,8 @@ public final class LV2EffectNode: AudioNode, LatencyReportingNode, @unchecked Se
     /// The plugin and the settings it starts with.
     public let settings: LV2PluginSettings
     /// Frames by which the plugin delays its input, as it last reported (0 without a latency port): settled
-    /// at prepare, then read after every run. Any thread.
-    public var latencyFrames: Int { reportedLatency.load(ordering: .relaxed) }
-    private let reportedLatency = ManagedAtomic(0)
+    /// at prepare, then read after every run (on the render thread: read it there, or between blocks).
+    public private(set) var latencyFrames = 0
     private let hasLatencyPort: Bool
 
     /// The most runs on silence spent waiting for a plugin's reported latency to settle.
@@ -122,7 +120,7 @@ public final class LV2EffectNode: AudioNode, LatencyReportingNode, @unchecked Se
     /// the latency compensated (a plugin may report it, or apply it, only from its second run), and publishes
     /// it. Without one, the instances are left as made (no run before the first block).
     private func settleLatency() {
-        guard hasLatencyPort else { return reportedLatency.store(0, ordering: .relaxed) }
+        guard hasLatencyPort else { return latencyFrames = 0 }
         let inputs = settings.plugin.audioInputs.count, outputs = settings.plugin.audioOutputs.count
         var latency = 0
         for instance in instances {
@@ -139,7 +137,7 @@ public final class LV2EffectNode: AudioNode, LatencyReportingNode, @unchecked Se
             }
             latency = max(latency, last)
         }
-        reportedLatency.store(latency, ordering: .relaxed)
+        latencyFrames = latency
     }
 
     public override func reset() {
@@ -177,8 +175,7 @@ public final class LV2EffectNode: AudioNode, LatencyReportingNode, @unchecked Se
                 instance.run(frameCount: frames)
             }
         }
-        if hasLatencyPort, let instance = instances.first {
-            reportedLatency.store(instance.reportedLatency, ordering: .relaxed)
-        }
+        // (Indexed, not `instances.first`: that allocates in a debug build.)
+        if hasLatencyPort, instances.count > 0 { latencyFrames = instances[0].reportedLatency }
     }
 }

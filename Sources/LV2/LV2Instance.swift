@@ -23,6 +23,8 @@ package final class LV2Instance: @unchecked Sendable {
     package let audioInputPorts: [Int]
     package let audioOutputPorts: [Int]
     private let midiPort: Int?
+    /// The index of the control output reporting latency.
+    private let latencyPort: Int?
     private let worker: UnsafePointer<LV2_Worker_Interface>?
     private var responseLength = 0
     private var midiLength = 0
@@ -166,6 +168,7 @@ package final class LV2Instance: @unchecked Sendable {
         audioInputPorts = ports.filter { $0.type == .audio && $0.direction == .input }.map(\.index)
         audioOutputPorts = ports.filter { $0.type == .audio && $0.direction == .output }.map(\.index)
         midiPort = ports.first { $0.type == .atom && $0.direction == .input && $0.supportsMIDI }?.index
+        latencyPort = info.latencyPortIndex.flatMap { ports.indices.contains($0) && ports[$0].type == .control ? $0 : nil }
 
         let world = LV2World.shared
         let created: UnsafeMutablePointer<LilvInstance>? = world.lock.withLock {
@@ -275,9 +278,10 @@ package final class LV2Instance: @unchecked Sendable {
             : controlValues[port.index]
     }
 
-    /// The latency the plugin reported at its last run, in frames (0 without a latency port).
+    /// The latency the plugin reported at its last run, in frames (0 without a latency port). A plain read of
+    /// the port's float: real-time safe.
     package var reportedLatency: Int {
-        guard let index = info.latencyPortIndex, index < info.ports.count else { return 0 }
+        guard let index = latencyPort else { return 0 }
         let value = controlValues[index]
         return value.isFinite && value > 0 ? Int(value.rounded()) : 0
     }

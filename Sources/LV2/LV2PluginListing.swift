@@ -58,7 +58,7 @@ extension LV2PluginInfo {
                 if port.isInteger { text += " integer" }
                 if port.isEnumeration { text += " enumeration" }
                 if !port.scalePoints.isEmpty {
-                    text += " (" + port.scalePoints.map { "\(LV2ControlValue.text($0.value)) = \($0.label)" }.joined(separator: ", ") + ")"
+                    text += " (" + port.scalePoints.map { "\(LV2ControlValue.settingText($0.value)) = \($0.label)" }.joined(separator: ", ") + ")"
                 }
             }
             if port.isOptional { text += " optional" }

@@ -100,7 +100,7 @@ public struct LV2ControlValue: Equatable, Sendable {
 
 extension LV2ControlValue {
     /// `value` as a setting writes it: `1`, `0.5`.
-    static func text(_ value: Float) -> String {
+    static func settingText(_ value: Float) -> String {
         value == value.rounded() && abs(value) < 1e9 ? String(Int(value)) : "\(value)"
     }
 }
@@ -110,7 +110,7 @@ extension LV2PortInfo {
     func refusal(of value: Float) -> String? {
         if isEnumeration, !scalePoints.isEmpty {
             guard scalePoints.contains(where: { $0.value == value }) else {
-                return "one of " + scalePoints.map { "\(LV2ControlValue.text($0.value)) (\($0.label))" }.joined(separator: ", ")
+                return "one of " + scalePoints.map { "\(LV2ControlValue.settingText($0.value)) (\($0.label))" }.joined(separator: ", ")
             }
             return nil
         }

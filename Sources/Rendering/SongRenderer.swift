@@ -374,9 +374,9 @@ public final class SongRenderer {
     /// rendering (read after each of its runs): the frames it grew by are rendered and dropped, the frames it
     /// fell by are put in as silence before the next sound. Between blocks; real-time safe.
     private func followEffectLatency() {
-        guard !lv2Effects.isEmpty else { return }
+        guard lv2Effects.count > 0 else { return }
         var latency = fixedEffectLatencyFrames
-        for node in lv2Effects { latency += node.latencyFrames }
+        for index in lv2Effects.indices { latency += lv2Effects[index].latencyFrames }
         guard latency != effectLatencyFrames else { return }
         let change = latency - effectLatencyFrames
         effectLatencyFrames = latency

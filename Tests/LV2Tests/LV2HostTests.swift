@@ -1,5 +1,10 @@
+import AllocationCounter
+import AudioGraph
+import Effects
 import Foundation
 import LV2
+import MIDIFile
+import Rendering
 import TestSupport
 import XCTest
 
@@ -33,43 +38,84 @@ final class LV2HostTests: XCTestCase {
     /// The first frame louder than -80 dBFS.
     private func onset(_ samples: [Float]) throws -> Int { try XCTUnwrap(samples.firstIndex { abs($0) > 1e-4 }) }
 
-    /// x42 nodelay delays by `delay` but reports it only after its first cycle (it applies a new delay from the
-    /// next cycle, after the host has read the report). lv2apply (which does not compensate) shows the delay the
-    /// plugin applies: the dry onset 1000 frames later. seqplay compensates it: the onset stays on its sample,
-    /// and the whole render is lv2apply's moved back by exactly that many frames (and equals the dry render).
+    /// x42 nodelay (mono: one instance per channel here) delays by `delay` but reports it only after its first
+    /// cycle (it applies a new delay from the next cycle, after the host has read the report). lv2apply (which
+    /// does not compensate) shows the delay the plugin applies to the dry left channel: its onset 1000 frames
+    /// later. seqplay compensates it: the onset stays on its sample, and the render is lv2apply's moved back by
+    /// exactly that many frames (and equals the dry render).
     func testLatencyReportedAfterTheFirstCycleIsCompensated() throws {
         try TestPlugins.require(Self.nodelay)
         let lv2apply = "/usr/bin/lv2apply"
         guard FileManager.default.isExecutableFile(atPath: lv2apply) else { throw XCTSkip("lv2apply (lilv-utils) is not installed") }
         let dryPath = try render([], to: "dry.wav")
-        let reference = scratch.path("reference.wav")
-        let apply = try runCommand(URL(fileURLWithPath: lv2apply), ["-i", dryPath, "-o", reference, "-c", "delay", "1000", Self.nodelay])
+        let dryLeft = scratch.path("dry-left.wav"), reference = scratch.path("reference.wav")
+        let remix = try runCommand(URL(fileURLWithPath: "/usr/bin/sox"), [dryPath, dryLeft, "remix", "1"])
+        XCTAssertEqual(remix.status, 0, remix.standardError)
+        let apply = try runCommand(URL(fileURLWithPath: lv2apply), ["-i", dryLeft, "-o", reference, "-c", "delay", "1000", Self.nodelay])
         XCTAssertEqual(apply.status, 0, apply.standardError)
-        let dry = try readChannels(dryPath), applied = try readChannels(reference)
-        let delay = try onset(applied[0]) - onset(dry[0])
+        let dry = try readChannels(dryPath), applied = try readChannels(reference)[0]
+        let delay = try onset(applied) - onset(dry[0])
         XCTAssertEqual(delay, 1000, "the delay nodelay applies, as lilv's host shows it")
         for settings in ["delay=1000", "delay=1000,report_latency=1"] {
             let hosted = try readChannels(try render(["--fx", "lv2:\(Self.nodelay),\(settings)"], to: "hosted.wav"))
             XCTAssertEqual(try onset(hosted[0]), try onset(dry[0]), settings)
+            XCTAssertLessThanOrEqual(maximumDifference(hosted[0], Array(applied.dropFirst(delay))), 1e-6, settings)
             for channel in 0..<2 {
-                let moved = Array(applied[channel].dropFirst(delay))
-                XCTAssertLessThanOrEqual(maximumDifference(hosted[channel], moved), 1e-6, "\(settings) channel \(channel)")
                 XCTAssertLessThanOrEqual(maximumDifference(hosted[channel], dry[channel]), 1e-6, "\(settings) channel \(channel)")
             }
         }
     }
 
-    /// x42 zeroconvolv's preset `No-OP Stereo` loads an impulse response through the worker when restored: it is
-    /// in place before the first block, and its latency (64 frames once loaded) compensated, so the render is the
-    /// dry one from frame 0, by the preset's name or URI.
+    /// A latency that changes while rendering is followed: nodelay's delay set from 1000 to 2000 frames (the
+    /// render drops 1000 frames) and then to 500 (it puts in 1500 frames of silence). Apart from the block in
+    /// which the plugin crossfades to its new delay (and the silence put in), the render equals the dry one
+    /// sample for sample; following the changes allocates nothing on the rendering thread.
+    func testLatencyChangeWhileRenderingIsFollowed() throws {
+        try TestPlugins.require(Self.nodelay)
+        let song = try MIDIFileReader.read(contentsOf: TestPlugins.song).sequence
+        func renderer(_ effects: String?) throws -> SongRenderer {
+            var options = RenderOptions()
+            options.effects = try effects.map { try EffectChainSpec(parsing: $0) }
+            return try SongRenderer(sequence: song, soundFontPaths: [TestPlugins.font], options: options)
+        }
+        func left(_ block: AudioBuffer) -> [Float] { Array(block[0].prefix(block.frameLength)) }
+        let dry = try renderer(nil), wet = try renderer("lv2:\(Self.nodelay),delay=1000")
+        let node = try XCTUnwrap(wet.engine.attachedNodes.compactMap { $0 as? LV2EffectNode }.first)
+        let block = wet.options.blockFrames, grow = 60, shrink = 200, blocks = 300
+        var dryLeft: [Float] = [], wetLeft: [Float] = []
+        for _ in 0..<(blocks + 10) { dryLeft += left(try XCTUnwrap(dry.renderNextBlock())) }
+        var allocations = 0
+        for index in 0..<blocks {
+            if index == grow { node.setValue(2000, for: "delay") }
+            if index == shrink { node.setValue(500, for: "delay") }
+            seqplay_alloc_count_begin()
+            let rendered = wet.renderNextBlock()
+            let counted = seqplay_alloc_count_end().allocations
+            if index > 3 { allocations += counted }
+            wetLeft += left(try XCTUnwrap(rendered))
+        }
+        XCTAssertEqual(allocations, 0, "allocations while rendering and following the latency")
+        XCTAssertEqual(node.latencyFrames, 500)
+        let silence = (shrink + 2) * block..<((shrink + 2) * block + 1500)
+        XCTAssertEqual(wetLeft[silence].map(abs).max(), 0, "the silence put in")
+        for range in [0..<(grow * block), (grow + 2) * block..<(shrink * block), silence.upperBound..<wetLeft.count] {
+            XCTAssertGreaterThan(dryLeft[range].map(abs).max() ?? 0, 0.01, "\(range) has sound")
+            XCTAssertLessThanOrEqual(maximumDifference(Array(wetLeft[range]), Array(dryLeft[range])), 1e-6, "frames \(range)")
+        }
+    }
+
+    /// x42 zeroconvolv's preset `No-OP Stereo` loads an impulse response (a unit impulse at 48 kHz) through the
+    /// worker when restored: it is in place before the first block, and its latency (64 frames once loaded)
+    /// compensated, so a render at 48 kHz is the dry one from frame 0, by the preset's name or URI.
     func testPresetLoadedByTheWorkerIsReadyForTheFirstBlock() throws {
         try TestPlugins.require(Self.convolver)
         let info = try XCTUnwrap(LV2Plugins.plugin(uri: Self.convolver))
         let presetURI = try XCTUnwrap(zip(info.presets, info.presetURIs).first { $0.0 == "No-OP Stereo" }?.1)
-        let dry = try readChannels(try render([], to: "dry.wav"))
+        let rate = ["--sample-rate", "48000"]
+        let dry = try readChannels(try render(rate, to: "dry.wav"))
         XCTAssertLessThan(try onset(dry[0]), 576, "the song sounds in the frames the preset used to leave silent")
         for preset in ["No-OP Stereo", presetURI] {
-            let convolved = try readChannels(try render(["--fx", "lv2:\(Self.convolver),preset=\(preset)"], to: "convolved.wav"))
+            let convolved = try readChannels(try render(rate + ["--fx", "lv2:\(Self.convolver),preset=\(preset)"], to: "convolved.wav"))
             XCTAssertEqual(dry[0].count, convolved[0].count)
             XCTAssertEqual(try onset(convolved[0]), try onset(dry[0]), preset)
             for channel in 0..<2 {
@@ -84,10 +130,9 @@ final class LV2HostTests: XCTestCase {
     /// prints as it loads a preset, too.
     func testPluginsPrintingDoNotEnterTheWAVOnStandardOutput() throws {
         let chatty = try buildChattyPlugin()
-        let environment = "LV2_PATH='\(scratch.path("lv2"))'"
-        var effects = ["lv2:\(chatty)"]
-        if LV2Plugins.plugin(uri: Self.convolver) != nil { effects.append("lv2:\(Self.convolver),preset=No-OP Stereo") }
-        for effect in effects {
+        var effects = [("lv2:\(chatty)", "LV2_PATH='\(scratch.path("lv2"))'")]
+        if LV2Plugins.plugin(uri: Self.convolver) != nil { effects.append(("lv2:\(Self.convolver),preset=No-OP Stereo", "")) }
+        for (effect, environment) in effects {
             let file = scratch.path("file.wav"), piped = scratch.path("piped.wav"), errors = scratch.path("errors.txt")
             let arguments = "'\(TestPlugins.song)' --sf2 '\(TestPlugins.font)' --end 2 --tail 1 --fx '\(effect)'"
             let toFile = try runShell("\(environment) '\(seqplayBinary.path)' \(arguments) -o '\(file)'", timeLimit: 120)
@@ -98,6 +143,8 @@ final class LV2HostTests: XCTestCase {
             if effect.contains(chatty) {
                 XCTAssertTrue(stderr.contains("chatty: instantiated"), stderr)
                 XCTAssertTrue(stderr.contains("chatty: first run"), stderr)
+            } else {
+                XCTAssertTrue(stderr.contains("Convolver map"), stderr)
             }
             let probe = try runCommand(URL(fileURLWithPath: "/usr/bin/ffprobe"),
                                        ["-v", "error", "-show_entries", "stream=codec_name,channels", "-of", "csv=p=0", piped])
