@@ -212,6 +212,17 @@ final class LV2HostTests: XCTestCase {
         _ = try render(["--fx", "lv2:\(Self.equaliser),enable=1;lv2:\(Self.nodelay),delay=10,report_latency=1"], to: "fine.wav", end: "1")
     }
 
+    /// mda Piano on channel 1 of the Bach prelude beside the SoundFont's channel 2: at unity it clipped (peak
+    /// 1.0 in a float render); staged by `defaultGain` the mix peaks near the SoundFont-only render's level.
+    func testInstrumentBesideSoundFontChannelsDoesNotClip() throws {
+        try TestPlugins.require(TestPlugins.piano)
+        func peak(_ path: String) throws -> Float { try readChannels(path).flatMap { $0 }.map(abs).max() ?? 0 }
+        let soundFont = try peak(try render([], to: "soundfont.wav", end: "12"))
+        let mixed = try peak(try render(["--instrument", "1=lv2:\(TestPlugins.piano)"], to: "mixed.wav", end: "12"))
+        XCTAssertLessThan(mixed, 0.5)
+        XCTAssertGreaterThan(mixed, soundFont / 2, "the piano is heard")
+    }
+
     /// An effect of two audio inputs and outputs that copies its input and prints to standard output (stdio,
     /// flushed) when instantiated and on its first run, in a bundle under `scratch/lv2`; its URI.
     private func buildChattyPlugin() throws -> String {
