@@ -67,9 +67,10 @@ final class LV2HostTests: XCTestCase {
     }
 
     /// A latency that changes while rendering is followed: nodelay's delay set from 1000 to 2000 frames (the
-    /// render drops 1000 frames) and then to 500 (it puts in 1500 frames of silence). Apart from the block in
-    /// which the plugin crossfades to its new delay (and the silence put in), the render equals the dry one
-    /// sample for sample; following the changes allocates nothing on the rendering thread.
+    /// render drops 1000 frames) and then to 500 (it puts in 1500 frames of silence), in a render to a file
+    /// (`renderNextBlock`) and in a real-time output's fixed blocks (`renderBlock`, 300 frames: the silence ends
+    /// inside a block). Apart from the block in which the plugin crossfades to its new delay (and the silence
+    /// put in), the render equals the dry one sample for sample; rendering allocates nothing.
     func testLatencyChangeWhileRenderingIsFollowed() throws {
         try TestPlugins.require(Self.nodelay)
         let song = try MIDIFileReader.read(contentsOf: TestPlugins.song).sequence
@@ -79,28 +80,34 @@ final class LV2HostTests: XCTestCase {
             return try SongRenderer(sequence: song, soundFontPaths: [TestPlugins.font], options: options)
         }
         func left(_ block: AudioBuffer) -> [Float] { Array(block[0].prefix(block.frameLength)) }
-        let dry = try renderer(nil), wet = try renderer("lv2:\(Self.nodelay),delay=1000")
-        let node = try XCTUnwrap(wet.engine.attachedNodes.compactMap { $0 as? LV2EffectNode }.first)
-        let block = wet.options.blockFrames, grow = 60, shrink = 200, blocks = 300
-        var dryLeft: [Float] = [], wetLeft: [Float] = []
-        for _ in 0..<(blocks + 10) { dryLeft += left(try XCTUnwrap(dry.renderNextBlock())) }
-        var allocations = 0
-        for index in 0..<blocks {
-            if index == grow { node.setValue(2000, for: "delay") }
-            if index == shrink { node.setValue(500, for: "delay") }
-            seqplay_alloc_count_begin()
-            let rendered = wet.renderNextBlock()
-            let counted = seqplay_alloc_count_end().allocations
-            if index > 3 { allocations += counted }
-            wetLeft += left(try XCTUnwrap(rendered))
-        }
-        XCTAssertEqual(allocations, 0, "allocations while rendering and following the latency")
-        XCTAssertEqual(node.latencyFrames, 500)
-        let silence = (shrink + 2) * block..<((shrink + 2) * block + 1500)
-        XCTAssertEqual(wetLeft[silence].map(abs).max(), 0, "the silence put in")
-        for range in [0..<(grow * block), (grow + 2) * block..<(shrink * block), silence.upperBound..<wetLeft.count] {
-            XCTAssertGreaterThan(dryLeft[range].map(abs).max() ?? 0, 0.01, "\(range) has sound")
-            XCTAssertLessThanOrEqual(maximumDifference(Array(wetLeft[range]), Array(dryLeft[range])), 1e-6, "frames \(range)")
+        for fixedFrames in [nil, 300] {
+            let name = fixedFrames.map { "renderBlock(frameCount: \($0))" } ?? "renderNextBlock()"
+            func next(_ renderer: SongRenderer) -> AudioBuffer? {
+                fixedFrames.map { renderer.renderBlock(frameCount: $0) } ?? renderer.renderNextBlock()
+            }
+            let dry = try renderer(nil), wet = try renderer("lv2:\(Self.nodelay),delay=1000")
+            let node = try XCTUnwrap(wet.engine.attachedNodes.compactMap { $0 as? LV2EffectNode }.first)
+            let block = fixedFrames ?? wet.options.blockFrames, grow = 60, shrink = 200, blocks = 300
+            var dryLeft: [Float] = [], wetLeft: [Float] = []
+            for _ in 0..<(blocks + 10) { dryLeft += left(try XCTUnwrap(next(dry))) }
+            var allocations = 0
+            for index in 0..<blocks {
+                if index == grow { node.setValue(2000, for: "delay") }
+                if index == shrink { node.setValue(500, for: "delay") }
+                seqplay_alloc_count_begin()
+                let rendered = next(wet)
+                let counted = seqplay_alloc_count_end().allocations
+                if index > 3 { allocations += counted }
+                wetLeft += left(try XCTUnwrap(rendered))
+            }
+            XCTAssertEqual(allocations, 0, "\(name): allocations while rendering and following the latency")
+            XCTAssertEqual(node.latencyFrames, 500)
+            let silence = (shrink + 2) * block..<((shrink + 2) * block + 1500)
+            XCTAssertEqual(wetLeft[silence].map(abs).max(), 0, "\(name): the silence put in")
+            for range in [0..<(grow * block), (grow + 2) * block..<(shrink * block), silence.upperBound..<wetLeft.count] {
+                XCTAssertGreaterThan(dryLeft[range].map(abs).max() ?? 0, 0.01, "\(name): \(range) has sound")
+                XCTAssertLessThanOrEqual(maximumDifference(Array(wetLeft[range]), Array(dryLeft[range])), 1e-6, "\(name): frames \(range)")
+            }
         }
     }
 
