@@ -134,7 +134,7 @@ final class LV2HostTests: XCTestCase {
     /// A bundle built here whose effect prints to standard output (C's stdio, flushed) when it is instantiated
     /// and on its first run; `-o -` piped to a file must be a clean WAV (ffprobe reads it without a word, sox's
     /// samples equal those of `-o FILE`), and the plugin's text must reach standard error. zeroconvolv, which
-    /// prints as it loads a preset, too.
+    /// prints as it loads a preset, too; and a batch's `--manifest -`.
     func testPluginsPrintingDoNotEnterTheWAVOnStandardOutput() throws {
         let chatty = try buildChattyPlugin()
         var effects = [("lv2:\(chatty)", "LV2_PATH='\(scratch.path("lv2"))'")]
@@ -167,6 +167,18 @@ final class LV2HostTests: XCTestCase {
             XCTAssertGreaterThan(raws[0].count, 100_000)
             XCTAssertEqual(raws[0], raws[1], "\(effect): the piped WAV's samples are the file's, and nothing else")
         }
+        // A batch's manifest on standard output (`--manifest -`) is kept to itself the same way: JSON lines only.
+        let songs = scratch.path("songs")
+        try FileManager.default.createDirectory(atPath: songs, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: TestPlugins.song, toPath: songs + "/bach.mid")
+        let batch = try runSeqplay([songs, "--output-dir", scratch.path("out"), "--sf2", TestPlugins.font, "--end", "2",
+                                    "--fx", "lv2:\(chatty)", "--manifest", "-"],
+                                   environment: ["LV2_PATH": scratch.path("lv2")], timeLimit: 120)
+        XCTAssertEqual(batch.status, 0, batch.standardError)
+        XCTAssertTrue(batch.standardError.contains("chatty: instantiated"), batch.standardError)
+        let lines = batch.standardOutput.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, batch.standardOutput)
+        for line in lines { XCTAssertNotNil(try? JSONSerialization.jsonObject(with: Data(line.utf8)), String(line)) }
     }
 
     /// An effect that is stereo neither way (x42 xfade, 4 in and 2 out; x42's 8×8 matrix mixer) is refused when
