@@ -238,7 +238,7 @@ let package = Package(
         // LV2 hosting against the installed bundles and lilv's own host (lv2apply).
         .testTarget(name: "LV2Tests", dependencies: [
             "LV2", "Effects", "Sampler", "AudioGraph", "AudioFiles", "MIDICore", "AllocationCounter", "LockCounter", "TestSupport", "RenderTestSupport",
-            "seqplay",
+            "seqplay", "Rendering", "MIDIFile",
         ]),
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles", "TestSupport"]),
 

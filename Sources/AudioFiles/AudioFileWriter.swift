@@ -95,11 +95,13 @@ public final class AudioFileWriter {
         }
 
         let descriptor: Int32
+        var ownsDescriptor = true
         var temporaryPath: String? = nil
         var destinationPath = path
         switch target {
         case .standardOutput:
-            descriptor = STDOUT_FILENO
+            descriptor = StandardOutput.descriptor
+            ownsDescriptor = false
         case .stream(let device):
             descriptor = open(device, O_WRONLY | O_CLOEXEC)
             guard descriptor >= 0 else { throw fail(.cannotCreate(String(cString: strerror(errno)))) }
@@ -111,7 +113,6 @@ public final class AudioFileWriter {
             }
             destinationPath = real
         }
-        let ownsDescriptor = descriptor != STDOUT_FILENO
         func closeAndRemove() {
             if ownsDescriptor { close(descriptor) }
             if let temporaryPath { unlink(temporaryPath) }

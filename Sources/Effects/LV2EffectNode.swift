@@ -14,13 +14,22 @@ import LV2
 /// A plugin with as many audio inputs and outputs as the graph's channels runs as one instance; a mono plugin
 /// runs as one instance per channel; a mono-in, multi-out plugin gets the channels' average. Control inputs
 /// are set lock-free from any thread and taken up at the next render cycle. The plugin's reported latency
-/// (its latency port, read after a run of silence at prepare) is `latencyFrames`, which the song renderer
-/// compensates as it does the peak limiter's look-ahead.
+/// (its latency port) is `latencyFrames`, which the song renderer compensates as it does the peak limiter's
+/// look-ahead: a plugin with a latency port is run on silence at prepare (and after a reset) until the
+/// latency it reports settles, so the first audible block already has it, and the port is read again after
+/// every run, so a change is seen at once.
 public final class LV2EffectNode: AudioNode, LatencyReportingNode, @unchecked Sendable {
     /// The plugin and the settings it starts with.
     public let settings: LV2PluginSettings
-    /// Frames by which the plugin delays its input, as it reported at prepare (0 without a latency port).
+    /// Frames by which the plugin delays its input, as it last reported (0 without a latency port): settled
+    /// at prepare, then read after every run (on the render thread: read it there, or between blocks).
     public private(set) var latencyFrames = 0
+    private let hasLatencyPort: Bool
+
+    /// The most runs on silence spent waiting for a plugin's reported latency to settle.
+    static let maximumSettlingRuns = 64
+    /// Consecutive runs that must report the same latency for it to count as settled.
+    static let settledRuns = 3
 
     /// Where the plugin's scheduled work runs (`LV2WorkerMode`); set it before the engine starts.
     public var workerMode: LV2WorkerMode = .synchronous {
@@ -30,12 +39,16 @@ public final class LV2EffectNode: AudioNode, LatencyReportingNode, @unchecked Se
     private var instances: [LV2Instance] = []
     private var mixesToMono = false
     private var monoInput = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    /// Silence in and scratch out for settling, `settlingFrames` each per audio port.
+    private var settlingBuffer = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    private var settlingFrames = 0
     private var changedValues: [String: Float] = [:]
     private let valuesLock = NSLock()
 
     /// A node running the plugin `settings` describe.
     public init(settings: LV2PluginSettings, name: String? = nil) {
         self.settings = settings
+        hasLatencyPort = settings.plugin.latencyPortIndex != nil
         super.init(name: name ?? settings.plugin.name)
     }
 
@@ -46,7 +59,10 @@ public final class LV2EffectNode: AudioNode, LatencyReportingNode, @unchecked Se
         self.init(settings: try LV2PluginSettings(uri: uri, values: controls, preset: preset, role: .effect))
     }
 
-    deinit { monoInput.deallocate() }
+    deinit {
+        monoInput.deallocate()
+        settlingBuffer.deallocate()
+    }
 
     /// Sets control input `symbol` (see `settings.plugin.controlInputs`). Any thread, while the engine plays.
     public func setValue(_ value: Float, for symbol: String) {
@@ -81,35 +97,56 @@ public final class LV2EffectNode: AudioNode, LatencyReportingNode, @unchecked Se
         }
         let sampleRate = setup.outputFormats[0].sampleRate
         let changed = valuesLock.withLock { changedValues }
-        func make() throws(LV2Error) -> LV2Instance {
+        var made: [LV2Instance] = []
+        for _ in 0..<count {
             let instance = try LV2Instance(settings: settings, sampleRate: sampleRate, maximumFrameCount: setup.maximumFrameCount)
             for (symbol, value) in changed { instance.setValue(value, forSymbol: symbol) }
-            instance.workerMode = workerMode
-            return instance
+            made.append(instance)
         }
-        var made: [LV2Instance] = []
-        for _ in 0..<count { made.append(try make()) }
         instances = made
         monoInput.deallocate()
         monoInput = .allocate(capacity: max(setup.maximumFrameCount, 1))
-        latencyFrames = plugin.latencyPortIndex == nil ? 0 : try Self.probeLatency(make(), setup: setup, inputs: inputs, outputs: outputs)
+        settlingBuffer.deallocate()
+        settlingFrames = max(1, setup.maximumFrameCount)
+        settlingBuffer = .allocate(capacity: settlingFrames * (inputs + outputs))
+        settleLatency()
+        // Settled with the worker synchronous, so work scheduled on the way (a file to load) is in place.
+        for instance in made { instance.workerMode = workerMode }
         LV2Log.forwardPendingMessages()
     }
 
-    /// Runs a separate instance on a block of silence and reads the latency it reports.
-    private static func probeLatency(_ probe: LV2Instance, setup: AudioNodeRenderSetup, inputs: Int, outputs: Int) -> Int {
-        let frames = max(1, min(setup.maximumFrameCount, 4096))
-        let silence = UnsafeMutablePointer<Float>.allocate(capacity: frames * (inputs + outputs))
-        defer { silence.deallocate() }
-        silence.initialize(repeating: 0, count: frames * (inputs + outputs))
-        for i in 0..<inputs { probe.connectAudioInput(i, to: silence + i * frames) }
-        for o in 0..<outputs { probe.connectAudioOutput(o, to: silence + (inputs + o) * frames) }
-        probe.run(frameCount: frames)
-        return probe.reportedLatency
+    /// With a latency port: runs each instance on blocks of silence until the latency it reports is the
+    /// same `settledRuns` runs in a row (at most `maximumSettlingRuns`), so that the first audible block has
+    /// the latency compensated (a plugin may report it, or apply it, only from its second run), and publishes
+    /// it. Without one, the instances are left as made (no run before the first block).
+    private func settleLatency() {
+        guard hasLatencyPort else { return latencyFrames = 0 }
+        let inputs = settings.plugin.audioInputs.count, outputs = settings.plugin.audioOutputs.count
+        var latency = 0
+        for instance in instances {
+            settlingBuffer.update(repeating: 0, count: settlingFrames * (inputs + outputs))
+            for i in 0..<inputs { instance.connectAudioInput(i, to: settlingBuffer + i * settlingFrames) }
+            for o in 0..<outputs { instance.connectAudioOutput(o, to: settlingBuffer + (inputs + o) * settlingFrames) }
+            var last = -1, same = 0
+            for _ in 0..<Self.maximumSettlingRuns where same < Self.settledRuns {
+                for i in 0..<inputs { (settlingBuffer + i * settlingFrames).update(repeating: 0, count: settlingFrames) }
+                instance.run(frameCount: settlingFrames)
+                let reported = instance.reportedLatency
+                same = reported == last ? same + 1 : 1
+                last = reported
+            }
+            latency = max(latency, last)
+        }
+        latencyFrames = latency
     }
 
     public override func reset() {
-        for instance in instances { instance.reset() }
+        for instance in instances {
+            instance.workerMode = .synchronous
+            instance.reset()
+        }
+        settleLatency()
+        for instance in instances { instance.workerMode = workerMode }
     }
 
     public override func render(_ context: RenderContext, inputs: [AudioBuffer], outputs: [AudioBuffer]) {
@@ -138,5 +175,7 @@ public final class LV2EffectNode: AudioNode, LatencyReportingNode, @unchecked Se
                 instance.run(frameCount: frames)
             }
         }
+        // (Indexed, not `instances.first`: that allocates in a debug build.)
+        if hasLatencyPort, instances.count > 0 { latencyFrames = instances[0].reportedLatency }
     }
 }

@@ -11,6 +11,11 @@ public enum LV2Error: Error, Equatable, Sendable, CustomStringConvertible {
     case notANumber(uri: String, symbol: String, token: String)
     /// `token` is outside port `symbol`'s range.
     case outOfRange(uri: String, symbol: String, token: String, range: ClosedRange<Float>)
+    /// `token` is within port `symbol`'s range but not a value the port takes (`allowed` says which it takes:
+    /// 0 or 1 for a toggle, whole numbers, an enumeration's values).
+    case notAllowed(uri: String, symbol: String, token: String, allowed: String)
+    /// A control port, or the preset, given twice.
+    case repeatedSetting(uri: String, key: String)
     /// The plugin has no preset called `name`; `known` lists its presets.
     case unknownPreset(uri: String, name: String, known: [String])
     /// The plugin requires `feature`, which seqplay does not provide.
@@ -36,6 +41,10 @@ public enum LV2Error: Error, Equatable, Sendable, CustomStringConvertible {
             "\(uri): \(symbol) '\(token)' is not a number"
         case .outOfRange(let uri, let symbol, let token, let range):
             "\(uri): \(symbol) '\(token)' is outside \(range.lowerBound)...\(range.upperBound)"
+        case .notAllowed(let uri, let symbol, let token, let allowed):
+            "\(uri): \(symbol) '\(token)' is not \(allowed)"
+        case .repeatedSetting(let uri, let key):
+            "\(uri): \(key) is given twice"
         case .unknownPreset(let uri, let name, let known):
             "\(uri): unknown preset '\(name)' (presets: \(known.isEmpty ? "none" : known.joined(separator: ", ")))"
         case .unsupportedFeature(let uri, let feature):
@@ -45,7 +54,7 @@ public enum LV2Error: Error, Equatable, Sendable, CustomStringConvertible {
         case .instantiateFailed(let uri):
             "LV2 plugin '\(uri)' failed to instantiate"
         case .badSetting(let uri, let token):
-            "\(uri): '\(token)' is not SYMBOL=VALUE or preset=NAME"
+            "\(uri): '\(token)' is not SYMBOL=VALUE or preset=NAME|URI"
         }
     }
 }

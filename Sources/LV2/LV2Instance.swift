@@ -23,6 +23,8 @@ package final class LV2Instance: @unchecked Sendable {
     package let audioInputPorts: [Int]
     package let audioOutputPorts: [Int]
     private let midiPort: Int?
+    /// The index of the control output reporting latency.
+    private let latencyPort: Int?
     private let worker: UnsafePointer<LV2_Worker_Interface>?
     private var responseLength = 0
     private var midiLength = 0
@@ -166,6 +168,7 @@ package final class LV2Instance: @unchecked Sendable {
         audioInputPorts = ports.filter { $0.type == .audio && $0.direction == .input }.map(\.index)
         audioOutputPorts = ports.filter { $0.type == .audio && $0.direction == .output }.map(\.index)
         midiPort = ports.first { $0.type == .atom && $0.direction == .input && $0.supportsMIDI }?.index
+        latencyPort = info.latencyPortIndex.flatMap { ports.indices.contains($0) && ports[$0].type == .control ? $0 : nil }
 
         let world = LV2World.shared
         let created: UnsafeMutablePointer<LilvInstance>? = world.lock.withLock {
@@ -219,11 +222,14 @@ package final class LV2Instance: @unchecked Sendable {
         if (info.requiredFeatures + info.optionalFeatures).contains(LV2URI.loadDefaultState) { restore(info.uri) }
         if let preset = settings.preset {
             let uri = world.lock.withLock { world.lilvPlugin(uri: info.uri).flatMap { plugin in
-                world.presets(of: plugin).first { $0.label == preset }?.uri } }
+                world.presets(of: plugin).first { $0.label == preset || $0.uri == preset }?.uri } }
             if let uri { restore(uri) }
         }
         for control in settings.values { setValue(control.value, forSymbol: control.symbol) }
         activate()
+        // Work the default state or preset scheduled while restoring (a file to load) is in place before the
+        // first run, so the first block already sounds as the preset says.
+        deliverResponses(endingRun: false)
     }
 
     deinit {
@@ -272,9 +278,10 @@ package final class LV2Instance: @unchecked Sendable {
             : controlValues[port.index]
     }
 
-    /// The latency the plugin reported at its last run, in frames (0 without a latency port).
+    /// The latency the plugin reported at its last run, in frames (0 without a latency port). A plain read of
+    /// the port's float: real-time safe.
     package var reportedLatency: Int {
-        guard let index = info.latencyPortIndex, index < info.ports.count else { return 0 }
+        guard let index = latencyPort else { return 0 }
         let value = controlValues[index]
         return value.isFinite && value > 0 ? Int(value.rounded()) : 0
     }
@@ -323,7 +330,7 @@ package final class LV2Instance: @unchecked Sendable {
             buffer.storeBytes(of: chunkType, toByteOffset: 4, as: UInt32.self)
         }
         lilv_instance_run(instance, UInt32(frameCount))
-        deliverResponses()
+        deliverResponses(endingRun: true)
         for i in atomInputIndices.indices {
             guard let buffer = atomBuffers[atomInputIndices[i]] else { continue }
             buffer.storeBytes(of: UInt32(8), toByteOffset: 0, as: UInt32.self)
@@ -367,7 +374,9 @@ package final class LV2Instance: @unchecked Sendable {
         return LV2_WORKER_SUCCESS
     }
 
-    private func deliverResponses() {
+    /// Hands the plugin the responses of the work done since the last call; `endingRun`: after a run (the
+    /// plugin's `end_run` is called then).
+    private func deliverResponses(endingRun: Bool) {
         guard let worker else { return }
         if let workerThread {
             while let size = workerThread.responses.read(into: responseScratch, bufferSize: LV2WorkerThread.messageCapacity) {
@@ -381,6 +390,6 @@ package final class LV2Instance: @unchecked Sendable {
             offset += 8 + ((Int(size) + 7) & ~7)
         }
         responseLength = 0
-        _ = worker.pointee.end_run?(instance.pointee.lv2_handle)
+        if endingRun { _ = worker.pointee.end_run?(instance.pointee.lv2_handle) }
     }
 }

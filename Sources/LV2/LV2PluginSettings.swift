@@ -5,14 +5,16 @@ public struct LV2PluginSettings: Equatable, Sendable {
     public let plugin: LV2PluginInfo
     /// Control input values, applied in order after the preset.
     public let values: [LV2ControlValue]
-    /// The name (rdfs:label) of the preset applied first, if any.
+    /// The preset applied first, if any: its name (rdfs:label) or its URI.
     public let preset: String?
 
     /// The plugin's URI.
     public var uri: String { plugin.uri }
 
-    /// The plugin with `uri`, checked: installed, hostable, of `role` (effect or instrument; nil for any),
-    /// each symbol a control input, each value within its range, the preset one of the plugin's.
+    /// The plugin with `uri`, checked: installed, hostable, of `role` (effect or instrument; nil for any; an
+    /// effect's audio ports must fit the stereo chain), each symbol a control input given once, each value within
+    /// its range and one the port takes (0 or 1 for a toggle, a whole number for an integer port, one of the
+    /// named values of an enumeration), the preset one of the plugin's (by name or URI).
     public init(uri: String, values: [LV2ControlValue] = [], preset: String? = nil,
                 role: LV2PluginInfo.Kind? = nil) throws(LV2Error) {
         let plugin = try LV2Plugins.find(uri: uri)
@@ -21,17 +23,25 @@ public struct LV2PluginSettings: Equatable, Sendable {
             if !fits { throw .wrongKind(uri: uri, kind: plugin.kind, expected: role) }
         }
         if let missing = plugin.missingFeatures.first { throw .unsupportedFeature(uri: uri, feature: missing) }
+        if role == .effect, !plugin.fitsStereoChain {
+            throw .unsupportedChannels(uri: uri, inputs: plugin.audioInputs.count, outputs: plugin.audioOutputs.count, channelCount: 2)
+        }
         let controls = plugin.controlInputs
+        var seen = Set<String>()
         for value in values {
             guard let port = controls.first(where: { $0.symbol == value.symbol }) else {
                 throw .unknownPort(uri: uri, symbol: value.symbol, known: controls.map(\.symbol))
             }
+            guard seen.insert(value.symbol).inserted else { throw .repeatedSetting(uri: uri, key: value.symbol) }
             if let minimum = port.minimum, let maximum = port.maximum, minimum <= maximum,
                !(minimum...maximum).contains(value.value) {
                 throw .outOfRange(uri: uri, symbol: value.symbol, token: value.text, range: minimum...maximum)
             }
+            if let allowed = port.refusal(of: value.value) {
+                throw .notAllowed(uri: uri, symbol: value.symbol, token: value.text, allowed: allowed)
+            }
         }
-        if let preset, !plugin.presets.contains(preset) {
+        if let preset, !plugin.presets.contains(preset), !plugin.presetURIs.contains(preset) {
             throw .unknownPreset(uri: uri, name: preset, known: plugin.presets)
         }
         self.plugin = plugin
@@ -39,7 +49,7 @@ public struct LV2PluginSettings: Equatable, Sendable {
         self.preset = preset
     }
 
-    /// Parses `URI[,SYMBOL=VALUE…][,preset=NAME]` and checks it as `init(uri:values:preset:role:)` does.
+    /// Parses `URI[,SYMBOL=VALUE…][,preset=NAME|URI]` and checks it as `init(uri:values:preset:role:)` does.
     public init(parsing text: String, role: LV2PluginInfo.Kind? = nil) throws(LV2Error) {
         var parts = text.split(separator: ",", omittingEmptySubsequences: true).map {
             String($0).trimmingCharacters(in: " \t")
@@ -56,6 +66,7 @@ public struct LV2PluginSettings: Equatable, Sendable {
             let key = String(part[..<equals])
             let token = String(part[part.index(after: equals)...])
             if key == "preset" {
+                guard preset == nil else { throw .repeatedSetting(uri: plugin.uri, key: key) }
                 preset = token
                 continue
             }
@@ -84,6 +95,28 @@ public struct LV2ControlValue: Equatable, Sendable {
         self.symbol = symbol
         self.value = value
         self.text = text ?? "\(value)"
+    }
+}
+
+extension LV2ControlValue {
+    /// `value` as a setting writes it: `1`, `0.5`.
+    static func settingText(_ value: Float) -> String {
+        value == value.rounded() && abs(value) < 1e9 ? String(Int(value)) : "\(value)"
+    }
+}
+
+extension LV2PortInfo {
+    /// What the port takes, when `value` is not one of its values: nil for a value it takes.
+    func refusal(of value: Float) -> String? {
+        if isEnumeration, !scalePoints.isEmpty {
+            guard scalePoints.contains(where: { $0.value == value }) else {
+                return "one of " + scalePoints.map { "\(LV2ControlValue.settingText($0.value)) (\($0.label))" }.joined(separator: ", ")
+            }
+            return nil
+        }
+        if isToggled, value != 0, value != 1 { return "0 or 1 (the port is a toggle)" }
+        if isInteger, value != value.rounded() { return "a whole number (the port is an integer)" }
+        return nil
     }
 }
 

@@ -79,7 +79,7 @@ final class LV2World: @unchecked Sendable {
         var nodes: [String: OpaquePointer] = [:]
         for uri in [LV2URI.core + "AudioPort", LV2URI.core + "ControlPort", LV2URI.core + "CVPort", LV2URI.atomPort,
                     LV2URI.core + "InputPort", LV2URI.core + "OutputPort", LV2URI.midiEvent, LV2URI.core + "InstrumentPlugin",
-                    LV2URI.preset, LV2URI.rdfsLabel, LV2URI.core + "toggled", LV2URI.core + "integer",
+                    LV2URI.preset, LV2URI.rdfsLabel, LV2URI.core + "toggled", LV2URI.core + "integer", LV2URI.core + "enumeration",
                     LV2URI.core + "connectionOptional"] {
             nodes[uri] = lilv_new_uri(world, uri)
         }
@@ -187,6 +187,18 @@ final class LV2World: @unchecked Sendable {
                 return lilv_node_as_float(node)
             }
             let portNameNode = lilv_port_get_name(plugin, port)
+            var scalePoints: [LV2ScalePoint] = []
+            if type == .control, let points = lilv_port_get_scale_points(plugin, port) {
+                var iterator = lilv_scale_points_begin(points)
+                while !lilv_scale_points_is_end(points, iterator) {
+                    if let point = lilv_scale_points_get(points, iterator), let value = float(lilv_scale_point_get_value(point)) {
+                        scalePoints.append(LV2ScalePoint(value: value, label: string(lilv_scale_point_get_label(point)) ?? ""))
+                    }
+                    iterator = lilv_scale_points_next(points, iterator)
+                }
+                lilv_scale_points_free(points)
+                scalePoints.sort { $0.value < $1.value }
+            }
             ports.append(LV2PortInfo(
                 index: Int(index), symbol: string(lilv_port_get_symbol(plugin, port)) ?? "\(index)",
                 name: string(portNameNode) ?? "", type: type,
@@ -195,6 +207,7 @@ final class LV2World: @unchecked Sendable {
                 minimum: type == .control ? float(minimum) : nil, maximum: type == .control ? float(maximum) : nil,
                 defaultValue: type == .control ? float(defaultValue) : nil,
                 isToggled: has(LV2URI.core + "toggled"), isInteger: has(LV2URI.core + "integer"),
+                isEnumeration: has(LV2URI.core + "enumeration"), scalePoints: scalePoints,
                 isOptional: has(LV2URI.core + "connectionOptional")))
             for node in [minimum, maximum, defaultValue, portNameNode] { if let node { lilv_node_free(node) } }
         }
@@ -206,10 +219,11 @@ final class LV2World: @unchecked Sendable {
         let kind: LV2PluginInfo.Kind =
             audioOut && midiIn && (!audioIn || classURI == LV2URI.core + "InstrumentPlugin") ? .instrument
             : audioIn && audioOut ? .effect : .other
+        let presets = presets(of: plugin)
         let latency = lilv_plugin_has_latency(plugin) ? Int(lilv_plugin_get_latency_port_index(plugin)) : nil
         return LV2PluginInfo(
             uri: uri, name: name, className: className, kind: kind, ports: ports,
-            presets: presets(of: plugin).map(\.label), requiredFeatures: required, optionalFeatures: optional,
+            presets: presets.map(\.label), presetURIs: presets.map(\.uri), requiredFeatures: required, optionalFeatures: optional,
             missingFeatures: required.filter { !LV2Plugins.providedFeatures.contains($0) },
             latencyPortIndex: latency)
     }

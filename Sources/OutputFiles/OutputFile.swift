@@ -31,7 +31,7 @@ package enum OutputFile {
     private static func write(_ bytes: UnsafeRawBufferPointer, to target: OutputTarget, named path: String) throws(OutputFileError) {
         switch target {
         case .standardOutput:
-            try writeAll(bytes, to: STDOUT_FILENO, named: path)
+            try writeAll(bytes, to: StandardOutput.descriptor, named: path)
         case .stream(let device):
             let descriptor = open(device, O_WRONLY | O_CLOEXEC)
             guard descriptor >= 0 else { throw .system(path, OutputFileError.Problem.cannotCreate) }
@@ -109,7 +109,7 @@ package final class AppendingOutputFile {
         self.path = path
         switch try OutputTarget.resolve(path, protecting: inputs) {
         case .standardOutput:
-            (descriptor, ownsDescriptor, isRegularFile) = (STDOUT_FILENO, false, false)
+            (descriptor, ownsDescriptor, isRegularFile) = (StandardOutput.descriptor, false, false)
         case .stream(let device):
             let opened = open(device, O_WRONLY | O_CLOEXEC)
             guard opened >= 0 else { throw .system(path, OutputFileError.Problem.cannotCreate) }

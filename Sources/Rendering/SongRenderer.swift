@@ -55,8 +55,17 @@ public final class SongRenderer {
 
     private let tailFrames: Int64
     private let stopsAtSilence: Bool
-    /// Frames by which the effects delay the sound (rendered and dropped at the start).
-    private let effectLatencyFrames: Int
+    /// Frames by which the effects delay the sound (rendered and dropped at the start; followed as LV2
+    /// effects report changes, `followEffectLatency()`).
+    private var effectLatencyFrames: Int
+    /// The LV2 effects, whose reported latency may change while rendering.
+    private let lv2Effects: [LV2EffectNode]
+    /// The other effects' latency (fixed).
+    private let fixedEffectLatencyFrames: Int
+    /// Output frames of silence still to put in because the effects' latency fell.
+    private var pendingSilenceFrames = 0
+    /// The silence put in (and a block made of silence and sound, for `renderBlock`).
+    private let latencyGap: AudioBuffer
     private let eventSource: SeekableEventSource
     private let varispeed: VarispeedRenderer?
     /// Player samples per output frame: the varispeed's rate, 1 without one.
@@ -179,6 +188,9 @@ public final class SongRenderer {
         maximumFrames = songFrames + tailFrames
         if case .untilSilent = options.tail { stopsAtSilence = true } else { stopsAtSilence = false }
         effectLatencyFrames = effects.latencyFrames
+        lv2Effects = effects.compactMap { $0 as? LV2EffectNode }
+        fixedEffectLatencyFrames = effects.filter { !($0 is LV2EffectNode) }.latencyFrames
+        latencyGap = AudioBuffer(format: format, frameCapacity: options.blockFrames)
         limitRenderingAhead()
         skipEffectLatency(effects.latencyFrames)
     }
@@ -327,8 +339,11 @@ public final class SongRenderer {
     /// stops at silence) and is still returned. Real-time safe.
     public func renderNextBlock() -> AudioBuffer? {
         guard !isFinished else { return nil }
+        followEffectLatency()
         let remaining = renderedFrames < songFrames ? songFrames - renderedFrames : maximumFrames - renderedFrames
-        guard remaining > 0, let block = pull(frameCount: Int(min(Int64(options.blockFrames), remaining))) else {
+        let frameCount = Int(min(Int64(options.blockFrames), remaining))
+        if remaining > 0, let silence = pendingSilence(frameCount: frameCount) { return silence }
+        guard remaining > 0, let block = pull(frameCount: frameCount) else {
             isFinished = true
             return nil
         }
@@ -340,9 +355,53 @@ public final class SongRenderer {
     /// each period: like `renderNextBlock`, but the last block of the song or tail is not cut short,
     /// and rendering goes on (the sound dying away) after `isFinished` turns true. Real-time safe.
     public func renderBlock(frameCount: Int) -> AudioBuffer? {
-        guard let block = pull(frameCount: frameCount) else { return nil }
+        followEffectLatency()
+        let silent = pendingSilenceFrames
+        if silent >= frameCount { return pendingSilence(frameCount: frameCount) }
+        guard let block = pull(frameCount: frameCount - silent) else { return nil }
+        guard let gap = pendingSilence(frameCount: silent) else {
+            if !isFinished { advance(over: block) }
+            return block
+        }
+        // Silence, then the sound: one block of `frameCount` frames.
+        gap.frameLength = frameCount
+        gap.copy(from: block, frameCount: block.frameLength, toOffset: silent)
         if !isFinished { advance(over: block) }
-        return block
+        return gap
+    }
+
+    /// Keeps output frame 0 the song's sample 0 when an LV2 effect's reported latency changes while
+    /// rendering (read after each of its runs): the frames it grew by are rendered and dropped, the frames it
+    /// fell by are put in as silence before the next sound. Between blocks; real-time safe.
+    private func followEffectLatency() {
+        guard lv2Effects.count > 0 else { return }
+        var latency = fixedEffectLatencyFrames
+        for index in lv2Effects.indices { latency += lv2Effects[index].latencyFrames }
+        guard latency != effectLatencyFrames else { return }
+        let change = latency - effectLatencyFrames
+        effectLatencyFrames = latency
+        // In output frames, net of silence still pending.
+        let frames = pendingSilenceFrames - Int((Double(change) / speed).rounded())
+        pendingSilenceFrames = max(0, frames)
+        var skipping = max(0, -frames)
+        while skipping > 0, let block = pull(frameCount: min(options.blockFrames, skipping)) {
+            skipping -= block.frameLength
+        }
+        limitRenderingAhead()
+    }
+
+    /// Up to `frameCount` frames of the silence pending (none: nil), counted as rendered.
+    private func pendingSilence(frameCount: Int) -> AudioBuffer? {
+        guard pendingSilenceFrames > 0 else { return nil }
+        let frames = min(frameCount, pendingSilenceFrames)
+        latencyGap.frameLength = frames
+        latencyGap.clear()
+        pendingSilenceFrames -= frames
+        if !isFinished {
+            renderedFrames += Int64(frames)
+            if renderedFrames >= maximumFrames { isFinished = true }
+        }
+        return latencyGap
     }
 
     private func pull(frameCount: Int) -> AudioBuffer? {

@@ -16,8 +16,19 @@ import MIDICore
 /// Each cycle it takes the events due in the cycle from `eventSource`, one due time at a time, and puts each
 /// into the plugin's atom sequence at its own frame in the cycle: a note starts on the sample its time falls
 /// on (the SoundFont sampler starts notes on its 64-frame grid). Messages on channels other than `channels`
-/// are ignored. Output is stereo: a plugin's first two audio outputs (a mono plugin's one output on both).
+/// are ignored. Output is stereo: a plugin's first two audio outputs (a mono plugin's one output on both),
+/// times `gain`.
 public final class LV2InstrumentNode: AudioNode, MIDIReceiver, @unchecked Sendable {
+    /// The gain an instrument's output gets unless told otherwise: LV2 instruments play at full scale (mda
+    /// Piano's chords clip), while the SoundFont sampler's voices are staged by FluidSynth's master gain (0.2),
+    /// about 20 dB lower (mda Piano's RMS is 9 to 12 times a GM piano's on the same parts): -20 dB brings the
+    /// two into step, so that a mix of both does not clip.
+    public static let defaultGain: Float = 0.1
+
+    /// The linear gain applied to the plugin's output (`defaultGain` unless set; 1 for the plugin's own
+    /// level). Set it before the engine starts.
+    public var gain: Float = LV2InstrumentNode.defaultGain
+
     /// The plugin and the settings it starts with.
     public let settings: LV2PluginSettings
     /// The 0-based MIDI channels this instrument plays.
@@ -116,6 +127,12 @@ public final class LV2InstrumentNode: AudioNode, MIDIReceiver, @unchecked Sendab
         }
         instance.run(frameCount: context.frameCount)
         if outputCount == 1 { output[1].baseAddress!.update(from: output[0].baseAddress!, count: context.frameCount) }
+        if gain != 1 {
+            for channel in 0..<2 {
+                let samples = output[channel].baseAddress!
+                for frame in 0..<context.frameCount { samples[frame] *= gain }
+            }
+        }
         frameInCycle = 0
     }
 

@@ -115,6 +115,8 @@ struct BatchRender {
     /// be created. A manifest inside the output directory gets the directory made first.
     private func openManifest(settings: BatchRenderSettings, protecting inputs: [String]) throws(CommandFailure) -> BatchManifest? {
         guard let path = batch.manifest else { return nil }
+        // A manifest on standard output keeps it to itself: what plugins print goes to standard error.
+        if path == "-" { StandardOutput.reserveForData() }
         do {
             return try BatchManifest(path: path, settings: settings, protecting: inputs)
         } catch {

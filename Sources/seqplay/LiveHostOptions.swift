@@ -4,6 +4,7 @@ import ArgumentParser
 import AudioOutput
 import FluidSynth
 import Foundation
+import OutputFiles
 import LV2
 import LiveSampler
 
@@ -56,6 +57,8 @@ struct LiveHostOptions: ParsableArguments {
             throw CommandFailure(mapping: error)
         }
         let jack = output == nil && audio.usesJACK ? try audio.openJACKOutput() : nil
+        // A recording to standard output keeps it for the WAV alone: what plugins print goes to stderr.
+        if output == "-" { StandardOutput.reserveForData() }
         let sampleRate = rate.sampleRate(for: .live)
         let device = PCMPlaybackSettings(sampleRate: sampleRate, periodFrames: soundCard.periodFrames(for: .live),
                                          periodCount: soundCard.periodCount(for: .live))

@@ -8,7 +8,7 @@ struct PluginsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plugins",
         abstract: "List the installed LV2 plugins (instruments for --instrument, effects for --fx lv2:URI).",
-        discussion: "--where takes instrument, effect, other, hostable, unhostable, or text found in the URI, name or class; repeat it to narrow the list."
+        discussion: "--where takes instrument, effect, other, hostable, unhostable, usable, unusable (an effect whose audio does not fit the stereo chain is listed as not usable), or text found in the URI, name or class; repeat it to narrow the list."
     )
 
     @Argument(help: ArgumentHelp("Show this plugin in full: ports with ranges and defaults, presets, features.", valueName: "uri"))

@@ -1,5 +1,6 @@
 import AudioFiles
 import Foundation
+import OutputFiles
 import MIDIFile
 import RealtimeSupport
 import Rendering
@@ -19,6 +20,8 @@ struct RenderToFile {
                                           defaultThreads: AvailableCores.count)
         options.sampleRate = encoding.sampleRate(sound.sampleRate, for: fileFormat(of: path))
         let fontPaths = try sound.fontPaths()
+        // Standard output is the WAV's alone: what plugins print (from instantiation on) goes to stderr.
+        if path == "-" && !encoding.dryRun { StandardOutput.reserveForData() }
         let renderer = try SongRenderer(sequence: sequence, soundFontPaths: fontPaths, options: options)
         if encoding.dryRun {
             return print(encoding.dryRunReport(path: path, format: fileFormat(of: path), sampleFormat: file.bitDepth?.sampleFormat, renderer: renderer))

@@ -120,15 +120,43 @@ final class LV2PluginTests: XCTestCase {
         }
     }
 
+    /// An LV2 instrument's output is `defaultGain` times the plugin's own (`gain` 1), on both channels.
+    func testInstrumentOutputIsStagedByItsGain() throws {
+        try TestPlugins.require(TestPlugins.piano)
+        var renders: [[Float]] = []
+        for gain in [Float(1), LV2InstrumentNode.defaultGain] {
+            let engine = AudioEngine()
+            try engine.enableManualRenderingMode(format: AudioFormat(sampleRate: 44_100, channelCount: 2), maximumFrameCount: 256)
+            let piano = try LV2InstrumentNode(uri: TestPlugins.piano, channels: [0], values: ["random_detuning": 0])
+            XCTAssertEqual(piano.gain, LV2InstrumentNode.defaultGain)
+            piano.gain = gain
+            let events: [(sampleTime: Int64, message: MIDIMessage)] = [(100, .noteOn(channel: 0, note: 60, velocity: 127)),
+                                                                       (300, .noteOn(channel: 0, note: 64, velocity: 127))]
+            piano.eventSource = ScheduledEventList(events, announcesNextEvent: true)
+            engine.attach(piano)
+            engine.connect([piano, engine.mainMixerNode])
+            try engine.start()
+            var samples: [Float] = []
+            for _ in 0..<40 {
+                let block = try XCTUnwrap(engine.renderBlock(frameCount: 256))
+                for channel in 0..<2 { samples += block[channel].prefix(block.frameLength) }
+            }
+            renders.append(samples)
+        }
+        XCTAssertGreaterThan(renders[0].map(abs).max() ?? 0, 0.3, "the plugin's own level")
+        XCTAssertLessThanOrEqual(maximumDifference(renders[0].map { $0 * LV2InstrumentNode.defaultGain }, renders[1]), 1e-7)
+    }
+
     /// An LV2 instrument fed by a schedule and an LV2 effect after it, while another thread keeps setting
-    /// control ports: the render thread neither allocates nor locks (plugins' own calls included; mda Piano
-    /// and mda Delay make none), and the notes sound.
+    /// control ports: the render thread neither allocates nor locks (plugins' own calls included; mda Piano,
+    /// mda Delay and x42 nodelay, whose latency port is read after every run, make none), and the notes sound.
     func testRenderThreadNeitherAllocatesNorLocksWithLV2InstrumentAndEffect() throws {
-        try TestPlugins.require(TestPlugins.piano, TestPlugins.delay)
+        try TestPlugins.require(TestPlugins.piano, TestPlugins.delay, TestPlugins.nodelay)
         let engine = AudioEngine()
         try engine.enableManualRenderingMode(format: AudioFormat(sampleRate: 44_100, channelCount: 2), maximumFrameCount: 256)
         let piano = try LV2InstrumentNode(uri: TestPlugins.piano, channels: [0])
         let delay = try LV2EffectNode(uri: TestPlugins.delay, values: ["fx_mix": 0.5])
+        let nodelay = try LV2EffectNode(uri: TestPlugins.nodelay, values: ["delay": 300])
         var events: [(sampleTime: Int64, message: MIDIMessage)] = []
         for i in 0..<200 {
             events.append((Int64(i * 997 + 13), .noteOn(channel: 0, note: UInt8(40 + i % 40), velocity: 100)))
@@ -137,8 +165,10 @@ final class LV2PluginTests: XCTestCase {
         piano.eventSource = ScheduledEventList(events, announcesNextEvent: true)
         engine.attach(piano)
         engine.attach(delay)
-        engine.connect([piano, delay, engine.mainMixerNode])
+        engine.attach(nodelay)
+        engine.connect([piano, delay, nodelay, engine.mainMixerNode])
         try engine.start()
+        XCTAssertEqual(nodelay.latencyFrames, 300, "settled before the first block")
         for _ in 0..<4 { _ = engine.renderBlock(frameCount: 256) }
         let done = Flag()
         let control = Thread {
@@ -169,6 +199,7 @@ final class LV2PluginTests: XCTestCase {
         XCTAssertEqual(allocations.frees, 0, "frees on the render thread")
         XCTAssertEqual(locks, 0, "lock calls on the render thread")
         XCTAssertEqual(delay.value(for: "fx_mix"), 0.5)
+        XCTAssertEqual(nodelay.latencyFrames, 300)
     }
 }
 

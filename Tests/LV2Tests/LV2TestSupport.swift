@@ -14,6 +14,7 @@ enum TestPlugins {
     static let room = "urn:dragonfly:room"
     static let limiter = "http://gareus.org/oss/lv2/dpl#stereo"
     static let monoLimiter = "http://gareus.org/oss/lv2/dpl#mono"
+    static let nodelay = "http://gareus.org/oss/lv2/nodelay"
 
     static func require(_ uris: String...) throws {
         for uri in uris where LV2Plugins.plugin(uri: uri) == nil { throw XCTSkip("LV2 plugin \(uri) is not installed") }
