@@ -1,0 +1,309 @@
+import Control
+import FlyingFox
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The HTTP face's listening socket, in front of FlyingFox: it accepts each client, checks what the
+/// client sends (`HTTPRequestCheck`: the request line, header lines and head bounded, refused with 414
+/// or 431 before FlyingFox reads a byte of them) and passes the checked bytes to FlyingFox, which
+/// listens on a Unix socket of its own in a private directory; FlyingFox's answers pass back as they
+/// come. Once a connection's first request is answered with 101 (the WebSocket), its bytes pass
+/// unchecked both ways. FlyingFox sees each connection come from a Unix address of the gate's;
+/// `peer(of:)` gives the client's real address. A thread per connection, at most
+/// `maximumConnections`; a request head not complete within `headTimeLimit` seconds, or nothing
+/// either way for `idleLimit` seconds (but on a WebSocket), closes it.
+final class HTTPRequestGate: @unchecked Sendable {
+    /// The most connections at once (WebSocket clients included); one more is closed at once.
+    static let maximumConnections = 128
+    /// Seconds a request head may take to arrive, from its first byte.
+    static let headTimeLimit = 10.0
+    /// Seconds a connection may pass nothing either way before it is closed (not a WebSocket's).
+    static let idleLimit = 120.0
+
+    /// The TCP port the gate listens on.
+    let port: UInt16
+    /// Where FlyingFox listens (a Unix socket in `directory`).
+    let backendPath: String
+    private let directory: String
+    private let listener: Int32
+    private let lock = NSLock()
+    private var peers: [String: HTTPRequest.Address] = [:]
+    private var connections: Set<Int32> = []
+    private var nextName = 0
+    private var stopped = false
+
+    /// Listens on `address` (numeric, IPv4 or IPv6); `start()` accepts.
+    init(address: ControlEndpoint) throws(ControlHTTPServer.StartError) {
+        var storage = sockaddr_storage()
+        let length: socklen_t
+        if address.host.contains(":") {
+            var ip6 = sockaddr_in6()
+            ip6.sin6_family = sa_family_t(AF_INET6)
+            ip6.sin6_port = address.port.bigEndian
+            guard inet_pton(AF_INET6, address.host, &ip6.sin6_addr) == 1 else {
+                throw ControlHTTPServer.StartError(description: "--http: \(address.host) is not an address to listen on")
+            }
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: ip6, as: sockaddr_in6.self) }
+            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        } else {
+            var ip4 = sockaddr_in()
+            ip4.sin_family = sa_family_t(AF_INET)
+            ip4.sin_port = address.port.bigEndian
+            guard inet_pton(AF_INET, address.host, &ip4.sin_addr) == 1 else {
+                throw ControlHTTPServer.StartError(description: "--http: \(address.host) is not an address to listen on")
+            }
+            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: ip4, as: sockaddr_in.self) }
+            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        }
+        let fd = socket(Int32(storage.ss_family), Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        let bound = withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        guard fd >= 0, bound == 0, listen(fd, 64) == 0 else {
+            let reason = String(cString: strerror(errno))
+            if fd >= 0 { close(fd) }
+            throw ControlHTTPServer.StartError(description: "cannot listen for HTTP on \(address): \(reason)")
+        }
+        var name = sockaddr_storage()
+        var nameLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &name) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &nameLength) } }
+        port = Self.address(of: name).port
+        listener = fd
+        // A private directory (0700) for FlyingFox's socket and the gate's own ends: only this user reaches them.
+        let base = FileManager.default.temporaryDirectory.path.utf8.count < 60 ? FileManager.default.temporaryDirectory.path : "/tmp"
+        var template = Array("\(base)/seqplay-http-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else {
+            close(fd)
+            throw ControlHTTPServer.StartError(description: "cannot make a directory for the HTTP face in \(base): \(String(cString: strerror(errno)))")
+        }
+        directory = String(cString: made)
+        backendPath = directory + "/http"
+    }
+
+    deinit { stop() }
+
+    /// Accepts connections on a thread of its own (FlyingFox listens on `backendPath` by now).
+    func start() {
+        let thread = Thread { [self] in acceptLoop() }
+        thread.name = "seqplay http gate"
+        thread.start()
+    }
+
+    /// Closes the listener and every connection, and removes the private directory.
+    func stop() {
+        let open: Set<Int32>? = lock.withLock {
+            guard !stopped else { return nil }
+            stopped = true
+            return connections
+        }
+        guard let open else { return }
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// The client's address behind a request FlyingFox saw come from `address` (the gate's Unix end);
+    /// `address` itself when it is not one of the gate's.
+    func peer(of address: HTTPRequest.Address?) -> HTTPRequest.Address? {
+        guard case .unix(let path) = address else { return address }
+        return lock.withLock { peers[path] } ?? address
+    }
+
+    fileprivate var isStopped: Bool { lock.withLock { stopped } }
+
+    private func acceptLoop() {
+        while !isStopped {
+            var peer = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &peer) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept4(listener, $0, &length, Int32(SOCK_CLOEXEC.rawValue)) }
+            }
+            guard fd >= 0 else {
+                if errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE { continue }
+                return
+            }
+            let admitted = lock.withLock {
+                guard !stopped, connections.count < Self.maximumConnections else { return false }
+                connections.insert(fd)
+                return true
+            }
+            guard admitted else { close(fd); continue }
+            let (host, port) = Self.address(of: peer)
+            let address: HTTPRequest.Address = host.contains(":") ? .ip6(host, port: port) : .ip4(host, port: port)
+            let thread = Thread { [self] in
+                Connection(client: fd, peer: address, gate: self).run()
+                lock.withLock { _ = connections.remove(fd) }
+                close(fd)
+            }
+            thread.name = "seqplay http connection"
+            thread.start()
+        }
+    }
+
+    /// A Unix socket connected to FlyingFox from a name of the gate's own, which `peer(of:)` maps to `peer`.
+    fileprivate func connectBackend(for peer: HTTPRequest.Address) -> (fd: Int32, name: String)? {
+        let name: String = lock.withLock {
+            nextName += 1
+            return "\(directory)/c\(nextName)"
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        func unixAddress(_ path: String) -> sockaddr_un {
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                let bytes = Array(path.utf8.prefix(raw.count - 1))
+                raw.copyBytes(from: bytes)
+            }
+            return address
+        }
+        var own = unixAddress(name), server = unixAddress(backendPath)
+        let size = socklen_t(MemoryLayout<sockaddr_un>.size)
+        lock.withLock { peers[name] = peer }
+        let connected = withUnsafePointer(to: &own) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) } } == 0
+            && withUnsafePointer(to: &server) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, size) } } == 0
+        unlink(name)  // the socket keeps its name for FlyingFox's getpeername
+        guard connected else {
+            close(fd)
+            forget(name)
+            return nil
+        }
+        return (fd, name)
+    }
+
+    fileprivate func forget(_ name: String) {
+        lock.withLock { _ = peers.removeValue(forKey: name) }
+    }
+
+    fileprivate func track(_ fd: Int32, _ open: Bool) {
+        lock.withLock { if open { connections.insert(fd) } else { connections.remove(fd) } }
+    }
+
+    /// The numeric host and port of a socket address.
+    private static func address(of storage: sockaddr_storage) -> (host: String, port: UInt16) {
+        var copy = storage
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        switch Int32(storage.ss_family) {
+        case AF_INET6:
+            return withUnsafeBytes(of: &copy) { raw in
+                var ip6 = raw.load(as: sockaddr_in6.self)
+                inet_ntop(AF_INET6, &ip6.sin6_addr, &text, socklen_t(text.count))
+                return (String(cString: text), UInt16(bigEndian: ip6.sin6_port))
+            }
+        default:
+            return withUnsafeBytes(of: &copy) { raw in
+                var ip4 = raw.load(as: sockaddr_in.self)
+                inet_ntop(AF_INET, &ip4.sin_addr, &text, socklen_t(text.count))
+                return (String(cString: text), UInt16(bigEndian: ip4.sin_port))
+            }
+        }
+    }
+}
+
+/// One client's connection through the gate.
+private struct Connection {
+    let client: Int32
+    let peer: HTTPRequest.Address
+    let gate: HTTPRequestGate
+
+    private enum Mode { case checking, awaitingUpgrade, passing }
+
+    func run() {
+        var check = HTTPRequestCheck()
+        var backend: (fd: Int32, name: String)?
+        var mode = Mode.checking
+        var held: [UInt8] = []  // the client's bytes after an upgrade request, until its answer is known
+        var clientOpen = true
+        var refusal: HTTPRequestCheck.Refusal?
+        var headStarted: Date?
+        var lastActivity = Date()
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        defer {
+            if let backend {
+                gate.track(backend.fd, false)
+                close(backend.fd)
+                gate.forget(backend.name)
+            }
+        }
+
+        /// Checks `bytes` and passes on what may go; false when the connection is to end now.
+        func forward(_ bytes: ArraySlice<UInt8>) -> Bool {
+            if mode == .passing { return backend.map { Self.send(bytes, to: $0.fd) } ?? false }
+            let step = check.take(bytes)
+            if step.accepted > 0 {
+                if backend == nil {
+                    guard let made = gate.connectBackend(for: peer) else { return false }
+                    backend = made
+                    gate.track(made.fd, true)
+                }
+                guard let backend, Self.send(bytes.prefix(step.accepted), to: backend.fd) else { return false }
+            }
+            if let refused = step.refusal {
+                // Said once FlyingFox has answered what came before (at once when nothing did).
+                refusal = refused
+                clientOpen = false
+                guard let backend else { return false }
+                shutdown(backend.fd, Int32(SHUT_WR))
+                return true
+            }
+            if step.upgradeRequested {
+                mode = .awaitingUpgrade
+                held = Array(bytes.dropFirst(step.accepted))
+            }
+            return true
+        }
+
+        while !gate.isStopped {
+            var fds = [pollfd(fd: client, events: Int16(clientOpen && mode != .awaitingUpgrade ? POLLIN : 0), revents: 0)]
+            if let backend { fds.append(pollfd(fd: backend.fd, events: Int16(POLLIN), revents: 0)) }
+            let ready = poll(&fds, nfds_t(fds.count), 1000)
+            if ready < 0, errno != EINTR { break }
+            if mode == .checking, clientOpen, let started = headStarted, Date().timeIntervalSince(started) > HTTPRequestGate.headTimeLimit { break }
+            if mode != .passing, Date().timeIntervalSince(lastActivity) > HTTPRequestGate.idleLimit { break }
+            if ready > 0 { lastActivity = Date() }
+            if fds[0].revents != 0, clientOpen, mode != .awaitingUpgrade {
+                let count = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+                if count < 0, errno == EINTR { continue }
+                if count <= 0 {
+                    clientOpen = false
+                    guard let backend else { break }
+                    shutdown(backend.fd, Int32(SHUT_WR))
+                } else {
+                    guard forward(buffer[0..<count]) else { break }
+                    if refusal != nil, backend == nil { break }
+                }
+            }
+            if fds.count > 1, fds[1].revents != 0, let backend {
+                let count = buffer.withUnsafeMutableBytes { recv(backend.fd, $0.baseAddress, $0.count, 0) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                if mode == .awaitingUpgrade {
+                    mode = buffer[0..<count].starts(with: Array("HTTP/1.1 101".utf8)) ? .passing : .checking
+                    guard Self.send(buffer[0..<count], to: client) else { break }
+                    let rest = held
+                    held = []
+                    if !rest.isEmpty, !forward(rest[...]) { break }
+                    continue
+                }
+                guard Self.send(buffer[0..<count], to: client) else { break }
+            }
+            if mode == .checking, check.isReadingHead { headStarted = headStarted ?? Date() } else { headStarted = nil }
+        }
+        if let refusal { _ = Self.send(refusal.response[...], to: client) }
+    }
+
+    /// Writes all of `bytes` to `fd`; false when it cannot.
+    static func send(_ bytes: ArraySlice<UInt8>, to fd: Int32) -> Bool {
+        var rest = bytes
+        while !rest.isEmpty {
+            let sent = rest.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent < 0, errno == EINTR { continue }
+            guard sent > 0 else { return false }
+            rest = rest.dropFirst(sent)
+        }
+        return true
+    }
+}
