@@ -439,30 +439,30 @@ public final class SoundModuleControl: @unchecked Sendable {
             throw .outOfRange(name: "bank offset", value: "\(bankOffset)", range: "-16383-16383")
         }
         let described = Self.describeFont(at: path)
-        let (id, cycles): (Int, [UInt64]) = try commandLock.withLock { () throws(ControlError) -> (Int, [UInt64]) in
-            let cycles = samplers.map { $0.channelStatus.completedCycles }
-            var loaded: [SoundFontID] = []
-            for sampler in samplers {
-                do {
-                    loaded.append(try sampler.loadSoundFont(at: path))
-                } catch {
-                    // Samplers that loaded it already give it up again, so they all keep the same fonts.
-                    for (index, font) in loaded.enumerated() { samplers[index].unloadSoundFont(font) }
-                    throw .fontFailed(path: path, reason: "\(error)")
-                }
+        commandLock.lock()
+        let cycles = samplers.map { $0.channelStatus.completedCycles }
+        var loaded: [SoundFontID] = []
+        for sampler in samplers {
+            do {
+                loaded.append(try sampler.loadSoundFont(at: path))
+            } catch {
+                // Samplers that loaded it already give it up again, so they all keep the same fonts.
+                for (index, font) in loaded.enumerated() { samplers[index].unloadSoundFont(font) }
+                commandLock.unlock()
+                throw .fontFailed(path: path, reason: "\(error)")
             }
-            if bankOffset != 0 { for (sampler, font) in zip(samplers, loaded) { sampler.setBankOffset(bankOffset, of: font) } }
-            let fonts = lock.withLock {
-                presetNames[path] = described
-                if bankOffset != 0 { bankOffsets[loaded[0].id] = bankOffset }
-                return refreshFonts()
-            }
-            emit([.fonts(fonts)])
-            return (loaded[0].id, cycles)
         }
+        if bankOffset != 0 { for (sampler, font) in zip(samplers, loaded) { sampler.setBankOffset(bankOffset, of: font) } }
+        let fonts = lock.withLock {
+            presetNames[path] = described
+            if bankOffset != 0 { bankOffsets[loaded[0].id] = bankOffset }
+            return refreshFonts()
+        }
+        commandLock.unlock()
+        emit([.fonts(fonts)])
         awaitRender(after: cycles)
         settle()
-        return id
+        return loaded[0].id
     }
 
     /// Loads the fonts with these ids again from their files, each keeping its id and place
@@ -479,29 +479,28 @@ public final class SoundModuleControl: @unchecked Sendable {
             if let problem = RegularFile.problem(at: font.path) { throw .fontFailed(path: font.path, reason: problem) }
         }
         let described = fonts.map { Self.describeFont(at: $0.path) }
-        let cycles: [UInt64] = try commandLock.withLock { () throws(ControlError) -> [UInt64] in
-            let cycles = samplers.map { $0.channelStatus.completedCycles }
-            var failure: ControlError?
-            for font in fonts {
-                guard let index = samplers[0].soundFonts.firstIndex(of: font) else { continue }
-                for sampler in samplers where index < sampler.soundFonts.count {
-                    do {
-                        try sampler.reloadSoundFont(sampler.soundFonts[index])
-                    } catch {
-                        failure = failure ?? .fontFailed(path: font.path, reason: "\(error)")
-                    }
+        commandLock.lock()
+        let cycles = samplers.map { $0.channelStatus.completedCycles }
+        var failure: ControlError?
+        for font in fonts {
+            guard let index = samplers[0].soundFonts.firstIndex(of: font) else { continue }
+            for sampler in samplers where index < sampler.soundFonts.count {
+                do {
+                    try sampler.reloadSoundFont(sampler.soundFonts[index])
+                } catch {
+                    failure = failure ?? .fontFailed(path: font.path, reason: "\(error)")
                 }
             }
-            let states = lock.withLock {
-                for state in described { presetNames[state.path] = state }
-                return refreshFonts()
-            }
-            emit([.fonts(states)])
-            if let failure { throw failure }
-            return cycles
         }
+        let states = lock.withLock {
+            for state in described { presetNames[state.path] = state }
+            return refreshFonts()
+        }
+        commandLock.unlock()
+        emit([.fonts(states)])
         awaitRender(after: cycles)
         settle()
+        if let failure { throw failure }
     }
 
     /// The state's fonts made again from the samplers'; under `lock`.

@@ -119,8 +119,9 @@ final class HTTPRequestGate: @unchecked Sendable {
             var peer = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let fd = withUnsafeMutablePointer(to: &peer) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept4(listener, $0, &length, Int32(SOCK_CLOEXEC.rawValue)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listener, $0, &length) }
             }
+            if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
             guard fd >= 0 else {
                 if errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE { continue }
                 return

@@ -75,7 +75,7 @@ final class SoundModuleFacesTests: XCTestCase {
         let theirs = try LineClient(port: fluidPort), ours = try LineClient(port: ourPort)
         XCTAssertEqual(theirs.ask("echo ready", until: "ready\n"), "ready\n")
         XCTAssertEqual(ours.ask("echo ready", until: "ready\n"), "ready\n")
-        let lines = ["load \(copy)", "load \(copy) 1 10", "fonts", "reload 1", "reload 2", "fonts", "select 0 3 10 19", "select 1 3 0 40",
+        let lines = ["load \(copy)", "load \(copy) 1 10", "fonts", "reload 1", "reload 2", "fonts", "select 0 3 10 19", "select 1 3 10 40",
                      "channels -verbose", "inst 3",
                      "prog 0", "cc 0 7", "noteon 0 60", "noteoff 0", "pitch_bend 0", "select 0 1 0", "load", "unload", "reload", "inst",
                      "gain", "echo"]
@@ -177,12 +177,13 @@ final class SoundModuleFacesTests: XCTestCase {
         let scratch = try ScratchDirectory(prefix: "relative-state")
         defer { scratch.remove() }
         let network = freePort(Int32(SOCK_DGRAM.rawValue))
-        let run = try runShell("cd '\(scratch.path)' && '\(seqplayBinary.path)' serve --network --listen 127.0.0.1:\(network) --sf2 '\(Self.font)' "
+        let run = try runShell("cd '\(scratch.url.path)' && '\(seqplayBinary.path)' serve --network --listen 127.0.0.1:\(network) --sf2 '\(Self.font)' "
                                + "-o heard.wav --duration 2 --state state.json --http 0.0.0.0:0", timeLimit: 60)
         XCTAssertEqual(run.status, 0, run.standardError)
-        let real = URL(fileURLWithPath: scratch.path).resolvingSymlinksInPath().path
-        XCTAssertTrue(run.standardError.contains("token kept in \(real)/http-token)") || run.standardError.contains("token kept in \(scratch.path)/http-token)"),
-                      run.standardError)
+        let here = try XCTUnwrap(run.standardError.range(of: "token kept in ")).upperBound
+        let kept = run.standardError[here...].prefix { $0 != ")" }
+        XCTAssertEqual(URL(fileURLWithPath: String(kept)).resolvingSymlinksInPath().path,
+                       URL(fileURLWithPath: scratch.path("http-token")).resolvingSymlinksInPath().path, run.standardError)
         XCTAssertTrue(FileManager.default.fileExists(atPath: scratch.path("http-token")))
         XCTAssertTrue(FileManager.default.fileExists(atPath: scratch.path("state.json")))
     }
