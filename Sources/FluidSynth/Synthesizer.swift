@@ -175,11 +175,13 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     }
 
     /// Offsets the banks of `font` by `offset` (FluidSynth's `load FILE 1 OFFSET`): its bank B plays as
-    /// bank B + offset.
+    /// bank B + offset. Each channel then takes its bank and program again from the font stack, as
+    /// FluidSynth's shell does after such a load.
     public func setBankOffset(_ offset: Int, of font: SoundFontID) {
         guard soundFonts.contains(font) else { return }
         withSynthBetweenCycles {
             _ = fluid_synth_set_bank_offset(synth, Int32(font.id), Int32(offset))
+            _ = fluid_synth_program_reset(synth)
             refreshFontStack()
             publishAllChannels()
         }
