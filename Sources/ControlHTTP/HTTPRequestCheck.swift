@@ -1,12 +1,14 @@
 /// Follows the bytes a client sends on one HTTP/1.1 connection, request after request, as FlyingFox
 /// will frame them (request line, header lines to an empty one, a `Content-Length` or chunked body),
 /// and stops at the first line past its bound: every line FlyingFox will read has passed a bound
-/// first, so a request costs little before the token is looked at. Reads each byte once.
+/// first, so a request costs little before the token is looked at (FlyingFox 0.27.1 reads a line in
+/// time that grows with the square of its length: the bounds keep that small). Reads each byte once. `take`
+/// hands back heads and bodies in separate runs, so a head can be passed on whole or not at all.
 struct HTTPRequestCheck {
     /// The longest request line, header line and whole head (request line and headers), and the most header lines.
     static let maximumRequestLine = 8_192
     static let maximumHeaderLine = 8_192
-    static let maximumHead = 32_768
+    static let maximumHead = 16_384
     static let maximumHeaderLines = 100
     /// The longest chunk-size line of a chunked body.
     static let maximumChunkLine = 1_024
@@ -35,13 +37,17 @@ struct HTTPRequestCheck {
         }
     }
 
-    /// What `take` found in the bytes it was given.
+    /// What `take` found in the bytes it was given: a run of them that are all of a request head, or
+    /// all of a body.
     struct Step: Equatable {
-        /// How many of them may go on to FlyingFox (the rest wait: after a refusal, or after the head of
-        /// a connection's first request asking for an upgrade, until its answer is known).
+        /// How many of them it took (the rest are for the next `take`; after a refusal, never).
         var accepted: Int
+        /// Whether they are (part of) a request head, which goes to FlyingFox only once it is whole.
+        var isHead = false
+        /// Whether they end the head.
+        var endsHead = false
         var refusal: Refusal?
-        /// The head just accepted is the connection's first request, and asks for an upgrade (WebSocket).
+        /// The head they end is the connection's first request, and asks for an upgrade (WebSocket).
         var upgradeRequested = false
     }
 
@@ -63,9 +69,13 @@ struct HTTPRequestCheck {
     /// Whether a request head has begun and not ended.
     var isReadingHead: Bool { state == .headers || (state == .requestLine && lineLength > 0) }
 
-    /// Follows `bytes`, the next the client sent.
+    /// Follows `bytes`, the next the client sent, up to the end of a head or of a body.
     mutating func take(_ bytes: ArraySlice<UInt8>) -> Step {
+        let head = state == .requestLine || state == .headers
         var index = bytes.startIndex
+        func step(refusal: Refusal? = nil, endsHead: Bool = false, upgrade: Bool = false) -> Step {
+            Step(accepted: index - bytes.startIndex, isHead: head, endsHead: endsHead, refusal: refusal, upgradeRequested: upgrade)
+        }
         while index < bytes.endIndex {
             switch state {
             case .body(let remaining), .chunkData(let remaining):
@@ -79,27 +89,29 @@ struct HTTPRequestCheck {
             case .requestLine, .headers, .chunkSize, .trailers:
                 let end = bytes[index...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
                 lineLength += end - index
-                if state != .chunkSize { headLength += end - index }
-                if let refusal = overBound() { return Step(accepted: index - bytes.startIndex, refusal: refusal) }
+                if head { headLength += end - index }
+                if let refusal = overBound() { return step(refusal: refusal) }
                 if line.count < Self.maximumHeaderLine { line.append(contentsOf: bytes[index..<min(end, index + Self.maximumHeaderLine - line.count)]) }
                 index = end
                 guard index < bytes.endIndex else { break }
                 index += 1
-                if let refusal = endLine() { return Step(accepted: index - bytes.startIndex, refusal: refusal) }
-                if state != .headers, state != .trailers, upgrade {
-                    upgrade = false
-                    if requests == 1 { return Step(accepted: index - bytes.startIndex, refusal: nil, upgradeRequested: true) }
+                if let refusal = endLine() { return step(refusal: refusal) }
+                if head, state != .headers {
+                    defer { upgrade = false }
+                    return step(endsHead: true, upgrade: upgrade && requests == 1)
                 }
             }
+            if !head, state == .requestLine { return step() }
         }
-        return Step(accepted: index - bytes.startIndex, refusal: nil)
+        return step()
     }
 
     /// The refusal the line read so far earns, if any.
     private func overBound() -> Refusal? {
         switch state {
         case .requestLine: return lineLength > Self.maximumRequestLine ? .requestLineTooLong : nil
-        case .headers, .trailers: return lineLength > Self.maximumHeaderLine || headLength > Self.maximumHead ? .headersTooLarge : nil
+        case .headers: return lineLength > Self.maximumHeaderLine || headLength > Self.maximumHead ? .headersTooLarge : nil
+        case .trailers: return lineLength > Self.maximumHeaderLine ? .headersTooLarge : nil
         case .chunkSize: return lineLength > Self.maximumChunkLine ? .chunkLineTooLong : nil
         case .body, .chunkData: return nil
         }

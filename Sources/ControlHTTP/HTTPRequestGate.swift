@@ -217,6 +217,7 @@ private struct Connection {
         var backend: (fd: Int32, name: String)?
         var mode = Mode.checking
         var held: [UInt8] = []  // the client's bytes after an upgrade request, until its answer is known
+        var head: [UInt8] = []  // a request head read so far, not yet passed on
         var clientOpen = true
         var refusal: HTTPRequestCheck.Refusal?
         var headStarted: Date?
@@ -230,35 +231,42 @@ private struct Connection {
             }
         }
 
-        /// Checks `bytes` and passes on what may go; false when the connection is to end now.
+        /// Checks `bytes` and passes on what may go (a request head only once it is whole and within its
+        /// bounds: FlyingFox never sees part of one); false when the connection is to end now.
         func forward(_ bytes: ArraySlice<UInt8>) -> Bool {
             if mode == .passing { return backend.map { Self.send(bytes, to: $0.fd) } ?? false }
-            let step = check.take(bytes)
-            if step.accepted > 0 {
+            var rest = bytes
+            while !rest.isEmpty {
+                let step = check.take(rest)
+                let part = rest.prefix(step.accepted)
+                rest = rest.dropFirst(step.accepted)
+                if let refused = step.refusal {
+                    refusal = refused
+                    return false
+                }
+                if step.isHead {
+                    head.append(contentsOf: part)
+                    guard step.endsHead else { continue }
+                }
                 if backend == nil {
                     guard let made = gate.connectBackend(for: peer) else { return false }
                     backend = made
                     gate.track(made.fd, true)
                 }
-                guard let backend, Self.send(bytes.prefix(step.accepted), to: backend.fd) else { return false }
-            }
-            if let refused = step.refusal {
-                // Said once FlyingFox has answered what came before (at once when nothing did).
-                refusal = refused
-                clientOpen = false
-                guard let backend else { return false }
-                shutdown(backend.fd, Int32(SHUT_WR))
-                return true
-            }
-            if step.upgradeRequested {
-                mode = .awaitingUpgrade
-                held = Array(bytes.dropFirst(step.accepted))
+                guard let backend, Self.send(step.isHead ? head[...] : part, to: backend.fd) else { return false }
+                if step.isHead { head.removeAll(keepingCapacity: true) }
+                if step.upgradeRequested {
+                    mode = .awaitingUpgrade
+                    held = Array(rest)
+                    return true
+                }
             }
             return true
         }
 
         while !gate.isStopped {
-            var fds = [pollfd(fd: client, events: Int16(clientOpen && mode != .awaitingUpgrade ? POLLIN : 0), revents: 0)]
+            // A client not read now is left out (poll ignores -1), so its hang-up cannot wake the loop in vain.
+            var fds = [pollfd(fd: clientOpen && mode != .awaitingUpgrade ? client : -1, events: Int16(POLLIN), revents: 0)]
             if let backend { fds.append(pollfd(fd: backend.fd, events: Int16(POLLIN), revents: 0)) }
             let ready = poll(&fds, nfds_t(fds.count), 1000)
             if ready < 0, errno != EINTR { break }
@@ -274,7 +282,6 @@ private struct Connection {
                     shutdown(backend.fd, Int32(SHUT_WR))
                 } else {
                     guard forward(buffer[0..<count]) else { break }
-                    if refusal != nil, backend == nil { break }
                 }
             }
             if fds.count > 1, fds[1].revents != 0, let backend {
@@ -293,7 +300,26 @@ private struct Connection {
             }
             if mode == .checking, check.isReadingHead { headStarted = headStarted ?? Date() } else { headStarted = nil }
         }
-        if let refusal { _ = Self.send(refusal.response[...], to: client) }
+        if let refusal {
+            _ = Self.send(refusal.response[...], to: client)
+            Self.drain(client)
+        }
+    }
+
+    /// Reads and drops what the client still sends (at most 1 MiB, for at most a second) after its
+    /// refusal was sent, so closing does not reset the connection before the client has read it.
+    static func drain(_ fd: Int32) {
+        shutdown(fd, Int32(SHUT_WR))
+        var interval = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        var total = 0
+        let end = Date().addingTimeInterval(1)
+        while total < 1 << 20, Date() < end {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return }
+            total += count
+        }
     }
 
     /// Writes all of `bytes` to `fd`; false when it cannot.
