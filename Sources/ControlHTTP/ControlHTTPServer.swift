@@ -21,8 +21,8 @@ import Foundation
 ///     GET  /api/events                the WebSocket
 ///
 /// Errors are `{"error": "..."}` with 400 (bad request), 401 (no token), 403 (another site's page),
-/// 404 (no such thing), 405, 413 (body over 64 KiB), 414 (request line over 8 KiB), 415 (not JSON)
-/// or 431 (over 100 header lines, 8 KiB a line or 16 KiB in all).
+/// 404 (no such thing), 405, 413 (body over 64 KiB), 414 (request line over 4 KiB), 415 (not JSON)
+/// or 431 (over 100 header lines, 4 KiB a line or 16 KiB in all).
 public final class ControlHTTPServer: @unchecked Sendable {
     /// How the server is set up.
     public struct Configuration: Sendable {

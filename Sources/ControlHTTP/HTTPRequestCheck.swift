@@ -6,8 +6,8 @@
 /// hands back heads and bodies in separate runs, so a head can be passed on whole or not at all.
 struct HTTPRequestCheck {
     /// The longest request line, header line and whole head (request line and headers), and the most header lines.
-    static let maximumRequestLine = 8_192
-    static let maximumHeaderLine = 8_192
+    static let maximumRequestLine = 4_096
+    static let maximumHeaderLine = 4_096
     static let maximumHead = 16_384
     static let maximumHeaderLines = 100
     /// The longest chunk-size line of a chunked body.
