@@ -36,27 +36,17 @@ final class HTTPRequestGate: @unchecked Sendable {
 
     /// Listens on `address` (numeric, IPv4 or IPv6); `start()` accepts.
     init(address: ControlEndpoint) throws(ControlHTTPServer.StartError) {
+        let ipv6 = address.host.contains(":")
         var storage = sockaddr_storage()
-        let length: socklen_t
-        if address.host.contains(":") {
-            var ip6 = sockaddr_in6()
-            ip6.sin6_family = sa_family_t(AF_INET6)
-            ip6.sin6_port = address.port.bigEndian
-            guard inet_pton(AF_INET6, address.host, &ip6.sin6_addr) == 1 else {
-                throw ControlHTTPServer.StartError(description: "--http: \(address.host) is not an address to listen on")
-            }
-            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: ip6, as: sockaddr_in6.self) }
-            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
-        } else {
-            var ip4 = sockaddr_in()
-            ip4.sin_family = sa_family_t(AF_INET)
-            ip4.sin_port = address.port.bigEndian
-            guard inet_pton(AF_INET, address.host, &ip4.sin_addr) == 1 else {
-                throw ControlHTTPServer.StartError(description: "--http: \(address.host) is not an address to listen on")
-            }
-            withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: ip4, as: sockaddr_in.self) }
-            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        storage.ss_family = sa_family_t(ipv6 ? AF_INET6 : AF_INET)
+        let parsed = withUnsafeMutableBytes(of: &storage) { raw -> Bool in
+            // sockaddr_in and sockaddr_in6 both keep the port right after the family, in network order.
+            raw.storeBytes(of: address.port.bigEndian, toByteOffset: 2, as: UInt16.self)
+            let offset = ipv6 ? MemoryLayout<sockaddr_in6>.offset(of: \.sin6_addr)! : MemoryLayout<sockaddr_in>.offset(of: \.sin_addr)!
+            return inet_pton(ipv6 ? AF_INET6 : AF_INET, address.host, raw.baseAddress! + offset) == 1
         }
+        guard parsed else { throw ControlHTTPServer.StartError(description: "--http: \(address.host) is not an address to listen on") }
+        let length = socklen_t(ipv6 ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
         let fd = socket(Int32(storage.ss_family), Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
