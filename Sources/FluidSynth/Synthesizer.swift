@@ -146,14 +146,14 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     }
 
     /// Loads `font` again from its file, keeping its id and its place in the stack (FluidSynth's
-    /// `reload`); channels get their presets from the new contents. A font that cannot be loaded
-    /// again is gone afterwards (FluidSynth unloads it first).
+    /// `reload`); channels get their presets from the new contents. A file that fails the structural
+    /// check leaves the font as it was; one FluidSynth then refuses leaves it gone (FluidSynth unloads
+    /// it first).
     public func reloadSoundFont(_ font: SoundFontID) throws(SoundFontError) {
         guard soundFonts.contains(font) else { return }
-        let validation: SoundFontError?
-        do { try SoundFontValidator.validate(path: font.path); validation = nil } catch { validation = error }
+        try SoundFontValidator.validate(path: font.path)
         FluidSynthLog.forwardPendingMessages()
-        let result = validation != nil ? FLUID_FAILED : withSynthBetweenCycles {
+        let result = withSynthBetweenCycles {
             let result = fluid_synth_sfreload(synth, Int32(font.id))
             refreshFontStack()
             publishAllChannels()
@@ -161,15 +161,8 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
         }
         let messages = FluidSynthLog.takePendingMessages()
         guard result != FLUID_FAILED else {
-            if validation != nil {
-                withSynthBetweenCycles {
-                    _ = fluid_synth_sfunload(synth, Int32(font.id), 1)
-                    refreshFontStack()
-                    publishAllChannels()
-                }
-            }
             soundFonts.removeAll { $0 == font }
-            throw validation ?? SoundFontError(path: font.path, problem: .rejectedByFluidSynth(reason: FluidSynthLog.firstError(in: messages)))
+            throw SoundFontError(path: font.path, problem: .rejectedByFluidSynth(reason: FluidSynthLog.firstError(in: messages)))
         }
         FluidSynthLog.log(messages)
     }

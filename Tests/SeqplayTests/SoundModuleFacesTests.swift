@@ -86,6 +86,10 @@ final class SoundModuleFacesTests: XCTestCase {
         XCTAssertEqual(theirs.ask("reload 99\necho end", until: "end\n"), "failed to reload the SoundFont\nend\n")
         XCTAssertEqual(ours.ask("reload 99\necho end", until: "end\n"),
                        "failed to reload the SoundFont: no SoundFont with id 99 is loaded\nend\n")
+        // A font whose file went bad is kept as it was (and playing) when it cannot be loaded again.
+        try Data("not a SoundFont".utf8).write(to: URL(fileURLWithPath: copy))
+        XCTAssertTrue(ours.ask("reload 2", until: "\n").hasPrefix("failed to reload the SoundFont: cannot load \(copy): "))
+        XCTAssertTrue(ours.ask("fonts", until: "seqplay-gm.sf2\n").contains(" 2  \(copy)\n"))
         XCTAssertEqual(ours.ask("prog 0 1000"), "prog: program 1000 is out of range (0-127)\n")
         XCTAssertEqual(ours.ask("cc 0 7 200"), "cc: value 200 is out of range (0-127)\n")
         XCTAssertTrue(serve.isRunning, serve.standardErrorText)
