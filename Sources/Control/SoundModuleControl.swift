@@ -432,12 +432,13 @@ public final class SoundModuleControl: @unchecked Sendable {
     /// Loads the font at `path` on top (`ControlCommand.loadFont`), its banks moved by `bankOffset`
     /// (FluidSynth's `load FILE 1 OFFSET`), and returns its id once the state shows it. Only a
     /// regular file is opened (a FIFO or a device is refused before anything reads it), and the file
-    /// is read before any lock is taken, so a slow disk holds up no other face.
+    /// is read through before any lock is taken, so a slow disk holds up no other face: the
+    /// synthesizer then loads it from the page cache.
     public func loadFont(at path: String, bankOffset: Int = 0) throws(ControlError) -> Int {
-        if let problem = RegularFile.problem(at: path) { throw .fontFailed(path: path, reason: problem) }
         guard (-16383...16383).contains(bankOffset) else {
             throw .outOfRange(name: "bank offset", value: "\(bankOffset)", range: "-16383-16383")
         }
+        if let problem = RegularFile.readThrough(path) { throw .fontFailed(path: path, reason: problem) }
         let described = Self.describeFont(at: path)
         commandLock.lock()
         let cycles = samplers.map { $0.channelStatus.completedCycles }
@@ -476,7 +477,7 @@ public final class SoundModuleControl: @unchecked Sendable {
         let fonts = samplers[0].soundFonts.filter { ids.contains($0.id) }
         for id in ids where !fonts.contains(where: { $0.id == id }) { throw .noSuchFont(id) }
         for font in fonts {
-            if let problem = RegularFile.problem(at: font.path) { throw .fontFailed(path: font.path, reason: problem) }
+            if let problem = RegularFile.readThrough(font.path) { throw .fontFailed(path: font.path, reason: problem) }
         }
         let described = fonts.map { Self.describeFont(at: $0.path) }
         commandLock.lock()

@@ -194,7 +194,8 @@ final class HTTPRequestGate: @unchecked Sendable {
     }
 }
 
-/// One client's connection through the gate.
+/// One client's connection through the gate: both directions forwarded without blocking (bytes
+/// waiting for one side are not added to while they wait, so neither side can stall the other).
 private struct Connection {
     let client: Int32
     let peer: HTTPRequest.Address
@@ -208,7 +209,8 @@ private struct Connection {
         var mode = Mode.checking
         var held: [UInt8] = []  // the client's bytes after an upgrade request, until its answer is known
         var head: [UInt8] = []  // a request head read so far, not yet passed on
-        var clientOpen = true
+        var toBackend: [UInt8] = [], toClient: [UInt8] = []
+        var clientOpen = true, backendWritable = true
         var refusal: HTTPRequestCheck.Refusal?
         var headStarted: Date?
         var lastActivity = Date()
@@ -221,10 +223,13 @@ private struct Connection {
             }
         }
 
-        /// Checks `bytes` and passes on what may go (a request head only once it is whole and within its
-        /// bounds: FlyingFox never sees part of one); false when the connection is to end now.
+        /// Checks `bytes` and queues for FlyingFox what may go (a request head only once it is whole and
+        /// within its bounds: FlyingFox never sees part of one); false when the connection is to end now.
         func forward(_ bytes: ArraySlice<UInt8>) -> Bool {
-            if mode == .passing { return backend.map { Self.send(bytes, to: $0.fd) } ?? false }
+            if mode == .passing {
+                toBackend += bytes
+                return true
+            }
             var rest = bytes
             while !rest.isEmpty {
                 let step = check.take(rest)
@@ -243,8 +248,12 @@ private struct Connection {
                     backend = made
                     gate.track(made.fd, true)
                 }
-                guard let backend, Self.send(step.isHead ? head[...] : part, to: backend.fd) else { return false }
-                if step.isHead { head.removeAll(keepingCapacity: true) }
+                if step.isHead {
+                    toBackend += head
+                    head.removeAll(keepingCapacity: true)
+                } else {
+                    toBackend += part
+                }
                 if step.upgradeRequested {
                     mode = .awaitingUpgrade
                     held = Array(rest)
@@ -255,45 +264,86 @@ private struct Connection {
         }
 
         while !gate.isStopped {
-            // A client not read now is left out (poll ignores -1), so its hang-up cannot wake the loop in vain.
-            var fds = [pollfd(fd: clientOpen && mode != .awaitingUpgrade ? client : -1, events: Int16(POLLIN), revents: 0)]
-            if let backend { fds.append(pollfd(fd: backend.fd, events: Int16(POLLIN), revents: 0)) }
+            let readClient = clientOpen && mode != .awaitingUpgrade && toBackend.isEmpty
+            let clientEvents = (readClient ? POLLIN : 0) | (toClient.isEmpty ? 0 : POLLOUT)
+            // A side with nothing to do now is left out (poll ignores -1), so its hang-up cannot wake the loop in vain.
+            var fds = [pollfd(fd: clientEvents == 0 ? -1 : client, events: Int16(clientEvents), revents: 0)]
+            if let backend {
+                let events = (toClient.isEmpty ? POLLIN : 0) | (toBackend.isEmpty ? 0 : POLLOUT)
+                fds.append(pollfd(fd: events == 0 ? -1 : backend.fd, events: Int16(events), revents: 0))
+            }
             let ready = poll(&fds, nfds_t(fds.count), 1000)
             if ready < 0, errno != EINTR { break }
             if mode == .checking, clientOpen, let started = headStarted, Date().timeIntervalSince(started) > HTTPRequestGate.headTimeLimit { break }
             if mode != .passing, Date().timeIntervalSince(lastActivity) > HTTPRequestGate.idleLimit { break }
-            if ready > 0 { lastActivity = Date() }
-            if fds[0].revents != 0, clientOpen, mode != .awaitingUpgrade {
+            guard ready > 0 else { continue }
+            lastActivity = Date()
+            if fds[0].revents & Int16(POLLOUT) != 0 {
+                guard Self.sendSome(&toClient, to: client) else { break }
+            }
+            if readClient, fds[0].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
                 let count = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
                 if count < 0, errno == EINTR { continue }
                 if count <= 0 {
                     clientOpen = false
-                    guard let backend else { break }
-                    shutdown(backend.fd, Int32(SHUT_WR))
+                    if backend == nil { break }
                 } else {
                     guard forward(buffer[0..<count]) else { break }
                 }
             }
-            if fds.count > 1, fds[1].revents != 0, let backend {
-                let count = buffer.withUnsafeMutableBytes { recv(backend.fd, $0.baseAddress, $0.count, 0) }
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { break }
-                if mode == .awaitingUpgrade {
-                    mode = buffer[0..<count].starts(with: Array("HTTP/1.1 101".utf8)) ? .passing : .checking
-                    guard Self.send(buffer[0..<count], to: client) else { break }
-                    let rest = held
-                    held = []
-                    if !rest.isEmpty, !forward(rest[...]) { break }
-                    continue
+            if let backend, fds.count > 1 {
+                if fds[1].revents & Int16(POLLOUT) != 0 {
+                    guard Self.sendSome(&toBackend, to: backend.fd) else { break }
                 }
-                guard Self.send(buffer[0..<count], to: client) else { break }
+                if toClient.isEmpty, fds[1].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                    let count = buffer.withUnsafeMutableBytes { recv(backend.fd, $0.baseAddress, $0.count, 0) }
+                    if count < 0, errno == EINTR { continue }
+                    guard count > 0 else { break }
+                    toClient += buffer[0..<count]
+                    if mode == .awaitingUpgrade {
+                        mode = buffer[0..<count].starts(with: Array("HTTP/1.1 101".utf8)) ? .passing : .checking
+                        let rest = held
+                        held = []
+                        if !rest.isEmpty, !forward(rest[...]) { break }
+                    }
+                }
+            }
+            if !clientOpen, backendWritable, toBackend.isEmpty, let backend {
+                // The client is done sending: FlyingFox finishes what it has and closes.
+                shutdown(backend.fd, Int32(SHUT_WR))
+                backendWritable = false
             }
             if mode == .checking, check.isReadingHead { headStarted = headStarted ?? Date() } else { headStarted = nil }
         }
+        // What FlyingFox answered is passed on before the connection closes (the client may not read: bounded by the idle limit's second).
+        _ = Self.send(toClient[...], to: client)
         if let refusal {
             _ = Self.send(refusal.response[...], to: client)
             Self.drain(client)
         }
+    }
+
+    /// Sends what `fd` takes of `bytes` now (without blocking) and drops it from them; false when the
+    /// peer is gone.
+    static func sendSome(_ bytes: inout [UInt8], to fd: Int32) -> Bool {
+        let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        if sent < 0 { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR }
+        bytes.removeFirst(sent)
+        return true
+    }
+
+    /// Writes all of `bytes` to `fd`, waiting at most a second for it to take them; false when it cannot.
+    static func send(_ bytes: ArraySlice<UInt8>, to fd: Int32) -> Bool {
+        var interval = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
+        var rest = bytes
+        while !rest.isEmpty {
+            let sent = rest.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent < 0, errno == EINTR { continue }
+            guard sent > 0 else { return false }
+            rest = rest.dropFirst(sent)
+        }
+        return true
     }
 
     /// Reads and drops what the client still sends (at most 1 MiB, for at most a second) after its
@@ -310,17 +360,5 @@ private struct Connection {
             guard count > 0 else { return }
             total += count
         }
-    }
-
-    /// Writes all of `bytes` to `fd`; false when it cannot.
-    static func send(_ bytes: ArraySlice<UInt8>, to fd: Int32) -> Bool {
-        var rest = bytes
-        while !rest.isEmpty {
-            let sent = rest.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if sent < 0, errno == EINTR { continue }
-            guard sent > 0 else { return false }
-            rest = rest.dropFirst(sent)
-        }
-        return true
     }
 }
