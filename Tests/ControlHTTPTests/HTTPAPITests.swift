@@ -159,6 +159,12 @@ final class HTTPAPITests: ServedModuleTestCase {
                                 until: "{\"songs\"")
         XCTAssertEqual(both.components(separatedBy: "HTTP/1.1 200 ").count, 3, String(both.prefix(600)))
         XCTAssertEqual(try module.channel(2)["volume"] as? Int, 77)
+        // A chunked body (with an extension and a trailer), then another request on the same connection.
+        let chunked = try exchange("POST /api/channels/3 HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                                   + "Transfer-Encoding: chunked\r\n\r\n5;x=y\r\n{\"vol\r\n9\r\nume\": 66}\r\n0\r\nX-Trailer: 1\r\n\r\n"
+                                   + "GET /api/songs HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", until: "{\"songs\"")
+        XCTAssertEqual(chunked.components(separatedBy: "HTTP/1.1 200 ").count, 3, String(chunked.prefix(600)))
+        XCTAssertEqual(try module.channel(3)["volume"] as? Int, 66)
         XCTAssertTrue(module.process.isRunning, module.log)
     }
 
