@@ -228,8 +228,8 @@ public final class SoundModuleControl: @unchecked Sendable {
                 }
             }
         }
+        emit(events)  // under the lock: subscribers get changes in the order the state took them
         lock.unlock()
-        emit(events)
         return !events.isEmpty
     }
 
@@ -258,22 +258,20 @@ public final class SoundModuleControl: @unchecked Sendable {
 
     /// The host connected an input (a keyboard, a network peer).
     public func inputConnected(_ name: String) {
-        let inputs: [InputState]? = lock.withLock {
-            guard !current.inputs.contains(InputState(name: name)) else { return nil }
+        lock.withLock {
+            guard !current.inputs.contains(InputState(name: name)) else { return }
             current.inputs.append(InputState(name: name))
-            return current.inputs
+            emit([.inputs(current.inputs)])
         }
-        if let inputs { emit([.inputs(inputs)]) }
     }
 
     /// The host lost an input.
     public func inputDisconnected(_ name: String) {
-        let inputs: [InputState]? = lock.withLock {
-            guard current.inputs.contains(InputState(name: name)) else { return nil }
+        lock.withLock {
+            guard current.inputs.contains(InputState(name: name)) else { return }
             current.inputs.removeAll { $0.name == name }
-            return current.inputs
+            emit([.inputs(current.inputs)])
         }
-        if let inputs { emit([.inputs(inputs)]) }
     }
 
     /// The host's recording (nil: none).
@@ -289,9 +287,11 @@ public final class SoundModuleControl: @unchecked Sendable {
     /// Keeps what the host says at `keyPath` of the state, and tells subscribers when that changed it.
     private func hostChanged<Value: Equatable>(_ keyPath: WritableKeyPath<ControlState, Value>, to value: Value,
                                                event: (Value) -> ControlEvent) {
-        var events: [ControlEvent] = []
-        lock.withLock { keep(value, at: keyPath, event: event, in: &events) }
-        emit(events)
+        lock.withLock {
+            var events: [ControlEvent] = []
+            keep(value, at: keyPath, event: event, in: &events)
+            emit(events)
+        }
     }
 
     // MARK: Commands
@@ -379,7 +379,7 @@ public final class SoundModuleControl: @unchecked Sendable {
             if cc == 7 || cc == 10 || cc == 0 || cc == 32 || cc == 121 { awaitRender(after: cycles) }
         case .mute(let channel, let muted):
             let c = try Self.channelIndex(channel)
-            set(\.channels[Int(c)].mute, to: muted, event: { _ in .channel(self.current.channels[Int(c)]) }, events: &events) {
+            set(\.channels[Int(c)].mute, to: muted, event: { _ in .channel(self.current.channels[Int(c)]) }) {
                 $0.setMuted(muted, channel: c)
             }
         case .noteOn(let channel, let key, let velocity):
@@ -398,23 +398,23 @@ public final class SoundModuleControl: @unchecked Sendable {
             for sampler in samplers { sampler.enqueue(.pitchBend(channel: c, value: UInt16(v))) }
         case .gain(let gain):
             guard gain.isFinite, (0...10).contains(gain) else { throw .outOfRange(name: "gain", value: "\(gain)", range: "0-10") }
-            set(\.gain, to: gain, event: ControlEvent.gain, events: &events) { $0.gain = Float(gain) }
+            set(\.gain, to: gain, event: ControlEvent.gain) { $0.gain = Float(gain) }
         case .reverb(let change):
             let reverb = try Self.applied(change, to: state.reverb)
-            set(\.reverb, to: reverb, event: ControlEvent.reverb, events: &events) { sampler in
+            set(\.reverb, to: reverb, event: ControlEvent.reverb) { sampler in
                 if let enabled = change.isEnabled { sampler.reverbEnabled = enabled }
                 sampler.setReverb(roomSize: change.roomSize, damping: change.damping, width: change.width, level: change.level)
             }
         case .chorus(let change):
             let chorus = try Self.applied(change, to: state.chorus)
-            set(\.chorus, to: chorus, event: ControlEvent.chorus, events: &events) { sampler in
+            set(\.chorus, to: chorus, event: ControlEvent.chorus) { sampler in
                 if let enabled = change.isEnabled { sampler.chorusEnabled = enabled }
                 sampler.setChorus(voices: change.voices, level: change.level, speed: change.speed, depth: change.depth)
             }
         case .unloadFont(let id):
             guard let index = samplers[0].soundFonts.firstIndex(where: { $0.id == id }) else { throw .noSuchFont(id) }
             for sampler in samplers where index < sampler.soundFonts.count { sampler.unloadSoundFont(sampler.soundFonts[index]) }
-            events.append(.fonts(lock.withLock { refreshFonts() }))
+            lock.withLock { emit([.fonts(refreshFonts())]) }
             awaitRender(after: cycles)
         case .panic:
             for sampler in samplers { sampler.allSoundsOff() }
@@ -454,13 +454,12 @@ public final class SoundModuleControl: @unchecked Sendable {
             }
         }
         if bankOffset != 0 { for (sampler, font) in zip(samplers, loaded) { sampler.setBankOffset(bankOffset, of: font) } }
-        let fonts = lock.withLock {
+        lock.withLock {
             presetNames[path] = described
             if bankOffset != 0 { bankOffsets[loaded[0].id] = bankOffset }
-            return refreshFonts()
+            emit([.fonts(refreshFonts())])
         }
         commandLock.unlock()
-        emit([.fonts(fonts)])
         awaitRender(after: cycles)
         settle()
         return loaded[0].id
@@ -493,12 +492,11 @@ public final class SoundModuleControl: @unchecked Sendable {
                 }
             }
         }
-        let states = lock.withLock {
+        lock.withLock {
             for state in described { presetNames[state.path] = state }
-            return refreshFonts()
+            emit([.fonts(refreshFonts())])
         }
         commandLock.unlock()
-        emit([.fonts(states)])
         awaitRender(after: cycles)
         settle()
         if let failure { throw failure }
@@ -526,12 +524,15 @@ public final class SoundModuleControl: @unchecked Sendable {
         }
     }
 
-    /// Does `apply` to every sampler, then keeps `value` at `keyPath` of the state (`keep`).
+    /// Does `apply` to every sampler, then keeps `value` at `keyPath` of the state (`keep`) and tells subscribers.
     private func set<Value: Equatable>(_ keyPath: WritableKeyPath<ControlState, Value>, to value: Value,
-                                       event: (Value) -> ControlEvent, events: inout [ControlEvent],
-                                       applying apply: (SamplerNode) -> Void) {
+                                       event: (Value) -> ControlEvent, applying apply: (SamplerNode) -> Void) {
         for sampler in samplers { apply(sampler) }
-        lock.withLock { keep(value, at: keyPath, event: event, in: &events) }
+        lock.withLock {
+            var changes: [ControlEvent] = []
+            keep(value, at: keyPath, event: event, in: &changes)
+            emit(changes)  // under the lock, in the order the state took the changes
+        }
     }
 
     /// Keeps `value` at `keyPath` of the state, adding `event(value)` to `events` when that changed it; under `lock`.
