@@ -18,10 +18,9 @@ public func fuzzShellLine(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
              .mute(let channel, _), .controlChange(let channel, _, _), .noteOn(let channel, _, _), .noteOff(let channel, _),
              .pitchBend(let channel, _):
             guard (1...16).contains(channel) else { fatalError("channel \(channel) out of 1-16 from: \(line)") }
-        case .loadFont(let path):
-            guard line.contains(path) else { fatalError("font path not from the line: \(line)") }
         default: break
         }
     }
+    if case .success(.load(let path, _)) = first, !line.contains(path) { fatalError("font path not from the line: \(line)") }
     return 0
 }

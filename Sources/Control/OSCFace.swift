@@ -4,7 +4,9 @@ import OSC
 /// The OSC face: OSC over UDP (through liblo, `OSCServer`) over a `SoundModuleControl`, in the
 /// address space `OSCRequest` documents. `/seqplay/state` replies to the sender; `/seqplay/subscribe`
 /// makes the sender get every change. Messages from peers `access` refuses, malformed packets and
-/// messages outside the address space are ignored with one log line each (the latter rate-limited).
+/// messages outside the address space are ignored with one log line each (the latter rate-limited), its outside
+/// text escaped (`LogText`). Commands are queued without waiting for the render thread; a state request
+/// sees them.
 public final class OSCFace: @unchecked Sendable {
     public let endpoint: ControlEndpoint
     public var port: UInt16 { server.port }
@@ -24,8 +26,10 @@ public final class OSCFace: @unchecked Sendable {
         self.control = control
         self.endpoint = endpoint
         self.access = access
-        self.log = log
-        OSCServer.log = log
+        // Outside text (addresses, paths) reaches the log escaped: one line each, whatever a client sends.
+        let escapingLog: @Sendable (String) -> Void = { log(LogText.escaped($0)) }
+        self.log = escapingLog
+        OSCServer.log = escapingLog
         guard let address = endpoint.resolvedAddress() else { throw ControlFaceError("OSC: cannot resolve \(endpoint.host)") }
         var text = [CChar](repeating: 0, count: 64)
         var copy = address
@@ -65,6 +69,7 @@ public final class OSCFace: @unchecked Sendable {
             server.send(OSCMessage("/seqplay/error", [.string(error.message)]), to: sender)
         case .success(.state(let port)):
             let target = port.map { OSCAddress(host: sender.host, port: "\($0)") } ?? sender
+            control.settle()
             for reply in OSCRequest.messages(for: control.state) { server.send(reply, to: target) }
         case .success(.subscribe(let port)):
             let target = port.map { OSCAddress(host: sender.host, port: "\($0)") } ?? sender
@@ -78,7 +83,7 @@ public final class OSCFace: @unchecked Sendable {
             lock.withLock { subscribers.removeAll { $0 == target } }
         case .success(.perform(let command)):
             do {
-                try control.perform(command)
+                try control.performWithoutWaiting(command)
             } catch {
                 log("OSC: \(message.path.prefix(128)): \(error)")
                 server.send(OSCMessage("/seqplay/error", [.string("\(message.path.prefix(128)): \(error)")]), to: sender)

@@ -21,6 +21,10 @@ public enum ShellRequest: Equatable, Sendable {
     case voiceCount
     /// `echo TEXT`.
     case echo(String)
+    /// `load FILE [RESET] [BANKOFFSET]`: a font on top, its banks moved by the offset; answered with its id.
+    case load(path: String, bankOffset: Int)
+    /// `reload ID`: the font loaded again from its file, keeping its id.
+    case reload(font: Int)
     /// `quit`: the connection ends.
     case quit
     /// An empty line or a comment (`#`): no answer.
@@ -79,7 +83,7 @@ public enum ShellRequest: Equatable, Sendable {
             // The rest of the line is the file (spaces and all).
             let rest = line.drop { $0 == " " || $0 == "\t" }.dropFirst(4).drop { $0 == " " || $0 == "\t" }
             let file = String(rest.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
-            guard !file.isEmpty else { return .failure(ShellError("play: too few arguments.")) }
+            guard !file.isEmpty else { return .failure(ShellError("play: too few arguments")) }
             return .success(.perform(.playSong(path: file)))
         }
         let arguments = Array(words.dropFirst())
@@ -90,13 +94,23 @@ public enum ShellRequest: Equatable, Sendable {
         }
     }
 
-    /// The fewest arguments a command takes (fewer: "too few arguments.", as FluidSynth says).
+    /// The fewest arguments a command takes (fewer: "too few arguments", as FluidSynth says).
     private static let leastArguments = ["inst": 1, "noteon": 3, "noteoff": 2, "pitch_bend": 2, "cc": 3, "prog": 2, "select": 4,
-                                         "load": 1, "unload": 1, "gain": 1, "mute": 2]
+                                         "load": 1, "unload": 1, "reload": 1, "gain": 1, "mute": 2, "echo": 1]
+
+    /// FluidSynth's words for too few arguments: the command's name (`select` says `preset`), and a
+    /// full stop after a few.
+    static func tooFewArguments(_ name: String) -> ShellError {
+        switch name {
+        case "select": return ShellError("preset: too few arguments")
+        case "gain", "echo": return ShellError("\(name): too few arguments.")
+        default: return ShellError("\(name): too few arguments")
+        }
+    }
 
     private static func request(_ name: String, _ a: [Substring]) throws(ShellError) -> ShellRequest {
         func needs(_ count: Int) throws(ShellError) {
-            guard a.count >= count else { throw ShellError("\(name): too few arguments.") }
+            guard a.count >= count else { throw tooFewArguments(name) }
         }
         func channel(_ index: Int) throws(ShellError) -> Int {
             let value = try number(a[index], "channel")
@@ -146,9 +160,11 @@ public enum ShellRequest: Equatable, Sendable {
         case "select":
             return .perform(.select(channel: try channel(0), font: try number(a[1], "font"), bank: try number(a[2], "bank"),
                                     program: try number(a[3], "program")))
-        case "load": return .perform(.loadFont(path: String(a[0])))
+        case "load":
+            if a.count > 1 { _ = try number(a[1], "reset") }
+            return .load(path: String(a[0]), bankOffset: a.count > 2 ? try number(a[2], "bank offset") : 0)
         case "unload": return .perform(.unloadFont(id: try number(a[0], "id")))
-        case "reload": return .perform(.reloadFonts)
+        case "reload": return .reload(font: try number(a[0], "id"))
         case "gain":
             let gain = try real(a[0])
             guard (0...5).contains(gain) else { throw ShellError("gain: value should be between '0' and '5'.") }

@@ -7,13 +7,17 @@ import Glibc
 /// one command per line) over a `SoundModuleControl`, for the scripts and programs that drive
 /// FluidSynth that way. Binds to the endpoint given (127.0.0.1 unless an address is given); closes
 /// connections from peers `access` refuses. Lines longer than `ShellRequest.maximumLineLength` are
-/// answered with one error and skipped. A thread per connection (a handful are expected).
+/// answered with one error and skipped. A thread per connection (a handful are expected), at most
+/// `maximumConnections`; a connection that sends nothing for `idleLimit` seconds is told so and
+/// closed, so idle clients cannot keep the others out for long.
 public final class ShellServer: @unchecked Sendable {
     public let endpoint: ControlEndpoint
     /// The port bound (the endpoint's, or the one the system chose for port 0).
     public let port: UInt16
     /// The most connections served at once; one more is told so and closed.
     public static let maximumConnections = 32
+    /// How long a connection may send nothing before it is closed (seconds; 300 unless set before `start()`).
+    public var idleLimit: Double = 300
     /// Told of refused peers and connection problems (one line each).
     public var log: (@Sendable (String) -> Void)?
 
@@ -102,6 +106,8 @@ public final class ShellServer: @unchecked Sendable {
             }
             var noDelay: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+            var idle = timeval(tv_sec: Int(idleLimit), tv_usec: Int(idleLimit * 1_000_000) % 1_000_000)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, socklen_t(MemoryLayout<timeval>.size))
             lock.withLock { _ = connections.insert(fd) }
             let thread = Thread { [self] in
                 serve(fd)
@@ -121,6 +127,10 @@ public final class ShellServer: @unchecked Sendable {
         while !isStopped {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0, errno == EINTR { continue }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                _ = send("idle for \(Self.seconds(idleLimit)) s: closed\n", to: fd)
+                return
+            }
             guard count > 0 else { return }
             var start = 0
             for index in 0..<count where buffer[index] == UInt8(ascii: "\n") {
@@ -143,6 +153,11 @@ public final class ShellServer: @unchecked Sendable {
                 if !send("line too long (over \(ShellRequest.maximumLineLength) bytes): ignored\n", to: fd) { return }
             }
         }
+    }
+
+    /// `value` seconds as the idle message says them: whole where whole.
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e9 ? "\(Int(value))" : "\(value)"
     }
 
     private func send(_ text: String, to fd: Int32) -> Bool {

@@ -14,11 +14,16 @@ public struct ShellSession: Sendable {
     public func answer(_ line: Substring) -> (text: String, close: Bool) {
         switch ShellRequest.parse(line) {
         case .failure(let error): return (error.message + "\n", false)
-        case .success(let request): return answer(request)
+        case .success(let request):
+            let name = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).first.map { String($0.prefix(64)) } ?? ""
+            return answer(request, named: name)
         }
     }
 
-    func answer(_ request: ShellRequest) -> (text: String, close: Bool) {
+    /// The answer to `request`, the line's command `name`. Commands are queued without waiting for
+    /// the render thread (a script's lines follow one another at once); a query first waits for the
+    /// commands before it to show, so it answers as FluidSynth would.
+    func answer(_ request: ShellRequest, named name: String) -> (text: String, close: Bool) {
         switch request {
         case .nothing: return ("", false)
         case .quit: return ("cheers!\n", true)
@@ -30,6 +35,7 @@ public struct ShellSession: Sendable {
             }
             return ("\n" + ShellRequest.commandHelp.map(\.1).joined(separator: "\n") + "\n\n", false)
         case .voiceCount:
+            control.settle()
             return ("voice_count: \(control.samplers.map(\.activeVoiceCount).reduce(0, +))\n", false)
         case .fonts:
             let fonts = control.state.fonts
@@ -40,21 +46,34 @@ public struct ShellSession: Sendable {
             }
             return (font.presets.map { String(format: "%03d-%03d %@\n", $0.bank, $0.program, $0.name) }.joined(), false)
         case .channels(let verbose):
+            control.settle()
             let lines = control.state.channels.map { channel -> String in
                 guard let name = channel.name, let font = channel.font else { return "chan \(channel.channel - 1), no preset\n" }
                 return verbose ? "chan \(channel.channel - 1), sfont \(font), bank \(channel.bank), preset \(channel.program), \(name)\n"
                                : "chan \(channel.channel - 1), \(name)\n"
             }
             return (lines.joined(), false)
+        case .load(let path, let bankOffset):
+            do {
+                return ("loaded SoundFont has ID \(try control.loadFont(at: path, bankOffset: bankOffset))\n", false)
+            } catch {
+                return ("failed to load the SoundFont: \(error)\n", false)
+            }
+        case .reload(let id):
+            do {
+                try control.reloadFont(id: id)
+                return ("", false)
+            } catch {
+                return ("failed to reload the SoundFont: \(error)\n", false)
+            }
         case .perform(let command):
             do {
-                try control.perform(command)
+                try control.performWithoutWaiting(command)
                 return ("", false)
             } catch {
                 switch command {
-                case .loadFont: return ("failed to load the SoundFont: \(error)\n", false)
                 case .unloadFont: return ("failed to unload the SoundFont: \(error)\n", false)
-                default: return ("\(error)\n", false)
+                default: return ("\(name): \(error)\n", false)
                 }
             }
         }

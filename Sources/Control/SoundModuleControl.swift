@@ -47,7 +47,9 @@ public final class ControlSubscription: @unchecked Sendable {
 /// publishes and a thread of the control's polls every 10 ms (`start()`).
 ///
 /// Channel commands go to every sampler of the host; notes to the first. Thread-safe: commands
-/// from any thread are serialised; events are delivered in order on a queue of the control's.
+/// from any thread are serialised among themselves; the state is read under a lock of its own that
+/// is never held across file I/O or a wait for the render thread, so a slow command never stalls a
+/// reader. Events are delivered in order on a queue of the control's.
 public final class SoundModuleControl: @unchecked Sendable {
     /// The samplers the control drives (a live session's: one per port, the network's, JACK's).
     public let samplers: [SamplerNode]
@@ -62,7 +64,10 @@ public final class SoundModuleControl: @unchecked Sendable {
         set { lock.withLock { _recorder = newValue } }
     }
 
-    private let lock = NSRecursiveLock()
+    /// Guards the state and what it is made from; held only for moments.
+    private let lock = NSLock()
+    /// Serialises commands on the samplers (their control calls come from one thread at a time).
+    private let commandLock = NSRecursiveLock()
     private var current: ControlState
     private var _songPlayer: (any SoundModuleSongPlayer)?
     private var _recorder: (any SoundModuleRecorder)?
@@ -70,6 +75,11 @@ public final class SoundModuleControl: @unchecked Sendable {
     private var seen: [[ChannelStatusTable.Channel]]
     private var seenGenerations: [UInt64]
     private var presetNames: [String: FontState] = [:]
+    /// The bank offset of each font loaded with one (`loadFont(at:bankOffset:)`), by id.
+    private var bankOffsets: [Int: Int] = [:]
+    /// The samplers' completed cycles when the last command that waits for the render thread was
+    /// queued; nil once `settle()` has seen it applied.
+    private var unsettledCycles: [UInt64]?
 
     private let subscriberLock = NSLock()
     private var subscribers: [Int: @Sendable (ControlEvent) -> Void] = [:]
@@ -92,6 +102,7 @@ public final class SoundModuleControl: @unchecked Sendable {
             chorus: SamplerSettings.Chorus.defaults.updated(with: settings.chorus))
         seen = samplers.map { sampler in (0..<16).map { sampler.channelStatus[$0] } }
         seenGenerations = samplers.map { $0.channelStatus.generation }
+        for font in samplers[0].soundFonts { presetNames[font.path] = Self.describeFont(at: font.path) }
         current.fonts = fontStates()
         for channel in 0..<16 { current.channels[channel] = channelState(channel, from: seen[0][channel], mute: false) }
     }
@@ -100,29 +111,36 @@ public final class SoundModuleControl: @unchecked Sendable {
 
     // MARK: State
 
-    /// The state now.
+    /// The state now (commands `performWithoutWaiting` queued may not show yet: `settle()` first).
     public var state: ControlState { lock.withLock { current } }
 
-    /// The names of `fonts`' presets come from the files (SoundFontFile), read once per path.
+    /// The font at `path` as the state shows it (id 0 until loaded): its name and presets, read from
+    /// the file (file I/O: never under `lock`).
+    private static func describeFont(at path: String) -> FontState {
+        let contents = try? SoundFontContents(path: path)
+        let presets = (contents?.presets ?? []).map { PresetState(bank: $0.bank, program: $0.program, name: $0.name) }
+            .sorted { ($0.bank, $0.program) < ($1.bank, $1.program) }
+        let name = contents?.name.flatMap { $0.isEmpty ? nil : $0 } ?? (path as NSString).lastPathComponent
+        return FontState(id: 0, path: path, name: name, presets: presets)
+    }
+
+    /// The fonts the samplers have loaded, as states: names and presets from `presetNames` (read
+    /// before), banks moved by the font's offset. Under `lock`, with the samplers' fonts steady.
     private func fontStates() -> [FontState] {
         samplers[0].soundFonts.map { font in
-            if let known = presetNames[font.path] {
-                return FontState(id: font.id, path: font.path, name: known.name, presets: known.presets)
-            }
-            let contents = try? SoundFontContents(path: font.path)
-            let presets = (contents?.presets ?? []).map { PresetState(bank: $0.bank, program: $0.program, name: $0.name) }
-                .sorted { ($0.bank, $0.program) < ($1.bank, $1.program) }
-            let name = contents?.name.flatMap { $0.isEmpty ? nil : $0 } ?? (font.path as NSString).lastPathComponent
-            let state = FontState(id: font.id, path: font.path, name: name, presets: presets)
-            presetNames[font.path] = state
-            return state
+            let known = presetNames[font.path] ?? FontState(id: 0, path: font.path, name: (font.path as NSString).lastPathComponent, presets: [])
+            let offset = bankOffsets[font.id] ?? 0
+            let presets = offset == 0 ? known.presets
+                : known.presets.map { PresetState(bank: $0.bank + offset, program: $0.program, name: $0.name) }
+            return FontState(id: font.id, path: font.path, name: known.name, presets: presets)
         }
     }
 
-    /// The preset name of `font`/`bank`/`program`, as the font has it.
+    /// The preset name of `font`/`bank`/`program` (the bank as the font has it, before its offset).
     private func presetName(font: Int?, bank: Int, program: Int) -> String? {
         guard let font else { return nil }
-        return current.fonts.first { $0.id == font }?.presets.first { $0.bank == bank && $0.program == program }?.name
+        let shown = bank + (bankOffsets[font] ?? 0)
+        return current.fonts.first { $0.id == font }?.presets.first { $0.bank == shown && $0.program == program }?.name
     }
 
     private func channelState(_ index: Int, from status: ChannelStatusTable.Channel, mute: Bool) -> ChannelState {
@@ -210,48 +228,50 @@ public final class SoundModuleControl: @unchecked Sendable {
                 }
             }
         }
+        emit(events)  // under the lock: subscribers get changes in the order the state took them
         lock.unlock()
-        emit(events)
         return !events.isEmpty
     }
 
-    /// Waits (up to `timeout` s) until every sampler's render thread has ended two cycles since
-    /// `cycles` were read (so the commands queued since are applied and published), then polls: a
-    /// command's effect is in the state when `perform` returns. A render cycle takes milliseconds; the
-    /// timeout only matters when the host is starved of CPU or a sampler does not render.
-    /// Whether `perform` waits for the render thread after each command (not while `restore` queues many).
-    private var settlesEachCommand = true
-
-    private func settle(after cycles: [UInt64], timeout: Double = 1) {
-        guard settlesEachCommand else { return }
+    /// Waits (up to `timeout` s, holding no lock) until every sampler's render thread has ended two
+    /// cycles since the last command that changes what the render thread publishes was queued, then
+    /// polls: that command's effect is in `state` when this returns. Returns at once when nothing is
+    /// waiting. A render cycle takes milliseconds; the timeout only matters when the host is starved
+    /// of CPU or a sampler does not render.
+    public func settle(timeout: Double = 1) {
+        guard let cycles = lock.withLock({ unsettledCycles }) else { return }
         let end = Date().addingTimeInterval(timeout)
         while Date() < end {
             if zip(samplers, cycles).allSatisfy({ $0.channelStatus.completedCycles &- $1 >= 2 }) { break }
             usleep(500)
         }
         poll()
+        lock.withLock { if unsettledCycles == cycles { unsettledCycles = nil } }
+    }
+
+    /// Notes that the render thread must play `cycles`' command before the state shows it (`settle`).
+    private func awaitRender(after cycles: [UInt64]) {
+        lock.withLock { unsettledCycles = cycles }
     }
 
     // MARK: The host's own changes
 
     /// The host connected an input (a keyboard, a network peer).
     public func inputConnected(_ name: String) {
-        let inputs: [InputState]? = lock.withLock {
-            guard !current.inputs.contains(InputState(name: name)) else { return nil }
+        lock.withLock {
+            guard !current.inputs.contains(InputState(name: name)) else { return }
             current.inputs.append(InputState(name: name))
-            return current.inputs
+            emit([.inputs(current.inputs)])
         }
-        if let inputs { emit([.inputs(inputs)]) }
     }
 
     /// The host lost an input.
     public func inputDisconnected(_ name: String) {
-        let inputs: [InputState]? = lock.withLock {
-            guard current.inputs.contains(InputState(name: name)) else { return nil }
+        lock.withLock {
+            guard current.inputs.contains(InputState(name: name)) else { return }
             current.inputs.removeAll { $0.name == name }
-            return current.inputs
+            emit([.inputs(current.inputs)])
         }
-        if let inputs { emit([.inputs(inputs)]) }
     }
 
     /// The host's recording (nil: none).
@@ -267,19 +287,54 @@ public final class SoundModuleControl: @unchecked Sendable {
     /// Keeps what the host says at `keyPath` of the state, and tells subscribers when that changed it.
     private func hostChanged<Value: Equatable>(_ keyPath: WritableKeyPath<ControlState, Value>, to value: Value,
                                                event: (Value) -> ControlEvent) {
-        var events: [ControlEvent] = []
-        lock.withLock { keep(value, at: keyPath, event: event, in: &events) }
-        emit(events)
+        lock.withLock {
+            var events: [ControlEvent] = []
+            keep(value, at: keyPath, event: event, in: &events)
+            emit(events)
+        }
     }
 
     // MARK: Commands
 
     /// Does `command` (from any thread): validates it, queues it for the samplers' render threads,
-    /// and returns once the state shows it (or after 100 ms if nothing renders). Throws the one line
+    /// and returns once the state shows it (or after 1 s if nothing renders). Throws the one line
     /// a face answers with when the command is refused; nothing changes then.
     public func perform(_ command: ControlCommand) throws(ControlError) {
-        lock.lock()
-        defer { lock.unlock() }
+        try performWithoutWaiting(command)
+        settle()
+    }
+
+    /// Does `command` as `perform` does, but returns once it is queued, without waiting for the render
+    /// thread to play it: a program change or a volume shows in `state` after the next `settle()` (or
+    /// the next poll). For a stream of commands, such as a script's lines to the shell.
+    public func performWithoutWaiting(_ command: ControlCommand) throws(ControlError) {
+        switch command {
+        case .loadFont(let path):
+            _ = try loadFont(at: path)
+            return
+        case .playSong(let path):
+            // The player reads the file: no lock of the control's is held meanwhile.
+            let player = try availableSongPlayer
+            do { try player.play(path: path) } catch { throw .failed("\(error)") }
+            return
+        case .stopSong:
+            try availableSongPlayer.stop()
+            return
+        case .startRecording(let path):
+            let recorder = try availableRecorder
+            do { try recorder.startRecording(path: path) } catch { throw .failed("\(error)") }
+            return
+        case .stopRecording:
+            try availableRecorder.stopRecording()
+            return
+        case .reloadFonts:
+            try reloadFonts(samplers[0].soundFonts.map(\.id))
+            return
+        default:
+            break
+        }
+        commandLock.lock()
+        defer { commandLock.unlock() }
         let cycles = samplers.map { $0.channelStatus.completedCycles }
         var events: [ControlEvent] = []
         switch command {
@@ -298,7 +353,7 @@ public final class SoundModuleControl: @unchecked Sendable {
             } else {
                 for sampler in samplers { sampler.enqueue(.programChange(channel: c, program: UInt8(p))) }
             }
-            settle(after: cycles)
+            awaitRender(after: cycles)
         case .select(let channel, let font, let bank, let program):
             let c = try Self.channelIndex(channel)
             let p = try Self.checked(program, "program", 0...127)
@@ -311,20 +366,20 @@ public final class SoundModuleControl: @unchecked Sendable {
                     throw .noSuchPreset(bank: b, program: p)
                 }
             }
-            settle(after: cycles)
+            awaitRender(after: cycles)
         case .volume(let channel, let value):
             try controlChange(channel, 7, value, "volume")
-            settle(after: cycles)
+            awaitRender(after: cycles)
         case .pan(let channel, let value):
             try controlChange(channel, 10, value, "pan")
-            settle(after: cycles)
+            awaitRender(after: cycles)
         case .controlChange(let channel, let controller, let value):
             let cc = try Self.checked(controller, "controller", 0...127)
             try controlChange(channel, UInt8(cc), value, "value")
-            if cc == 7 || cc == 10 || cc == 0 || cc == 32 || cc == 121 { settle(after: cycles) }
+            if cc == 7 || cc == 10 || cc == 0 || cc == 32 || cc == 121 { awaitRender(after: cycles) }
         case .mute(let channel, let muted):
             let c = try Self.channelIndex(channel)
-            set(\.channels[Int(c)].mute, to: muted, event: { _ in .channel(self.current.channels[Int(c)]) }, events: &events) {
+            set(\.channels[Int(c)].mute, to: muted, event: { _ in .channel(self.current.channels[Int(c)]) }) {
                 $0.setMuted(muted, channel: c)
             }
         case .noteOn(let channel, let key, let velocity):
@@ -343,110 +398,144 @@ public final class SoundModuleControl: @unchecked Sendable {
             for sampler in samplers { sampler.enqueue(.pitchBend(channel: c, value: UInt16(v))) }
         case .gain(let gain):
             guard gain.isFinite, (0...10).contains(gain) else { throw .outOfRange(name: "gain", value: "\(gain)", range: "0-10") }
-            set(\.gain, to: gain, event: ControlEvent.gain, events: &events) { $0.gain = Float(gain) }
+            set(\.gain, to: gain, event: ControlEvent.gain) { $0.gain = Float(gain) }
         case .reverb(let change):
-            let reverb = try Self.applied(change, to: current.reverb)
-            set(\.reverb, to: reverb, event: ControlEvent.reverb, events: &events) { sampler in
+            let reverb = try Self.applied(change, to: state.reverb)
+            set(\.reverb, to: reverb, event: ControlEvent.reverb) { sampler in
                 if let enabled = change.isEnabled { sampler.reverbEnabled = enabled }
                 sampler.setReverb(roomSize: change.roomSize, damping: change.damping, width: change.width, level: change.level)
             }
         case .chorus(let change):
-            let chorus = try Self.applied(change, to: current.chorus)
-            set(\.chorus, to: chorus, event: ControlEvent.chorus, events: &events) { sampler in
+            let chorus = try Self.applied(change, to: state.chorus)
+            set(\.chorus, to: chorus, event: ControlEvent.chorus) { sampler in
                 if let enabled = change.isEnabled { sampler.chorusEnabled = enabled }
                 sampler.setChorus(voices: change.voices, level: change.level, speed: change.speed, depth: change.depth)
             }
-        case .loadFont(let path):
-            for (index, sampler) in samplers.enumerated() {
-                do {
-                    try sampler.loadSoundFont(at: path)
-                } catch {
-                    // Samplers that loaded it already give it up again, so they all keep the same fonts.
-                    for loaded in samplers[..<index] { if let font = loaded.soundFonts.last { loaded.unloadSoundFont(font) } }
-                    throw .fontFailed(path: path, reason: "\(error)")
-                }
-            }
-            current.fonts = fontStates()
-            events.append(.fonts(current.fonts))
-            settle(after: cycles)
         case .unloadFont(let id):
             guard let index = samplers[0].soundFonts.firstIndex(where: { $0.id == id }) else { throw .noSuchFont(id) }
             for sampler in samplers where index < sampler.soundFonts.count { sampler.unloadSoundFont(sampler.soundFonts[index]) }
-            current.fonts = fontStates()
-            events.append(.fonts(current.fonts))
-            settle(after: cycles)
-        case .reloadFonts:
-            let programs = current.channels
-            for sampler in samplers {
-                let fonts = sampler.soundFonts
-                for font in fonts.reversed() { sampler.unloadSoundFont(font) }
-                for font in fonts {
-                    do {
-                        try sampler.loadSoundFont(at: font.path)
-                    } catch {
-                        current.fonts = fontStates()
-                        emit([.fonts(current.fonts)])
-                        throw .fontFailed(path: font.path, reason: "\(error)")
-                    }
-                }
-            }
-            presetNames = [:]
-            current.fonts = fontStates()
-            events.append(.fonts(current.fonts))
-            for channel in programs where channel.font != nil {
-                for sampler in samplers {
-                    try? sampler.selectProgram(UInt8(channel.program), bank: channel.bank, channel: UInt8(channel.channel - 1))
-                }
-            }
-            settle(after: cycles)
+            lock.withLock { emit([.fonts(refreshFonts())]) }
+            awaitRender(after: cycles)
         case .panic:
             for sampler in samplers { sampler.allSoundsOff() }
             events.append(.panic)
         case .reset:
             for sampler in samplers { sampler.sendReset(.system) }
             events.append(.reset)
-            emit(events)
-            events = []
-            settle(after: cycles)
-        case .playSong(let path):
-            let player = try availableSongPlayer
-            do { try player.play(path: path) } catch { throw .failed("\(error)") }
-        case .stopSong:
-            try availableSongPlayer.stop()
-        case .startRecording(let path):
-            let recorder = try availableRecorder
-            do { try recorder.startRecording(path: path) } catch { throw .failed("\(error)") }
-        case .stopRecording:
-            try availableRecorder.stopRecording()
+            awaitRender(after: cycles)
+        case .loadFont, .reloadFonts, .playSong, .stopSong, .startRecording, .stopRecording:
+            break  // done above
         }
         emit(events)
+    }
+
+    /// Loads the font at `path` on top (`ControlCommand.loadFont`), its banks moved by `bankOffset`
+    /// (FluidSynth's `load FILE 1 OFFSET`), and returns its id once the state shows it. Only a
+    /// regular file is opened (a FIFO or a device is refused before anything reads it), and the file
+    /// is read through before any lock is taken, so a slow disk holds up no other face: the
+    /// synthesizer then loads it from the page cache.
+    public func loadFont(at path: String, bankOffset: Int = 0) throws(ControlError) -> Int {
+        guard (-16383...16383).contains(bankOffset) else {
+            throw .outOfRange(name: "bank offset", value: "\(bankOffset)", range: "-16383-16383")
+        }
+        if let problem = RegularFile.readThrough(path) { throw .fontFailed(path: path, reason: problem) }
+        let described = Self.describeFont(at: path)
+        commandLock.lock()
+        let cycles = samplers.map { $0.channelStatus.completedCycles }
+        var loaded: [SoundFontID] = []
+        for sampler in samplers {
+            do {
+                loaded.append(try sampler.loadSoundFont(at: path))
+            } catch {
+                // Samplers that loaded it already give it up again, so they all keep the same fonts.
+                for (index, font) in loaded.enumerated() { samplers[index].unloadSoundFont(font) }
+                commandLock.unlock()
+                throw .fontFailed(path: path, reason: "\(error)")
+            }
+        }
+        if bankOffset != 0 { for (sampler, font) in zip(samplers, loaded) { sampler.setBankOffset(bankOffset, of: font) } }
+        lock.withLock {
+            presetNames[path] = described
+            if bankOffset != 0 { bankOffsets[loaded[0].id] = bankOffset }
+            emit([.fonts(refreshFonts())])
+        }
+        commandLock.unlock()
+        awaitRender(after: cycles)
+        settle()
+        return loaded[0].id
+    }
+
+    /// Loads the fonts with these ids again from their files, each keeping its id and place
+    /// (FluidSynth's `reload ID`; SIGHUP reloads them all); channels keep their programs where the
+    /// new contents have them. Returns once the state shows it.
+    public func reloadFont(id: Int) throws(ControlError) {
+        try reloadFonts([id])
+    }
+
+    private func reloadFonts(_ ids: [Int]) throws(ControlError) {
+        let fonts = samplers[0].soundFonts.filter { ids.contains($0.id) }
+        for id in ids where !fonts.contains(where: { $0.id == id }) { throw .noSuchFont(id) }
+        for font in fonts {
+            if let problem = RegularFile.readThrough(font.path) { throw .fontFailed(path: font.path, reason: problem) }
+        }
+        let described = fonts.map { Self.describeFont(at: $0.path) }
+        commandLock.lock()
+        let cycles = samplers.map { $0.channelStatus.completedCycles }
+        var failure: ControlError?
+        for font in fonts {
+            guard let index = samplers[0].soundFonts.firstIndex(of: font) else { continue }
+            for sampler in samplers where index < sampler.soundFonts.count {
+                do {
+                    try sampler.reloadSoundFont(sampler.soundFonts[index])
+                } catch {
+                    failure = failure ?? .fontFailed(path: font.path, reason: "\(error)")
+                }
+            }
+        }
+        lock.withLock {
+            for state in described { presetNames[state.path] = state }
+            emit([.fonts(refreshFonts())])
+        }
+        commandLock.unlock()
+        awaitRender(after: cycles)
+        settle()
+        if let failure { throw failure }
+    }
+
+    /// The state's fonts made again from the samplers'; under `lock`.
+    private func refreshFonts() -> [FontState] {
+        current.fonts = fontStates()
+        return current.fonts
     }
 
     /// Where `playSong`/`stopSong` go; refused when the host plays no songs.
     private var availableSongPlayer: any SoundModuleSongPlayer {
         get throws(ControlError) {
-            guard let _songPlayer else { throw .unsupported("song playback") }
-            return _songPlayer
+            guard let player = songPlayer else { throw .unsupported("song playback") }
+            return player
         }
     }
 
     /// Where `startRecording`/`stopRecording` go; refused when the host records nothing on request.
     private var availableRecorder: any SoundModuleRecorder {
         get throws(ControlError) {
-            guard let _recorder else { throw .unsupported("recording on request") }
-            return _recorder
+            guard let recorder else { throw .unsupported("recording on request") }
+            return recorder
         }
     }
 
-    /// Does `apply` to every sampler, then keeps `value` at `keyPath` of the state (`keep`).
+    /// Does `apply` to every sampler, then keeps `value` at `keyPath` of the state (`keep`) and tells subscribers.
     private func set<Value: Equatable>(_ keyPath: WritableKeyPath<ControlState, Value>, to value: Value,
-                                       event: (Value) -> ControlEvent, events: inout [ControlEvent],
-                                       applying apply: (SamplerNode) -> Void) {
+                                       event: (Value) -> ControlEvent, applying apply: (SamplerNode) -> Void) {
         for sampler in samplers { apply(sampler) }
-        keep(value, at: keyPath, event: event, in: &events)
+        lock.withLock {
+            var changes: [ControlEvent] = []
+            keep(value, at: keyPath, event: event, in: &changes)
+            emit(changes)  // under the lock, in the order the state took the changes
+        }
     }
 
-    /// Keeps `value` at `keyPath` of the state, adding `event(value)` to `events` when that changed it.
+    /// Keeps `value` at `keyPath` of the state, adding `event(value)` to `events` when that changed it; under `lock`.
     private func keep<Value: Equatable>(_ value: Value, at keyPath: WritableKeyPath<ControlState, Value>,
                                         event: (Value) -> ControlEvent, in events: inout [ControlEvent]) {
         guard current[keyPath: keyPath] != value else { return }
@@ -512,24 +601,20 @@ public final class SoundModuleControl: @unchecked Sendable {
     public func restore(_ saved: ControlState) -> [String] {
         var problems: [String] = []
         // The commands are queued back to back and the render thread applies them together: one wait.
-        let cycles = samplers.map { $0.channelStatus.completedCycles }
-        settlesEachCommand = false
-        defer {
-            settlesEachCommand = true
-            settle(after: cycles)
-        }
+        defer { settle() }
         let loaded = Set(state.fonts.map(\.path))
         for font in saved.fonts where !loaded.contains(font.path) {
-            do { try perform(.loadFont(path: font.path)) } catch { problems.append("\(error)") }
+            do { _ = try loadFont(at: font.path) } catch { problems.append("\(error)") }
         }
         let fonts = state.fonts
         for channel in saved.channels where (1...16).contains(channel.channel) {
             if let savedFont = channel.font, let path = saved.fonts.first(where: { $0.id == savedFont })?.path,
                let font = fonts.last(where: { $0.path == path }),
-               (try? perform(.select(channel: channel.channel, font: font.id, bank: channel.bank, program: channel.program))) != nil {
+               (try? performWithoutWaiting(.select(channel: channel.channel, font: font.id, bank: channel.bank,
+                                                   program: channel.program))) != nil {
             } else if channel.font != nil {
                 do {
-                    try perform(.program(channel: channel.channel, program: channel.program, bank: channel.bank))
+                    try performWithoutWaiting(.program(channel: channel.channel, program: channel.program, bank: channel.bank))
                 } catch {
                     problems.append("channel \(channel.channel): \(error)")
                 }
@@ -537,11 +622,11 @@ public final class SoundModuleControl: @unchecked Sendable {
             for command in [ControlCommand.volume(channel: channel.channel, value: channel.volume),
                             .pan(channel: channel.channel, value: channel.pan),
                             .mute(channel: channel.channel, muted: channel.mute)] {
-                do { try perform(command) } catch { problems.append("channel \(channel.channel): \(error)") }
+                do { try performWithoutWaiting(command) } catch { problems.append("channel \(channel.channel): \(error)") }
             }
         }
         for command in [ControlCommand.gain(saved.gain), .reverb(saved.reverb), .chorus(saved.chorus)] {
-            do { try perform(command) } catch { problems.append("\(error)") }
+            do { try performWithoutWaiting(command) } catch { problems.append("\(error)") }
         }
         return problems
     }

@@ -5,8 +5,9 @@ import Foundation
 
 /// The HTTP face of a sound module (`--http [ADDR:]PORT` on `live` and `serve`): a JSON API over a
 /// `SoundModuleControl`, a WebSocket of its change events, levels and notes, and the web page at `/`
-/// (built into the binary), served by FlyingFox on its own threads. Listens on 127.0.0.1 unless told
-/// otherwise; from any other host every request needs the token (`HTTPAccessToken`).
+/// (built into the binary), served by FlyingFox on its own threads behind an `HTTPRequestGate`, which
+/// bounds every request line and header before FlyingFox reads it (414, 431). Listens on 127.0.0.1
+/// unless told otherwise; from any other host every request needs the token (`HTTPAccessToken`).
 ///
 ///     GET  /api/state                 the ControlState
 ///     POST /api/channels/N            {"program", "bank", "font", "volume", "pan", "mute"}: any of them
@@ -20,7 +21,8 @@ import Foundation
 ///     GET  /api/events                the WebSocket
 ///
 /// Errors are `{"error": "..."}` with 400 (bad request), 401 (no token), 403 (another site's page),
-/// 404 (no such thing), 405, 413 (body over 64 KiB) or 415 (not JSON).
+/// 404 (no such thing), 405, 413 (body over 64 KiB), 414 (request line over 4 KiB), 415 (not JSON)
+/// or 431 (over 100 header lines, 4 KiB a line or 16 KiB in all).
 public final class ControlHTTPServer: @unchecked Sendable {
     /// How the server is set up.
     public struct Configuration: Sendable {
@@ -53,6 +55,7 @@ public final class ControlHTTPServer: @unchecked Sendable {
     private let api: ControlAPI
     private let events: EventStream
     private let server: HTTPServer
+    private let gate: HTTPRequestGate
     private var task: Task<Void, any Error>?
     /// The port it listens on once started (the one picked, for port 0).
     public private(set) var port: UInt16 = 0
@@ -62,17 +65,11 @@ public final class ControlHTTPServer: @unchecked Sendable {
         self.configuration = configuration
         self.control = control
         events = EventStream(control: control, monitor: monitor)
-        api = ControlAPI(control: control, events: events, access: HTTPAccess(token: configuration.token),
+        gate = try HTTPRequestGate(address: configuration.address)
+        api = ControlAPI(control: control, events: events, access: HTTPAccess(token: configuration.token, gate: gate),
                          libraryPath: configuration.libraryPath, recordingDirectory: configuration.recordingDirectory)
-        let address: any SocketAddress
-        do {
-            address = configuration.address.isIPv6
-                ? try sockaddr_in6.inet6(ip6: configuration.address.host, port: configuration.address.port)
-                : try sockaddr_in.inet(ip4: configuration.address.host, port: configuration.address.port)
-        } catch {
-            throw StartError(description: "--http: \(configuration.address.host) is not an address to listen on")
-        }
-        server = HTTPServer(config: HTTPServer.Configuration(address: address, timeout: 15, logger: .disabled), handler: api)
+        server = HTTPServer(config: HTTPServer.Configuration(address: sockaddr_un.unix(path: gate.backendPath), timeout: 15, logger: .disabled),
+                            handler: api)
     }
 
     /// Starts listening (waits until it does, at most 5 s); throws when the address cannot be used.
@@ -96,14 +93,13 @@ public final class ControlHTTPServer: @unchecked Sendable {
             }
         }
         switch outcome.wait() {
-        case .success(let address):
-            switch address {
-            case .ip4(_, let port), .ip6(_, let port): self.port = port
-            default: break
-            }
+        case .success:
+            port = gate.port
+            gate.start()
             events.start()
         case .failure(let error):
             task?.cancel()
+            gate.stop()
             throw StartError(description: "cannot listen for HTTP on \(configuration.address): \(Self.reason(error))")
         }
     }
@@ -120,11 +116,12 @@ public final class ControlHTTPServer: @unchecked Sendable {
         _ = done.wait(timeout: .now() + 1)
         task?.cancel()
         task = nil
+        gate.stop()
     }
 
-    /// The page's address as a browser on this machine (or, with the token, elsewhere) opens it.
+    /// The page's address on the address bound (`http://0.0.0.0:8080/` when bound to every address).
     public var url: String {
-        let host = configuration.address.host == "0.0.0.0" || configuration.address.host == "::" ? "127.0.0.1" : configuration.address.host
+        let host = configuration.address.host
         let shown = host.contains(":") ? "[\(host)]" : host
         return "http://\(shown):\(port)/"
     }

@@ -8,10 +8,13 @@ import Foundation
 struct HTTPAccess: Sendable {
     /// The token others present (nil: none is kept, so only loopback clients get in).
     var token: HTTPAccessToken?
+    /// The gate FlyingFox's connections come through, which knows each one's client.
+    var gate: HTTPRequestGate?
 
     /// Whether `request` may go on.
     func allows(_ request: HTTPRequest) -> Bool {
-        if Self.isLoopback(request.remoteAddress), Self.namesThisMachine(request.headers[.host]) { return true }
+        let peer = gate?.peer(of: request.remoteAddress) ?? request.remoteAddress
+        if Self.isLoopback(peer), Self.namesThisMachine(request.headers[.host]) { return true }
         guard let token, let presented = Self.presentedToken(request) else { return false }
         return token.matches(presented)
     }

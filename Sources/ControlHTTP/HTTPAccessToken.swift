@@ -50,12 +50,13 @@ public struct HTTPAccessToken: Sendable, Equatable, CustomStringConvertible {
         return (token, true)
     }
 
-    /// Whether `presented` is this token, compared in time independent of where they differ.
+    /// Whether `presented` is this token: the same length and bytes, compared in time independent of
+    /// where they differ.
     public func matches(_ presented: String) -> Bool {
         let expected = Array(value.utf8), given = Array(presented.utf8)
-        var difference = UInt8(truncatingIfNeeded: expected.count ^ given.count)
+        var difference = expected.count ^ given.count
         for index in expected.indices {
-            difference |= expected[index] ^ (index < given.count ? given[index] : 0)
+            difference |= Int(expected[index] ^ (index < given.count ? given[index] : 0))
         }
         return difference == 0
     }

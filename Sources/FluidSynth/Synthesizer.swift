@@ -36,7 +36,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// FluidSynth's font stack as of the last change, top (highest priority) first: what
     /// `selectProgram` searches, so it finds a preset without entering the synth's API. Changed only
     /// by control calls while they hold the synth (`refreshFontStack`), read by control calls.
-    private var fontStack: [(sfont: OpaquePointer, id: Int32)] = []
+    private var fontStack: [(sfont: OpaquePointer, id: Int32, bankOffset: Int32)] = []
 
     private let fluidSettings: OpaquePointer
     let synth: OpaquePointer
@@ -145,6 +145,41 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
         soundFonts.removeAll { $0 == font }
     }
 
+    /// Loads `font` again from its file, keeping its id and its place in the stack (FluidSynth's
+    /// `reload`); channels get their presets from the new contents. A file that fails the structural
+    /// check leaves the font as it was; one FluidSynth then refuses leaves it gone (FluidSynth unloads
+    /// it first).
+    public func reloadSoundFont(_ font: SoundFontID) throws(SoundFontError) {
+        guard soundFonts.contains(font) else { return }
+        try SoundFontValidator.validate(path: font.path)
+        FluidSynthLog.forwardPendingMessages()
+        let result = withSynthBetweenCycles {
+            let result = fluid_synth_sfreload(synth, Int32(font.id))
+            refreshFontStack()
+            publishAllChannels()
+            return result
+        }
+        let messages = FluidSynthLog.takePendingMessages()
+        guard result != FLUID_FAILED else {
+            soundFonts.removeAll { $0 == font }
+            throw SoundFontError(path: font.path, problem: .rejectedByFluidSynth(reason: FluidSynthLog.firstError(in: messages)))
+        }
+        FluidSynthLog.log(messages)
+    }
+
+    /// Offsets the banks of `font` by `offset` (FluidSynth's `load FILE 1 OFFSET`): its bank B plays as
+    /// bank B + offset. Each channel then takes its bank and program again from the font stack, as
+    /// FluidSynth's shell does after such a load.
+    public func setBankOffset(_ offset: Int, of font: SoundFontID) {
+        guard soundFonts.contains(font) else { return }
+        withSynthBetweenCycles {
+            _ = fluid_synth_set_bank_offset(synth, Int32(font.id), Int32(offset))
+            _ = fluid_synth_program_reset(synth)
+            refreshFontStack()
+            publishAllChannels()
+        }
+    }
+
     /// Every preset of every loaded font, sorted by bank, program, then font priority (highest first).
     public var presets: [Preset] {
         var result: [Preset] = []
@@ -179,7 +214,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
         // fluid_synth_* call, even a getter such as fluid_synth_sfcount, enters FluidSynth's API,
         // which with the thread-safe API off still reaps finished voices and commits the event
         // queue the render thread is filling (see `withSynthBetweenCycles`).
-        for font in fontStack where fluid_sfont_get_preset(font.sfont, Int32(bank), Int32(program)) != nil {
+        for font in fontStack where fluid_sfont_get_preset(font.sfont, Int32(bank) - font.bankOffset, Int32(program)) != nil {
             perform(.selectProgram(channel: Int32(channel), font: font.id, bank: Int32(bank), program: Int32(program)))
             return
         }
@@ -190,7 +225,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// (its id, as `soundFonts` lists it), as FluidSynth's `select` does. Throws if that font has no
     /// such preset. Takes effect at the next render.
     public func selectProgram(_ program: UInt8, bank: Int, channel: UInt8, font fontID: Int) throws(SynthesizerError) {
-        for font in fontStack where Int(font.id) == fontID && fluid_sfont_get_preset(font.sfont, Int32(bank), Int32(program)) != nil {
+        for font in fontStack where Int(font.id) == fontID && fluid_sfont_get_preset(font.sfont, Int32(bank) - font.bankOffset, Int32(program)) != nil {
             perform(.selectProgram(channel: Int32(channel), font: font.id, bank: Int32(bank), program: Int32(program)))
             return
         }
@@ -199,10 +234,11 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
 
     /// Reads FluidSynth's font stack into `fontStack`. Call while holding the synth, after the stack changed.
     func refreshFontStack() {
-        var stack: [(sfont: OpaquePointer, id: Int32)] = []
+        var stack: [(sfont: OpaquePointer, id: Int32, bankOffset: Int32)] = []
         for index in 0..<fluid_synth_sfcount(synth) {
             guard let sfont = fluid_synth_get_sfont(synth, UInt32(index)) else { continue }
-            stack.append((sfont, fluid_sfont_get_id(sfont)))
+            let id = fluid_sfont_get_id(sfont)
+            stack.append((sfont, id, fluid_synth_get_bank_offset(synth, id)))
         }
         fontStack = stack
     }

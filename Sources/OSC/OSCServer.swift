@@ -84,6 +84,8 @@ public final class OSCServer: @unchecked Sendable {
         guard let types, let argv else { return [] }
         return (0..<count).map { index in
             let tag = UInt8(bitPattern: types[index])
+            // `T` and `F` carry no bytes: liblo gives them no argument pointer.
+            if tag == UInt8(ascii: "T") || tag == UInt8(ascii: "F") { return .bool(tag == UInt8(ascii: "T")) }
             guard let argument = argv[index] else { return .other(tag) }
             switch tag {
             case UInt8(ascii: "i"): return .int32(seqplay_lo_int32(argument))
@@ -91,8 +93,6 @@ public final class OSCServer: @unchecked Sendable {
             case UInt8(ascii: "d"): return .double(seqplay_lo_double(argument))
             case UInt8(ascii: "h"): return .int64(seqplay_lo_int64(argument))
             case UInt8(ascii: "s"), UInt8(ascii: "S"): return .string(String(cString: seqplay_lo_string(argument)))
-            case UInt8(ascii: "T"): return .bool(true)
-            case UInt8(ascii: "F"): return .bool(false)
             default: return .other(tag)
             }
         }

@@ -68,6 +68,12 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     /// Unloads a font loaded with `loadSoundFont(at:)`.
     public func unloadSoundFont(_ font: SoundFontID) { synthesizer.unloadSoundFont(font) }
 
+    /// Loads `font` again from its file, keeping its id (`Synthesizer.reloadSoundFont`).
+    public func reloadSoundFont(_ font: SoundFontID) throws(SoundFontError) { try synthesizer.reloadSoundFont(font) }
+
+    /// Offsets the banks of `font` by `offset` (`Synthesizer.setBankOffset`).
+    public func setBankOffset(_ offset: Int, of font: SoundFontID) { synthesizer.setBankOffset(offset, of: font) }
+
     /// The fonts loaded, oldest first.
     public var soundFonts: [SoundFontID] { synthesizer.soundFonts }
 

@@ -1,12 +1,14 @@
 import ArgumentParser
+import Control
 import Foundation
 import MIDIFile
 
 /// What every command says on standard error, and how it exits when it cannot go on.
 enum CommandLineOutput {
-    /// Writes `seqplay: message` to standard error.
+    /// Writes `seqplay: message` to standard error, on one line: control characters in it (outside
+    /// text a client sent: an OSC address, a path) are escaped (`LogText`).
     static func note(_ message: String) {
-        writeStandardError(Data("seqplay: \(message)\n".utf8))
+        writeStandardError(Data("seqplay: \(LogText.escaped(message))\n".utf8))
     }
 
     /// Says once how many notes `--transpose` moved outside 0...127, which are not `done` ("played").

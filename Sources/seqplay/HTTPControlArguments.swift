@@ -16,10 +16,10 @@ extension ControlArguments {
         }
     }
 
-    /// The state directory: the state file's, else `$XDG_STATE_HOME/seqplay` (`~/.local/state/seqplay`),
-    /// where the HTTP token is kept.
+    /// The state directory: the state file's (a relative one in the current directory), else
+    /// `$XDG_STATE_HOME/seqplay` (`~/.local/state/seqplay`), where the HTTP token is kept.
     var stateDirectory: String {
-        if let stateFile { return (stateFile as NSString).deletingLastPathComponent }
+        if let stateFile { return URL(fileURLWithPath: stateFile).deletingLastPathComponent().path }
         let environment = ProcessInfo.processInfo.environment
         let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/state")
@@ -59,11 +59,12 @@ final class HTTPFace {
         }
     }
 
-    /// "HTTP control at http://127.0.0.1:8080/", with the token when others may connect (said once, at start).
+    /// "HTTP control at http://127.0.0.1:8080/" (the address bound), and where the token is kept when
+    /// others may connect (said once, at start). Never the whole token: the log is kept (journald).
     func announce() {
         var line = "HTTP control at \(server.url)"
         if let token {
-            line += " (from other hosts: http://HOST:\(server.port)/?token=\(token.value); token kept in "
+            line += " (from other hosts: http://HOST:\(server.port)/?token=\(token.value.prefix(4))…; token kept in "
                 + (stateDirectory as NSString).appendingPathComponent(HTTPAccessToken.fileName) + ")"
         }
         CommandLineOutput.note(line)

@@ -49,6 +49,7 @@ final class LiveSongPlayer: SoundModuleSongPlayer, @unchecked Sendable {
         guard let real = allowed(path) else {
             throw ControlError.failed("song \(path.prefix(200)) is not in the media library or a --song-dir directory")
         }
+        if let problem = RegularFile.problem(at: real) { throw ControlError.failed("cannot play \(path.prefix(200)): \(problem)") }
         let player: MusicPlayer
         var channels: UInt16 = 0
         do {

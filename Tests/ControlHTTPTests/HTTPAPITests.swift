@@ -115,6 +115,59 @@ final class HTTPAPITests: ServedModuleTestCase {
         XCTAssertEqual(try module.channel(1)["volume"] as? Int, 101)
     }
 
+    /// The CPU time serve has used so far (user and system, from /proc).
+    private func cpuSeconds() throws -> Double {
+        let stat = try String(contentsOfFile: "/proc/\(module.process.processIdentifier)/stat", encoding: .utf8)
+        let fields = stat[stat.index(after: try XCTUnwrap(stat.lastIndex(of: ")")))...].split(separator: " ")
+        return (Double(fields[11]) ?? 0) / Double(sysconf(Int32(_SC_CLK_TCK))) + (Double(fields[12]) ?? 0) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// What a raw TCP client gets back for `request` (until the server closes, or `marker` has come).
+    private func exchange(_ request: String, until marker: String? = nil) throws -> String {
+        let client = try LineClient(port: UInt16(module.port), quiet: 1)
+        client.send(request)
+        return client.read(until: marker)
+    }
+
+    /// A request line, header line or head past its bound is refused (414, 431) before FlyingFox
+    /// reads it, at once and for little CPU; requests one after another on a connection still pass.
+    func testLongRequestLinesAndHeadersAreRefusedCheaply() throws {
+        let before = try cpuSeconds()
+        let started = Date()
+        let longLine = try exchange("GET /api/state?" + String(repeating: "a", count: 96 * 1024) + " HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        let elapsed = Date().timeIntervalSince(started)
+        let cpu = try cpuSeconds() - before
+        print(String(format: "a 96 KiB request line: answered in %.0f ms, serve's CPU %.3f s", elapsed * 1000, cpu))
+        XCTAssertTrue(longLine.hasPrefix("HTTP/1.1 414 URI Too Long\r\n"), String(longLine.prefix(300)))
+        XCTAssertTrue(longLine.hasSuffix(#"{"error":"the request line is over 4096 bytes"}"#), String(longLine.prefix(300)))
+        XCTAssertLessThan(cpu, 0.5)
+        let manyHeaders = (0..<101).map { "X-Header-\($0): x\r\n" }.joined()
+        for head in ["GET /api/state HTTP/1.1\r\nHost: localhost\r\n" + manyHeaders + "\r\n",
+                     "GET /api/state HTTP/1.1\r\nHost: localhost\r\nX-Long: " + String(repeating: "b", count: 9_000) + "\r\n\r\n",
+                     "GET /api/state HTTP/1.1\r\n" + String(repeating: "X-Header: " + String(repeating: "c", count: 4_000) + "\r\n", count: 5) + "\r\n"] {
+            let answer = try exchange(head)
+            XCTAssertTrue(answer.hasPrefix("HTTP/1.1 431 Request Header Fields Too Large\r\n"), String(answer.prefix(300)))
+        }
+        // Just within the bounds: answered as usual.
+        let within = try exchange("GET /api/state?" + String(repeating: "a", count: 1_000) + " HTTP/1.1\r\nHost: localhost\r\n"
+                                  + (0..<98).map { "X-Header-\($0): x\r\n" }.joined() + "Connection: close\r\n\r\n", until: "HTTP/1.1 ")
+        XCTAssertTrue(within.hasPrefix("HTTP/1.1 200 "), String(within.prefix(300)))
+        // Keep-alive: a request, a body and another request on one connection.
+        let body = #"{"volume": 77}"#
+        let both = try exchange("POST /api/channels/2 HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                                + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)GET /api/songs HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+                                until: "{\"songs\"")
+        XCTAssertEqual(both.components(separatedBy: "HTTP/1.1 200 ").count, 3, String(both.prefix(600)))
+        XCTAssertEqual(try module.channel(2)["volume"] as? Int, 77)
+        // A chunked body (with an extension and a trailer), then another request on the same connection.
+        let chunked = try exchange("POST /api/channels/3 HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                                   + "Transfer-Encoding: chunked\r\n\r\n5;x=y\r\n{\"vol\r\n9\r\nume\": 66}\r\n0\r\nX-Trailer: 1\r\n\r\n"
+                                   + "GET /api/songs HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", until: "{\"songs\"")
+        XCTAssertEqual(chunked.components(separatedBy: "HTTP/1.1 200 ").count, 3, String(chunked.prefix(600)))
+        XCTAssertEqual(try module.channel(3)["volume"] as? Int, 66)
+        XCTAssertTrue(module.process.isRunning, module.log)
+    }
+
     func testThePageIsServedAtTheRootWithAPolicyAgainstOtherSites() throws {
         let answer = try module.curl("GET", "/", json: nil, ["-D", "-"])
         XCTAssertEqual(answer.status, 200)

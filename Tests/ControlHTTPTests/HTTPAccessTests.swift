@@ -35,7 +35,8 @@ final class HTTPAccessTests: XCTestCase {
         code() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@"; }
         start
         TOKEN=$(cat "$XDG_STATE_HOME/seqplay/http-token")
-        echo "printed $(grep -c "token=$TOKEN" '\(scratch.path)/serve.err')"
+        echo "printed $(grep -c "$TOKEN" '\(scratch.path)/serve.err')"
+        echo "bound $(grep -c 'HTTP control at http://0.0.0.0:8080/ (from other hosts: http://HOST:8080/?token=' '\(scratch.path)/serve.err')"
         echo "mode $(stat -c %a "$XDG_STATE_HOME/seqplay/http-token")"
         echo "none $(code http://198.51.100.7:8080/api/state)"
         echo "page $(code http://198.51.100.7:8080/)"
@@ -65,7 +66,8 @@ final class HTTPAccessTests: XCTestCase {
             let parts = line.split(separator: " ", maxSplits: 1)
             if parts.count == 2 { results[String(parts[0])] = String(parts[1]) }
         }
-        XCTAssertEqual(results["printed"], "1", "the token is printed at start: \(run.standardOutput)")
+        XCTAssertEqual(results["printed"], "0", "the whole token is never printed: \(run.standardOutput)")
+        XCTAssertEqual(results["bound"], "1", "the start line names the address bound: \(run.standardOutput)")
         XCTAssertEqual(results["mode"], "600", "the token file is its owner's only")
         for refused in ["none", "page", "wrong", "forwarded", "post", "rebound"] {
             XCTAssertEqual(results[refused], "401", "\(refused): \(run.standardOutput)")
@@ -132,6 +134,15 @@ final class HTTPAccessTests: XCTestCase {
         XCTAssertFalse(first.token.matches(String(first.token.value.dropLast())))
         XCTAssertFalse(first.token.matches(first.token.value + "x"))
         XCTAssertFalse(first.token.matches(""))
+        // Lengths that differ by a multiple of 256 are still different lengths.
+        for extra in [255, 256, 257, 512] {
+            XCTAssertFalse(first.token.matches(first.token.value + String(repeating: "A", count: extra)), "\(extra) more")
+        }
+        let long = HTTPAccessToken(value: String(repeating: "k", count: 256))
+        XCTAssertTrue(long.matches(String(repeating: "k", count: 256)))
+        XCTAssertFalse(long.matches(""))
+        XCTAssertFalse(long.matches(String(repeating: "k", count: 512)))
+        XCTAssertFalse(long.matches(String(repeating: "k", count: 255)))
         XCTAssertFalse("\(first.token)".contains(first.token.value), "descriptions never show the secret")
         try Data("garbage\n".utf8).write(to: URL(fileURLWithPath: path))
         let replaced = try HTTPAccessToken.loadOrCreate(in: directory)

@@ -103,6 +103,26 @@ final class ControlModelTests: XCTestCase {
         XCTAssertTrue(seen.contains { if case .channel(let state) = $0 { return state.channel == 5 && state.program == 40 }; return false })
     }
 
+    /// A shell connection that sends nothing for the idle limit is told so and closed, so idle
+    /// clients cannot hold the connections; one that talks stays.
+    func testIdleShellConnectionsAreClosed() throws {
+        let rendering = try Rendering()
+        defer { rendering.stop() }
+        let control = SoundModuleControl(samplers: [rendering.sampler])
+        let server = try ShellServer(control: control, endpoint: ControlEndpoint(port: 0), access: ControlAccess(allowing: []))
+        server.idleLimit = 1
+        server.start()
+        defer { server.stop() }
+        let idle = try LineClient(port: server.port), talking = try LineClient(port: server.port)
+        XCTAssertEqual(idle.ask("echo hello"), "hello\n")
+        for _ in 0..<6 {
+            usleep(300_000)
+            XCTAssertEqual(talking.ask("echo still"), "still\n")
+        }
+        XCTAssertEqual(idle.read(until: "closed\n", patience: 5), "idle for 1 s: closed\n")
+        XCTAssertEqual(talking.ask("echo still"), "still\n")
+    }
+
     func testTheStateJSONKeepsItsFieldNames() throws {
         let state = ControlState(fonts: [FontState(id: 1, path: "/f.sf2", name: "F", presets: [PresetState(bank: 0, program: 0, name: "Piano")])])
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: state.jsonData()) as? [String: Any])
@@ -172,7 +192,9 @@ final class ControlModelTests: XCTestCase {
             ("reverb 0 off", .perform(.reverb(SamplerSettings.Reverb(isEnabled: false)))),
             ("rev_setroomsize 0.4", .perform(.reverb(SamplerSettings.Reverb(roomSize: 0.4)))),
             ("cho_set_nr 0 4", .perform(.chorus(SamplerSettings.Chorus(voices: 4)))),
-            ("load /x.sf2", .perform(.loadFont(path: "/x.sf2"))),
+            ("load /x.sf2", .load(path: "/x.sf2", bankOffset: 0)),
+            ("load /x.sf2 1 10", .load(path: "/x.sf2", bankOffset: 10)),
+            ("reload 1", .reload(font: 1)),
             ("unload 2", .perform(.unloadFont(id: 2))),
             ("fonts", .fonts), ("inst 1", .instruments(font: 1)), ("channels -verbose", .channels(verbose: true)),
             ("  # a comment", .nothing), ("", .nothing), ("quit", .quit),

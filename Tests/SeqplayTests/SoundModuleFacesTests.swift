@@ -59,6 +59,139 @@ final class SoundModuleFacesTests: XCTestCase {
         XCTAssertTrue(serve.isRunning, serve.standardErrorText)
     }
 
+    /// `load` (with a bank offset), `reload` and the errors for too few arguments answer as a real
+    /// `fluidsynth -s` does, byte for byte; `reload` keeps the font's id; range errors name the command.
+    func testLoadReloadAndTooFewArgumentsAnswerAsFluidSynthDoes() throws {
+        let fluidsynth = try tool("fluidsynth")
+        let scratch = try ScratchDirectory(prefix: "shell-load-vs-fluidsynth")
+        defer { scratch.remove() }
+        let copy = scratch.path("second.sf2")
+        try FileManager.default.copyItem(atPath: Self.font, toPath: copy)
+        let fluidPort = freePort(), ourPort = freePort()
+        let reference = try ChildProcess(fluidsynth, ["-si", "-a", "file", "-o", "audio.file.name=/dev/null", "-o", "shell.port=\(fluidPort)",
+                                                      Self.font], standardInput: .null, standardOutput: .capture, standardError: .capture)
+        defer { reference.signal(SIGKILL); reference.waitUntilExit() }
+        let serve = try startServe(scratch, ["--shell", "\(ourPort)", "--no-state"])
+        let theirs = try LineClient(port: fluidPort), ours = try LineClient(port: ourPort)
+        XCTAssertEqual(theirs.ask("echo ready", until: "ready\n"), "ready\n")
+        XCTAssertEqual(ours.ask("echo ready", until: "ready\n"), "ready\n")
+        let lines = ["load \(copy)", "load \(copy) 1 10", "fonts", "reload 1", "reload 2", "fonts", "select 0 3 10 19", "select 1 3 10 40",
+                     "channels -verbose", "inst 3",
+                     "prog 0", "cc 0 7", "noteon 0 60", "noteoff 0", "pitch_bend 0", "select 0 1 0", "load", "unload", "reload", "inst",
+                     "gain", "echo"]
+        for line in lines {
+            let expected = theirs.ask(line + "\necho end", until: "end\n")
+            XCTAssertEqual(ours.ask(line + "\necho end", until: "end\n"), expected, line)
+        }
+        XCTAssertEqual(theirs.ask("reload 99\necho end", until: "end\n"), "failed to reload the SoundFont\nend\n")
+        XCTAssertEqual(ours.ask("reload 99\necho end", until: "end\n"),
+                       "failed to reload the SoundFont: no SoundFont with id 99 is loaded\nend\n")
+        // A font whose file went bad is kept as it was (and playing) when it cannot be loaded again.
+        try Data("not a SoundFont".utf8).write(to: URL(fileURLWithPath: copy))
+        XCTAssertTrue(ours.ask("reload 2", until: "\n").hasPrefix("failed to reload the SoundFont: cannot load \(copy): "))
+        XCTAssertTrue(ours.ask("fonts", until: "seqplay-gm.sf2\n").contains(" 2  \(copy)\n"))
+        XCTAssertEqual(ours.ask("prog 0 1000"), "prog: program 1000 is out of range (0-127)\n")
+        XCTAssertEqual(ours.ask("cc 0 7 200"), "cc: value 200 is out of range (0-127)\n")
+        XCTAssertTrue(serve.isRunning, serve.standardErrorText)
+    }
+
+    /// A `load` of a FIFO nobody writes is refused at once, through the shell and OSC, and holds up
+    /// no other client meanwhile; a `play` of one in a --song-dir too.
+    func testAFIFOIsRefusedAtOnceAndStallsNoFace() throws {
+        let oscsend = try tool("oscsend")
+        let scratch = try ScratchDirectory(prefix: "fifo")
+        defer { scratch.remove() }
+        try FileManager.default.createDirectory(atPath: scratch.path("songs"), withIntermediateDirectories: true)
+        let fifo = scratch.path("songs/stuck.sf2"), songFIFO = scratch.path("songs/stuck.mid")
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        XCTAssertEqual(mkfifo(songFIFO, 0o600), 0)
+        let shellPort = freePort(), oscPort = freePort(Int32(SOCK_DGRAM.rawValue))
+        let serve = try startServe(scratch, ["--shell", "\(shellPort)", "--osc", "\(oscPort)", "--no-state", "--song-dir", scratch.path("songs")])
+        let first = try LineClient(port: shellPort), second = try LineClient(port: shellPort)
+        XCTAssertFalse(first.ask("channels", until: "chan 15").isEmpty)
+        let started = Date()
+        XCTAssertEqual(first.ask("load \(fifo)", until: "\n"),
+                       "failed to load the SoundFont: cannot load \(fifo): is a FIFO, not a regular file\n")
+        XCTAssertEqual(first.ask("play \(songFIFO)", until: "\n"), "play: cannot play \(songFIFO): is a FIFO, not a regular file\n")
+        XCTAssertEqual(try runCommand(URL(fileURLWithPath: oscsend), ["localhost", "\(oscPort)", "/seqplay/font/load", "s", fifo]).status, 0)
+        XCTAssertTrue(second.ask("prog 0 19\nchannels", until: "chan 15").hasPrefix("chan 0, Church Organ\n"))
+        let elapsed = Date().timeIntervalSince(started)
+        print(String(format: "FIFO refused, another client answered: %.0f ms", elapsed * 1000))
+        XCTAssertLessThan(elapsed, 5)
+        XCTAssertEqual(first.ask("fonts", until: "seqplay-gm.sf2\n"), "ID  Name\n 1  \(Self.font)\n")
+        serve.terminate()
+        XCTAssertTrue(serve.waitUntilExit(timeout: 60))
+        XCTAssertTrue(serve.standardErrorText.contains("/seqplay/font/load: cannot load \(fifo): is a FIFO, not a regular file"),
+                      serve.standardErrorText)
+    }
+
+    /// 200 program and volume changes on one connection are queued, not waited for a render block
+    /// each; the next query shows the last of them.
+    func testAStreamOfProgramChangesIsNotPacedByTheRenderThread() throws {
+        let scratch = try ScratchDirectory(prefix: "shell-stream")
+        defer { scratch.remove() }
+        let port = freePort()
+        let serve = try startServe(scratch, ["--shell", "\(port)", "--no-state"])
+        let client = try LineClient(port: port)
+        XCTAssertFalse(client.ask("channels", until: "chan 15").isEmpty)
+        let lines = (0..<200).map { $0 % 2 == 0 ? "prog \($0 % 16) \($0 % 128)" : "cc \($0 % 16) 7 \($0 % 128)" } + ["prog 0 40"]
+        let started = Date()
+        XCTAssertEqual(client.ask(lines.joined(separator: "\n") + "\necho done", until: "done\n"), "done\n")
+        let elapsed = Date().timeIntervalSince(started)
+        print(String(format: "200 prog/cc lines on one connection: %.0f ms", elapsed * 1000))
+        XCTAssertLessThan(elapsed, 1.0)
+        XCTAssertTrue(client.ask("channels", until: "chan 15").hasPrefix("chan 0, Violin\n"))
+        XCTAssertTrue(serve.isRunning, serve.standardErrorText)
+    }
+
+    /// OSC: `T`/`F` mute and unmute, and an address with a newline is logged escaped, never as a line of its own.
+    func testOSCTrueFalseMuteAndAForgedLogLine() throws {
+        let oscsend = try tool("oscsend")
+        let scratch = try ScratchDirectory(prefix: "osc-tf")
+        defer { scratch.remove() }
+        let shellPort = freePort(), oscPort = freePort(Int32(SOCK_DGRAM.rawValue))
+        let serve = try startServe(scratch, ["--shell", "\(shellPort)", "--osc", "\(oscPort)", "--state", scratch.path("s.json")])
+        let client = try LineClient(port: shellPort)
+        XCTAssertFalse(client.ask("channels", until: "chan 15").isEmpty)
+        func send(_ arguments: [String]) throws {
+            XCTAssertEqual(try runCommand(URL(fileURLWithPath: oscsend), ["localhost", "\(oscPort)"] + arguments).status, 0)
+        }
+        try send(["/seqplay/channel/3/mute", "T"])
+        try send(["/seqplay/channel/4/mute", "T"])
+        try send(["/seqplay/channel/4/mute", "F"])
+        try send(["/seqplay/x\nseqplay: forged line", "i", "1"])
+        usleep(300_000)
+        serve.terminate()
+        XCTAssertTrue(serve.waitUntilExit(timeout: 60))
+        let saved = try JSONDecoder().decode(MuteState.self, from: Data(contentsOf: URL(fileURLWithPath: scratch.path("s.json"))))
+        XCTAssertEqual(saved.channels[2].mute, true, "T mutes")
+        XCTAssertEqual(saved.channels[3].mute, false, "F unmutes")
+        let log = serve.standardErrorText
+        XCTAssertFalse(log.split(separator: "\n").contains { $0.hasPrefix("seqplay: forged") }, log)
+        XCTAssertTrue(log.contains("/seqplay/x\\nseqplay: forged line"), log)
+    }
+
+    private struct MuteState: Decodable {
+        struct Channel: Decodable { var mute: Bool }
+        var channels: [Channel]
+    }
+
+    /// `--state state.json` (relative) keeps the state and the HTTP token in the current directory.
+    func testARelativeStateFileKeepsTheTokenBesideIt() throws {
+        let scratch = try ScratchDirectory(prefix: "relative-state")
+        defer { scratch.remove() }
+        let network = freePort(Int32(SOCK_DGRAM.rawValue))
+        let run = try runShell("cd '\(scratch.url.path)' && '\(seqplayBinary.path)' serve --network --listen 127.0.0.1:\(network) --sf2 '\(Self.font)' "
+                               + "-o heard.wav --duration 2 --state state.json --http 0.0.0.0:0", timeLimit: 60)
+        XCTAssertEqual(run.status, 0, run.standardError)
+        let here = try XCTUnwrap(run.standardError.range(of: "token kept in ")).upperBound
+        let kept = run.standardError[here...].prefix { $0 != ")" }
+        XCTAssertEqual(URL(fileURLWithPath: String(kept)).resolvingSymlinksInPath().path,
+                       URL(fileURLWithPath: scratch.path("http-token")).resolvingSymlinksInPath().path, run.standardError)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: scratch.path("http-token")))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: scratch.path("state.json")))
+    }
+
     func testHostileShellLinesGetOneAnswerAndTheHostPlaysOn() throws {
         let scratch = try ScratchDirectory(prefix: "shell-hostile")
         defer { scratch.remove() }
@@ -67,7 +200,7 @@ final class SoundModuleFacesTests: XCTestCase {
         let client = try LineClient(port: port)
         XCTAssertEqual(client.ask("bogus 1 2"), "unknown command: bogus (try help)\n")
         XCTAssertEqual(client.ask("prog 0 99999999999999999999"), "prog: program 99999999999999999999 is not a number\n")
-        XCTAssertEqual(client.ask("prog 0 1000"), "program 1000 is out of range (0-127)\n")
+        XCTAssertEqual(client.ask("prog 0 1000"), "prog: program 1000 is out of range (0-127)\n")
         XCTAssertEqual(client.ask("noteon 16 60 100"), "noteon: channel 16 is out of range (0-15)\n")
         XCTAssertEqual(client.ask("gain 1e308"), "gain: value should be between '0' and '5'.\n")
         XCTAssertEqual(client.ask("load /nonexistent/font.sf2").split(separator: "\n").count, 1)
@@ -240,12 +373,8 @@ final class SoundModuleFacesTests: XCTestCase {
         XCTAssertEqual(client.ask("fonts"), "ID  Name\n 1  \(Self.font)\n")
         serve.signal(SIGHUP)
         let start = Date()
-        var fonts = ""
-        while Date().timeIntervalSince(start) < 5 {
-            fonts = client.ask("fonts")
-            if fonts.contains(" 2  ") { break }
-        }
-        XCTAssertEqual(fonts, "ID  Name\n 2  \(Self.font)\n", "the font loaded again (FluidSynth gives it a new id)")
+        while Date().timeIntervalSince(start) < 10, !serve.standardErrorText.contains("SIGHUP: fonts reloaded") { usleep(20_000) }
+        XCTAssertEqual(client.ask("fonts"), "ID  Name\n 1  \(Self.font)\n", "the font loaded again, keeping its id")
         XCTAssertTrue(client.ask("channels", until: "chan 15").contains("chan 2, Violin\n"), "programs kept")
         XCTAssertTrue(serve.isRunning)
         XCTAssertTrue(serve.standardErrorText.contains("SIGHUP: fonts reloaded"), serve.standardErrorText)
