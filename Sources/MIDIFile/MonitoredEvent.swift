@@ -44,8 +44,13 @@ public struct MonitoredEvent: Encodable, Sendable {
         var fields = ListedEvent.fields(values)
         if let noteName, let index = fields.firstIndex(where: { $0.hasPrefix("note=") }) { fields[index] += " (\(noteName))" }
         if type == "sysex" { fields.append("data=" + bytes.replacingOccurrences(of: " ", with: "").lowercased()) }
-        let columns = "\(timeText)  \(source.padding(toLength: 6, withPad: " ", startingAt: 0))  "
-            + "\(type.padding(toLength: 15, withPad: " ", startingAt: 0)) \(channelText)  \(fields.joined(separator: " "))"
+        // Padded, never cut: a network peer's name is longer than a port's `14:0`.
+        let columns = "\(timeText)  \(Self.padded(source, to: 6))  "
+            + "\(Self.padded(type, to: 15)) \(channelText)  \(fields.joined(separator: " "))"
         return String(columns.reversed().drop(while: { $0 == " " }).reversed())
+    }
+
+    private static func padded(_ text: String, to width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }
 }

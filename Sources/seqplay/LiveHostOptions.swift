@@ -99,6 +99,11 @@ enum LiveSessionRunner {
                 }
             }
         }
+        // With a control model, SIGHUP reloads the fonts (ControlHost) instead of ending. The signals are
+        // caught before the session opens its output (JACK ports appear then: a SIGTERM right after they do
+        // ends cleanly, not with the default action's 143), before a recording starts (it is then completed or
+        // abandoned, never left half-written) and before the faces answer.
+        let interruption = control.isActive ? Interruption(signals: [SIGINT, SIGTERM]) : Interruption()
         do {
             session = try LiveSamplerSession(configuration)
             if control.isActive { host = try ControlHost(session: session, arguments: control) }
@@ -114,10 +119,6 @@ enum LiveSessionRunner {
         } catch {
             throw Self.failure(for: error, command: command)
         }
-        // With a control model, SIGHUP reloads the fonts (ControlHost) instead of ending. The signals are
-        // caught before the session starts (a recording under way is then completed or abandoned, never left
-        // half-written) and before the faces answer, so a client's SIGTERM right after its first answer ends cleanly.
-        let interruption = host == nil ? Interruption() : Interruption(signals: [SIGINT, SIGTERM])
         do {
             try session.start()
         } catch {

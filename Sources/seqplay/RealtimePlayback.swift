@@ -13,12 +13,14 @@ import Rendering
 /// `SongPlayback` does the work.
 extension RealtimeSong {
     func playToSoundCard(_ sequence: MusicSequence, audio: AudioDriverArguments, jackMIDI: JACKMIDIArguments) throws {
+        // Signals are caught before the output opens: JACK's ports appear then, and a SIGTERM right after
+        // they do ends the song as one during it does (notes off, exit 130), not with the default action.
+        let interruption = Interruption()
         var options = try device.mapped(sound.renderOptions(for: sequence))
         let output = try audio.openPlaybackOutput(device: device, options: &options)
         let outputName = audio.outputName(device: device.device)
         let playback = try SongPlayback(sequence: sequence, soundFontPaths: sound.fontPaths(), options: options, output: output)
         let midiOut = try jackMIDI.songOutput(sequence, playback: playback)
-        let interruption = Interruption()
         do {
             try playback.start()
         } catch {

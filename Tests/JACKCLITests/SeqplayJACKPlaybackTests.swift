@@ -94,6 +94,22 @@ final class SeqplayJACKPlaybackTests: JACKServerTestCase {
         XCTAssertTrue(run.errors.contains("no JACK server is running") && run.errors.contains("--audio-driver alsa"), run.errors)
     }
 
+    /// JACK's ports appear when the output opens, before the song starts: a SIGTERM at once (a script that
+    /// waited for them, then stopped seqplay) ends it through its normal path, never the signal's default
+    /// action (exit 143 with no notes off, as it did once in three before the signals were caught first).
+    func testASIGTERMAsSoonAsThePortsAppearEndsThroughTheNormalPath() throws {
+        let server = try JACKTestServer()
+        for (arguments, expected) in [([song, "-a", "jack"], Int32(130)), (["live", "-a", "jack"], 0)] {
+            for _ in 0..<3 {
+                let process = try JACKTools.launch(seqplayURL, arguments + font, environment: server.environment)
+                try waitForPort("seqplay", server: server)
+                process.terminate()
+                XCTAssertTrue(process.waitUntilExit(timeout: 20), "\(arguments) did not end on SIGTERM")
+                XCTAssertEqual(process.exitStatus, expected, "\(arguments): \(process.standardErrorText)")
+            }
+        }
+    }
+
     func testKillingTheServerMidSongEndsSeqplayWithin2SecondsWithExit5() throws {
         let server = try JACKTestServer()
         let process = try JACKTools.launch(seqplayURL, [song, "-a", "jack"] + font, environment: server.environment)

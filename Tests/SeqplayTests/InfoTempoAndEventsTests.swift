@@ -94,6 +94,9 @@ final class InfoTempoAndEventsTests: XCTestCase {
         ]
         let line = MonitoredEvent(.noteOn(channel: 0, note: 60, velocity: 100), time: 0.5, source: "14:0")
         XCTAssertEqual(line.line, "  0.500000  14:0    note_on          1  note=60 (C4) velocity=100")
+        let peer = MonitoredEvent(.noteOn(channel: 0, note: 60, velocity: 100), time: 0.5, source: "seqplay song")
+        XCTAssertEqual(peer.line, "  0.500000  seqplay song  note_on          1  note=60 (C4) velocity=100",
+                       "a source longer than the column is shown whole, not cut to 6 characters")
         let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(line)) as? [String: Any]
         XCTAssertEqual(json?["type"] as? String, "note_on")
         XCTAssertEqual(json?["values"] as? [String: Int], ["note": 60, "velocity": 100])
