@@ -154,22 +154,19 @@ def manpage(binary, prefix):
     share = prefix + "/share/seqplay"
     out = ['.\\" Made by Scripts/release-texts.py from `seqplay --experimental-dump-help`; edit the help, not this.',
            '.TH SEQPLAY 1 "%s" "seqplay %s" "User Commands"' % (date, version),
+           ".nh", ".ad l",
            ".SH NAME", "seqplay \\- " + roff(root.get("abstract", "")), ".SH SYNOPSIS"]
     if default is not None:
         out += [synopsis(["seqplay"], default), ".br"]
     out += ["\\fBseqplay\\fR \\fIcommand\\fR [\\fIoptions\\fR]", ".br",
             "\\fBseqplay\\fR \\fB\\-\\-version\\fR | \\fB\\-\\-help\\fR | \\fBhelp\\fR [\\fIcommand\\fR]",
             ".SH DESCRIPTION"]
-    out += paragraphs(root.get("discussion") or "")[1:] if root.get("discussion") else []
+    out += paragraphs(root.get("discussion") or "")
     if default is not None:
-        out += [".PP", "Without a command, \\fBseqplay\\fR runs \\fB%s\\fR: %s" % (
-            roff(default["commandName"]), roff(default.get("abstract", "")))]
-        out += paragraphs(default.get("discussion", ""))
+        out += [".PP", "Without a command name, \\fBseqplay\\fR runs \\fB%s\\fR: %s Its options and examples are "
+                "under \\fB%s\\fR in COMMANDS." % (roff(default["commandName"]), roff(default.get("abstract", "")),
+                                                 roff(default["commandName"]))]
     out += [".SH OPTIONS"]
-    if default is not None:
-        out += [".PP", "These are the options of \\fB%s\\fR, the command that runs without a command name." % (
-            roff(default["commandName"]))]
-        out += command_options(default)
     out += command_options(root)
     out += [".TP", "\\fB\\-\\-generate\\-completion\\-script\\fR <shell>",
             "Prints the completion script for bash, zsh or fish (installed with the package)."]
@@ -185,9 +182,9 @@ def manpage(binary, prefix):
             "The SoundFont to play with when no \\fB\\-\\-sf2\\fR is given.",
             ".SH FILES",
             ".TP", "\\fB%s/seqplay\\-gm.sf2\\fR" % roff(share),
-            "The small General MIDI SoundFont shipped with seqplay: the font played with when there is no "
-            "\\fB\\-\\-sf2\\fR, no \\fBSEQPLAY_SOUNDFONT\\fR and no \\fB/usr/share/sounds/sf2/default\\-GM.sf2\\fR "
-            "(Debian's default General MIDI font, from fluid\\-soundfont\\-gm, which is preferred when installed).",
+            "The small General MIDI SoundFont installed with seqplay: the font played with when there is no "
+            "\\fB\\-\\-sf2\\fR and no \\fBSEQPLAY_SOUNDFONT\\fR, before Debian's default General MIDI font "
+            "\\fB/usr/share/sounds/sf2/default\\-GM.sf2\\fR.",
             ".TP", "\\fB%s/songs/\\fR" % roff(share), "Three shipped songs to try: \\fBseqplay %s/songs/bach\\-prelude\\-c.mid\\fR."
             % roff(share),
             ".TP", "\\fB%s/lib/systemd/user/seqplay.service\\fR" % roff(prefix),
