@@ -2,10 +2,12 @@ import Foundation
 
 /// Finds the SoundFont to play with when none is given, in this order:
 /// 1. `$SEQPLAY_SOUNDFONT`;
-/// 2. Debian's default General MIDI font, `/usr/share/sounds/sf2/default-GM.sf2`;
-/// 3. the font shipped with seqplay, `seqplay-gm.sf2`: in `SoundFonts/` of the package checkout the
-///    executable was built in (any directory above the executable), or installed as
-///    `<prefix>/share/seqplay/seqplay-gm.sf2` next to `<prefix>/bin/seqplay`.
+/// 2. the font installed with seqplay, `<prefix>/share/seqplay/seqplay-gm.sf2` next to `<prefix>/bin/seqplay`
+///    (the Debian package, the tarball, `Scripts/install`): an installed seqplay plays with the font it came
+///    with, whichever General MIDI font the system's default is;
+/// 3. Debian's default General MIDI font, `/usr/share/sounds/sf2/default-GM.sf2`;
+/// 4. the font shipped with seqplay, `seqplay-gm.sf2`, in `SoundFonts/` of the package checkout the
+///    executable was built in (any directory above the executable).
 public struct SoundFontLocator: Sendable {
     public static let environmentVariable = "SEQPLAY_SOUNDFONT"
     public static let debianDefault = "/usr/share/sounds/sf2/default-GM.sf2"
@@ -54,10 +56,14 @@ public struct SoundFontLocator: Sendable {
         if let path = environment[Self.environmentVariable], !path.isEmpty {
             return Found(path: path, origin: "$\(Self.environmentVariable)")
         }
+        let shipped = shippedFontCandidates
+        if let installed = shipped.first, fileExists(installed) {
+            return Found(path: installed, origin: "the font installed with seqplay")
+        }
         if fileExists(Self.debianDefault) {
             return Found(path: Self.debianDefault, origin: "Debian's default General MIDI font")
         }
-        return shippedFontCandidates.first(where: fileExists).map { Found(path: $0, origin: "the font shipped with seqplay") }
+        return shipped.dropFirst().first(where: fileExists).map { Found(path: $0, origin: "the font shipped with seqplay") }
     }
 
     /// Where the shipped font may be: installed beside the executable's prefix, then `SoundFonts/`
@@ -76,7 +82,7 @@ public struct SoundFontLocator: Sendable {
 
     /// Where the search looked, for the message when nothing was found.
     public var searchDescription: String {
-        "$\(Self.environmentVariable) (not set), \(Self.debianDefault), "
-            + "\(Self.shippedFileName) in <prefix>/share/seqplay/ or SoundFonts/ of the seqplay checkout"
+        "$\(Self.environmentVariable) (not set), \(Self.shippedFileName) in <prefix>/share/seqplay/, "
+            + "\(Self.debianDefault), \(Self.shippedFileName) in SoundFonts/ of the seqplay checkout"
     }
 }

@@ -37,9 +37,10 @@ extension RenderCommand {
         same effect chain to playback and to -o rendering (seqplay help
         render lists the effects in the --fx help).
 
-        Without --sf2 the SoundFont is $SEQPLAY_SOUNDFONT, else Debian's
-        /usr/share/sounds/sf2/default-GM.sf2, else the seqplay-gm.sf2 that
-        ships with seqplay.
+        Without --sf2 the SoundFont is $SEQPLAY_SOUNDFONT, else the
+        seqplay-gm.sf2 installed with seqplay (<prefix>/share/seqplay), else
+        Debian's /usr/share/sounds/sf2/default-GM.sf2, else the seqplay-gm.sf2
+        in SoundFonts/ of the checkout seqplay was built in.
 
         Exit status: 0 done, 1 other failure, 2 some songs of --output-dir
         failed, 3 bad MIDI file, 4 bad SoundFont, 5 a file cannot be read

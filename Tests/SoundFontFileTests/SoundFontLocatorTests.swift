@@ -24,11 +24,22 @@ final class SoundFontLocatorTests: XCTestCase {
                        "/opt/seqplay/.build/share/seqplay/seqplay-gm.sf2", "installed beside <prefix>/bin")
     }
 
+    /// A packaged seqplay (/usr/bin/seqplay) plays with /usr/share/seqplay/seqplay-gm.sf2 though Debian's default
+    /// font is there too (libfluidsynth3 depends on timgm6mb-soundfont, which provides default-GM.sf2).
+    func testTheFontInstalledWithSeqplayWinsOverDebiansDefault() {
+        let installed = "/usr/share/seqplay/seqplay-gm.sf2"
+        let packaged = SoundFontLocator(environment: [:], executablePath: "/usr/bin/seqplay",
+                                        fileExists: { [installed, SoundFontLocator.debianDefault].contains($0) })
+        XCTAssertEqual(packaged.locate(), .init(path: installed, origin: "the font installed with seqplay"))
+        XCTAssertEqual(SoundFontLocator(environment: ["SEQPLAY_SOUNDFONT": "/env.sf2"], executablePath: "/usr/bin/seqplay",
+                                        fileExists: { _ in true }).locate()?.path, "/env.sf2", "the variable still wins")
+    }
+
     func testNothingFoundThrows() {
         XCTAssertThrowsError(try locator(environment: ["SEQPLAY_SOUNDFONT": ""], existing: []).paths(given: [])) { error in
             guard let notFound = error as? SoundFontLocator.NotFound else { return XCTFail("\(error)") }
             XCTAssertEqual("\(notFound)", "no SoundFont given and none found (looked at $SEQPLAY_SOUNDFONT (not set), "
-                + "/usr/share/sounds/sf2/default-GM.sf2, seqplay-gm.sf2 in <prefix>/share/seqplay/ or SoundFonts/ of the seqplay checkout)")
+                + "seqplay-gm.sf2 in <prefix>/share/seqplay/, /usr/share/sounds/sf2/default-GM.sf2, seqplay-gm.sf2 in SoundFonts/ of the seqplay checkout)")
         }
     }
 }
