@@ -5,9 +5,10 @@ import Sampler
 
 /// A song's channel groups (`ChannelGroups`) rendered each on its own sampler, all fed from one
 /// event source, as one graph node: output bus 0 is the mix (the groups summed in group order),
-/// bus 1 + g group g alone. With `threads` > 1 the groups render in parallel and ahead of the mix
-/// (`GroupRenderAhead`), in ranges of `rangeFrames` frames; the sum is taken in the same order
-/// whatever the thread count, so the output does not depend on it. The groups share one voice
+/// bus 1 + g group g alone. The groups render ahead of the mix on helper threads, in parallel with
+/// `threads` > 1 (`GroupRenderAhead`), in ranges of `rangeFrames` frames (for a real-time output,
+/// one thread renders them each engine cycle alone); the sum is taken in the same order whatever the
+/// thread count, so the output does not depend on it. The groups share one voice
 /// budget, kept exactly (`VoiceLedger`): each sampler may sound all of it, and a voice is stolen only
 /// when the groups together would sound more. Rendering neither allocates nor locks.
 public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
@@ -31,12 +32,16 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
     /// The output buses of the last cycle.
     private var lastOutputs: [AudioBuffer] = []
     private let threadCount: Int
+    /// Whether the groups render ahead of the mix on helper threads (`GroupRenderAhead`).
+    private let rendersAhead: Bool
 
     /// Groups `groups` of the events of `source` on the samplers `makeSampler` makes (one per
-    /// group), sounding at most `voiceBudget` voices together, rendered on `threads` threads over
-    /// ranges of `rangeFrames` (with one thread, each engine cycle alone, as a real-time output needs).
+    /// group), sounding at most `voiceBudget` voices together, rendered ahead on `threads` threads
+    /// over ranges of `rangeFrames`; with one thread and `cyclesAlone`, each engine cycle alone,
+    /// as a real-time output needs. (Where the budget steals, the voices ended differ between the two
+    /// ways, so a render to a file always renders ahead, and is the same on any number of threads.)
     init(groups: ChannelGroups, source: any ScheduledMIDISource, voiceBudget: Int, threads: Int, rangeFrames: Int,
-         makeSampler: () throws(RenderError) -> SamplerNode) throws(RenderError) {
+         cyclesAlone: Bool, makeSampler: () throws(RenderError) -> SamplerNode) throws(RenderError) {
         self.voiceBudget = voiceBudget
         self.groups = groups
         fanOut = ChannelGroupFanOut(source: source, groups: groups)
@@ -50,6 +55,7 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
         fanOut.samplers = samplers
         self.rangeFrames = rangeFrames
         threadCount = max(1, min(threads, samplers.count))
+        rendersAhead = threadCount > 1 || !cyclesAlone
         super.init(name: "channel groups")
     }
 
@@ -67,7 +73,7 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
         for sampler in samplers {
             try sampler.prepare(AudioNodeRenderSetup(connectedInputBuses: [], inputFormats: [], outputFormats: [format], maximumFrameCount: setup.maximumFrameCount))
         }
-        if threadCount > 1 {
+        if rendersAhead {
             ahead?.stop()
             let rangeFrames = max(rangeFrames, setup.maximumFrameCount)
             let ledger = VoiceLedger(budget: voiceBudget, groups: samplers.count, rangesOf: rangeFrames)

@@ -128,7 +128,8 @@ public final class SongRenderer {
         if let groups = try Self.channelGroups(split, of: sequence, silentChannels: instrumentChannels, makeSampler: makeSampler) {
             // Each group's sampler may sound the whole budget; together they keep it (`VoiceLedger`).
             let node = try ChannelGroupSampler(groups: groups, source: samplerSource, voiceBudget: options.sampler.polyphony,
-                                               threads: options.threads, rangeFrames: Self.threadedRangeFrames, makeSampler: makeSampler)
+                                               threads: options.threads, rangeFrames: Self.threadedRangeFrames,
+                                               cyclesAlone: options.channelOutputs, makeSampler: makeSampler)
             channelGroups = node
             samplers = node.samplers
             if let first = samplers.first { sampler = first } else { sampler = try makeSampler() }
