@@ -55,7 +55,7 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
         fanOut.samplers = samplers
         self.rangeFrames = rangeFrames
         threadCount = max(1, min(threads, samplers.count))
-        rendersAhead = threadCount > 1 || !cyclesAlone
+        rendersAhead = !samplers.isEmpty && (threadCount > 1 || !cyclesAlone)
         super.init(name: "channel groups")
     }
 
