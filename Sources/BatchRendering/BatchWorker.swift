@@ -68,10 +68,6 @@ final class BatchWorker {
         // The labels file is refused (a directory, read-only, an input…) before the song is rendered.
         let labelsPath = NoteLabels.path(besideOutput: outputPath)
         let labelsTarget = settings.writesLabels ? try OutputTarget.resolve(labelsPath, protecting: inputs + [outputPath]) : nil
-        // Channel and program stems: the song rendered as the stems' channel groups, the mix their sum.
-        let groupStems = try settings.stems.flatMap { try StemPlan.channelGroups($0, sequence: sequence, options: options) }
-        var options = options
-        if let groupStems { options.channelSplit = .groups(ChannelGroups(groupStems.map { $0.output.channels.map(Int.init) })) }
         var gain = NormalizationGain.none
         if let normalization = settings.normalization {
             guard let measured = try measure(sequence, options: options) else { return nil }
@@ -90,8 +86,6 @@ final class BatchWorker {
                                          sampleRate: options.sampleRate, channelCount: options.outputChannelCount,
                                          expectedFrameCount: renderer.maximumFrames, protecting: inputs)
         if let encoding = settings.encoding { try writer.apply(encoding(sequence)) }
-        let stemFiles = try groupStems.map { try StemFiles($0, mixPath: outputPath, settings: self.settings, sampleRate: options.sampleRate,
-                                                          frames: renderer.maximumFrames, gain: gain.factor) }
         let mix = BlockFileWriter(file: writer, gain: gain.factor)
         var reported: Int64 = 0
         let rendered = try renderer.render(into: mix, isCancelled: isCancelled,
@@ -101,17 +95,12 @@ final class BatchWorker {
                                            },
                                            afterBlock: { (block, count) throws(AudioFileError) in
                                                meter?.add(block, frameCount: count)
-                                               guard let stemFiles, let groups = renderer.channelGroups else { return }
-                                               try stemFiles.write(groups, instruments: renderer.instruments, count: count)
                                            })
-        guard rendered else {
-            stemFiles?.cancel()
-            return nil
-        }
+        guard rendered else { return nil }
         let peak = mix.peak
         let parts = recorder.parts()
-        var stems = try stemFiles?.finish() ?? []
-        if let mode = settings.stems, groupStems == nil {
+        var stems: [StemOutput] = []
+        if let mode = settings.stems {
             guard let rendered = try renderStems(mode, of: sequence, options: options, parts: parts, frames: renderer.renderedFrames,
                                                  songFrames: renderer.songFrames, gain: gain.factor, mixPath: outputPath) else {
                 writer.cancel()
@@ -172,17 +161,33 @@ enum OutputDirectory {
 }
 
 extension BatchWorker {
-    /// Renders each stem of `mode` one after another (track stems, and any stems with `--fx`): a
-    /// render of the song with only the stem's channels or track sounding, on new synthesizers from
-    /// the same initial state, so the stems sum to the mix (without `--fx`), exactly `frames` long;
-    /// silent stems are not written. Nil when cancelled.
+    /// Renders the stems of `mode` after the mix, each exactly `frames` long, so they sum to the mix
+    /// within float rounding (without `--fx`); silent stems are not written. Channel and program
+    /// stems render in one pass, each stem a channel group (a synthesizer of its own); track stems,
+    /// and any stems with `--fx`, one render each, with only the stem's channels or track sounding.
+    /// Each starts from the same initial state as the mix. Nil when cancelled.
     func renderStems(_ mode: StemMode, of sequence: MusicSequence, options: RenderOptions, parts: [RenderedPart],
                      frames: Int64, songFrames: Int64, gain: Float, mixPath: String) throws -> [StemOutput]? {
+        var options = options
+        options.tail = .fixed(seconds: Double(max(0, frames - songFrames)) / Double(options.sampleRate))
+        if let stems = StemPlan.channelGroups(mode, parts: parts, sequence: sequence, options: options) {
+            options.channelSplit = .groups(ChannelGroups(stems.map { $0.output.channels.map(Int.init) }))
+            let renderer = try makeRenderer(sequence, options: options)
+            let files = try StemFiles(stems, mixPath: mixPath, settings: settings, sampleRate: options.sampleRate, frames: frames, gain: gain)
+            guard try renderer.render(into: BlockFileWriter(file: nil), frames: frames, isCancelled: isCancelled,
+                                      afterBlock: { (_, count) throws(AudioFileError) in
+                                          guard let groups = renderer.channelGroups else { return }
+                                          try files.write(groups, instruments: renderer.instruments, count: count)
+                                      }) else {
+                files.cancel()
+                return nil
+            }
+            return try files.finish()
+        }
         var outputs: [StemOutput] = []
         for stem in StemPlan.stems(mode, parts: parts, sequence: sequence, options: options) {
             var stemOptions = options
             stem.restrict(&stemOptions)
-            stemOptions.tail = .fixed(seconds: Double(max(0, frames - songFrames)) / Double(options.sampleRate))
             let renderer = try makeRenderer(sequence, options: stemOptions)
             let file = try StemFile(stem, besideMix: mixPath, settings: settings, sampleRate: options.sampleRate,
                                     channelCount: options.outputChannelCount, frames: frames, gain: gain)

@@ -90,25 +90,12 @@ struct StemPlan {
 }
 
 extension StemPlan {
-    /// The parts of `sequence` as a render with `options` will sound them (channel, program of its
-    /// first note, note count), worked out from the scheduler's events before rendering.
-    static func parts(of sequence: MusicSequence, options: RenderOptions) throws -> [RenderedPart] {
-        let recorder = NoteRecorder(source: try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, options: options.song),
-                                    frameScale: 1)
-        recorder.deliverEvents(before: .max, to: DiscardingReceiver())
-        return recorder.parts()
-    }
-
-    /// Channel and program stems in one pass: the stems of `mode` as channel groups (the mix their
-    /// sum), nil for modes a channel group cannot make (track stems) or with `--fx` (the effects
+    /// Channel and program stems in one pass: the stems of `mode` of the song's `parts` as channel
+    /// groups, nil for modes a channel group cannot make (track stems) or with `--fx` (the effects
     /// act on the mix).
-    static func channelGroups(_ mode: StemMode, sequence: MusicSequence, options: RenderOptions) throws -> [StemPlan]? {
+    static func channelGroups(_ mode: StemMode, parts: [RenderedPart], sequence: MusicSequence, options: RenderOptions) -> [StemPlan]? {
         guard mode != .track, options.effects == nil else { return nil }
-        let stems = Self.stems(mode, parts: try parts(of: sequence, options: options), sequence: sequence, options: options)
+        let stems = Self.stems(mode, parts: parts, sequence: sequence, options: options)
         return stems.isEmpty ? nil : stems
     }
-}
-
-private final class DiscardingReceiver: MIDIReceiver {
-    func receive(_ message: MIDIMessage) {}
 }

@@ -49,6 +49,8 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     private let owner = ManagedAtomic<Int>(Owner.free)
     private let voices = ManagedAtomic<Int>(0)
     private let voiceStartGains: VoiceStartGains
+    /// Ends voices for a budget shared with other synthesizers (`endVoices`).
+    private let voiceCutter: VoiceCutter
     /// What each channel plays, as the render thread last saw it (`channelStatus`).
     public let channelStatus = ChannelStatusTable()
     /// Channels whose note-ons are dropped (bit n: channel n); render thread only.
@@ -100,6 +102,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
         self.fluidSettings = fluidSettings
         self.synth = synth
         voiceStartGains = VoiceStartGains(polyphony: Int(fluid_synth_get_polyphony(synth)))
+        voiceCutter = VoiceCutter(polyphony: Int(fluid_synth_get_polyphony(synth)))
         noteLimiter = NoteLimiter.make(for: settings)
     }
 
@@ -292,6 +295,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
             settings.polyphony = withSynthBetweenCycles {
                 fluid_synth_set_polyphony(synth, Int32(newValue))
                 voiceStartGains.resize(polyphony: Int(fluid_synth_get_polyphony(synth)))
+                voiceCutter.resize(polyphony: Int(fluid_synth_get_polyphony(synth)))
                 return Int(fluid_synth_get_polyphony(synth))
             }
         }
@@ -308,8 +312,17 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
         }
     }
 
-    /// The number of voices sounding after the last render (the render thread publishes it).
+    /// The number of voices sounding after the last render (the render thread publishes it); voices
+    /// `endVoices` ended, fading out silent for a few milliseconds, do not count.
     public var activeVoiceCount: Int { voices.load(ordering: .relaxed) }
+
+    /// The voices sounding now (as `activeVoiceCount` counts them). Render thread, in a render cycle.
+    package func soundingVoiceCount() -> Int { voiceCutter.soundingVoices(in: synth) }
+
+    /// Ends up to `count` sounding voices, those of lowest priority first (`VoiceCutter`): for a
+    /// voice budget shared with other synthesizers. Returns how many it ended. Render thread, in a
+    /// render cycle; does not allocate.
+    package func endVoices(_ count: Int) -> Int { voiceCutter.endVoices(count, in: synth) }
 
     // MARK: Ownership: render cycles and control changes
 
@@ -552,7 +565,7 @@ public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     public func render(frameCount: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
         applyQueuedCommands()
         fluid_synth_write_float(synth, Int32(frameCount), left, 0, 1, right, 0, 1)
-        voices.store(Int(fluid_synth_get_active_voice_count(synth)), ordering: .relaxed)
+        voices.store(voiceCutter.soundingVoices(in: synth), ordering: .relaxed)
     }
 
     /// Resets controllers and programs, then silences every voice. FluidSynth 2.3's system reset

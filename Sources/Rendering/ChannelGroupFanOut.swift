@@ -37,6 +37,9 @@ final class ChannelGroupFanOut: MIDIReceiver, @unchecked Sendable {
         for group in queues.indices { queues[group].markQueued(before: sampleTime) }
     }
 
+    /// Marks where each note-on will be taken, for the voice budget; set before rendering.
+    var ledger: VoiceLedger?
+
     /// Each group's sampler, which `clear()` hands the queued note-offs.
     var samplers: [any MIDIReceiver] = []
 
@@ -50,7 +53,9 @@ final class ChannelGroupFanOut: MIDIReceiver, @unchecked Sendable {
     func receive(_ message: MIDIMessage) {
         if let channel = message.channel {
             let group = groupOfChannel[Int(channel)]
-            if group >= 0 { queue(message, forGroup: group) }
+            guard group >= 0 else { return }
+            queue(message, forGroup: group)
+            if case .noteOn(_, _, let velocity) = message, velocity > 0 { ledger?.markNoteOn(dueAt: stamp) }
         } else {
             for group in queues.indices { queue(message, forGroup: group) }
         }

@@ -5,18 +5,24 @@ import Sampler
 
 /// A song's channel groups (`ChannelGroups`) rendered each on its own sampler, all fed from one
 /// event source, as one graph node: output bus 0 is the mix (the groups summed in group order),
-/// bus 1 + g group g alone. With `threads` > 1 the groups render in parallel and ahead of the mix
-/// (`GroupRenderAhead`), in ranges of `rangeFrames` frames; the sum is taken in the same order
-/// whatever the thread count, so the output does not depend on it. Rendering neither allocates nor locks.
+/// bus 1 + g group g alone. The groups render ahead of the mix on helper threads, in parallel with
+/// `threads` > 1 (`GroupRenderAhead`), in ranges of `rangeFrames` frames (for a real-time output,
+/// one thread renders them each engine cycle alone); the sum is taken in the same order whatever the
+/// thread count, so the output does not depend on it. The groups share one voice
+/// budget, kept exactly (`VoiceLedger`): each sampler may sound all of it, and a voice is stolen only
+/// when the groups together would sound more. Rendering neither allocates nor locks.
 public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
     /// The samplers, one per group, in group order.
     public let samplers: [SamplerNode]
     public let groups: ChannelGroups
     let fanOut: ChannelGroupFanOut
     private let rangeFrames: Int
-    /// With one thread, each group's output this cycle, and `[cycleOutputs[g]]` made once: a sampler's `outputs` argument.
+    /// The most voices the groups sound together.
+    let voiceBudget: Int
+    /// The budget's ledger, made at prepare.
+    private var ledger: VoiceLedger?
+    /// With one thread, each group's output this cycle.
     private var cycleOutputs: [AudioBuffer] = []
-    private var samplerOutputs: [[AudioBuffer]] = []
     private var ahead: GroupRenderAhead?
     /// With several threads, the engine sample time at which the groups stop rendering ahead of
     /// the mix (where the render will end): beyond it they render only what the mix asks for.
@@ -26,12 +32,17 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
     /// The output buses of the last cycle.
     private var lastOutputs: [AudioBuffer] = []
     private let threadCount: Int
+    /// Whether the groups render ahead of the mix on helper threads (`GroupRenderAhead`).
+    private let rendersAhead: Bool
 
     /// Groups `groups` of the events of `source` on the samplers `makeSampler` makes (one per
-    /// group), rendered on `threads` threads over ranges of `rangeFrames` (with one thread, each engine
-    /// cycle alone, as a real-time output needs).
-    init(groups: ChannelGroups, source: any ScheduledMIDISource, threads: Int, rangeFrames: Int,
-         makeSampler: () throws(RenderError) -> SamplerNode) throws(RenderError) {
+    /// group), sounding at most `voiceBudget` voices together, rendered ahead on `threads` threads
+    /// over ranges of `rangeFrames`; with one thread and `cyclesAlone`, each engine cycle alone,
+    /// as a real-time output needs. (Where the budget steals, the voices ended differ between the two
+    /// ways, so a render to a file always renders ahead, and is the same on any number of threads.)
+    init(groups: ChannelGroups, source: any ScheduledMIDISource, voiceBudget: Int, threads: Int, rangeFrames: Int,
+         cyclesAlone: Bool, makeSampler: () throws(RenderError) -> SamplerNode) throws(RenderError) {
+        self.voiceBudget = voiceBudget
         self.groups = groups
         fanOut = ChannelGroupFanOut(source: source, groups: groups)
         var samplers: [SamplerNode] = []
@@ -44,6 +55,7 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
         fanOut.samplers = samplers
         self.rangeFrames = rangeFrames
         threadCount = max(1, min(threads, samplers.count))
+        rendersAhead = !samplers.isEmpty && (threadCount > 1 || !cyclesAlone)
         super.init(name: "channel groups")
     }
 
@@ -61,14 +73,20 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
         for sampler in samplers {
             try sampler.prepare(AudioNodeRenderSetup(connectedInputBuses: [], inputFormats: [], outputFormats: [format], maximumFrameCount: setup.maximumFrameCount))
         }
-        if threadCount > 1 {
+        if rendersAhead {
             ahead?.stop()
-            ahead = GroupRenderAhead(samplers: samplers, fanOut: fanOut, threads: threadCount,
-                                     rangeFrames: max(rangeFrames, setup.maximumFrameCount), format: format)
+            let rangeFrames = max(rangeFrames, setup.maximumFrameCount)
+            let ledger = VoiceLedger(budget: voiceBudget, groups: samplers.count, rangesOf: rangeFrames)
+            self.ledger = ledger
+            fanOut.ledger = ledger
+            ahead = GroupRenderAhead(samplers: samplers, fanOut: fanOut, ledger: ledger, threads: threadCount,
+                                     rangeFrames: rangeFrames, format: format)
             ahead?.aheadLimit = renderAheadLimit
         } else {
+            let ledger = VoiceLedger(budget: voiceBudget, groups: samplers.count, spanFrames: setup.maximumFrameCount + 4 * SamplerNode.blockFrames)
+            self.ledger = ledger
+            fanOut.ledger = ledger
             cycleOutputs = samplers.map { _ in AudioBuffer(format: format, frameCapacity: setup.maximumFrameCount) }
-            samplerOutputs = cycleOutputs.map { [$0] }
         }
     }
 
@@ -79,7 +97,12 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
 
     /// Forgets what was rendered ahead and the queued events (a seek moved the source).
     func discardRenderedAhead() {
-        if let ahead { ahead.discard() } else { fanOut.clear() }
+        if let ahead {
+            ahead.discard()
+        } else {
+            fanOut.clear()
+            ledger?.restart(at: 0) { samplers[$0].activeVoiceCount }
+        }
     }
 
     /// Group `group` alone in the last cycle rendered (its frames are that cycle's output frames).
@@ -94,12 +117,14 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
         }
         guard let ahead else {
             // One thread: every group renders this cycle here, with every event it may take in it
-            // (at each 64-frame boundary B, a sampler takes those due before B + 32).
-            fanOut.pull(before: context.sampleTime + Int64(context.frameCount + SamplerNode.blockFrames / 2))
-            for group in samplers.indices {
-                cycleOutputs[group].frameLength = context.frameCount
-                samplers[group].render(context, inputs: [], outputs: samplerOutputs[group])
+            // (at each 64-frame boundary B, a sampler takes those due before B + 32), the groups in
+            // step from one boundary with a note-on to the next.
+            let end = context.sampleTime + Int64(context.frameCount)
+            fanOut.pull(before: end + Int64(SamplerNode.blockFrames / 2))
+            ledger?.render(samplers, groups: stride(from: 0, to: samplers.count, by: 1), from: context.sampleTime, to: end) { group in
+                (cycleOutputs[group][0].baseAddress!, cycleOutputs[group][1].baseAddress!)
             }
+            for group in samplers.indices { cycleOutputs[group].frameLength = context.frameCount }
             copyAndMix(frameCount: context.frameCount, into: outputs, at: 0) { group in (cycleOutputs[group], 0) }
             return
         }

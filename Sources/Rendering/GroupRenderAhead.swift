@@ -29,6 +29,8 @@ final class GroupRenderAhead: @unchecked Sendable {
     private let outputs: [[[AudioBuffer]]]
     private let samplers: [SamplerNode]
     private let fanOut: ChannelGroupFanOut
+    /// The voice budget the groups share; they render in step from one note-on boundary to the next.
+    private let ledger: VoiceLedger
     private let threadCount: Int
 
     // The driving thread's state.
@@ -64,17 +66,23 @@ final class GroupRenderAhead: @unchecked Sendable {
     }
     private let probe: HelperProbe?
 
-    /// Renders `samplers` (fed by `fanOut`'s queues) on `threads` helper threads into ranges of
-    /// `rangeFrames` stereo frames in `format`.
-    init(samplers: [SamplerNode], fanOut: ChannelGroupFanOut, threads: Int, rangeFrames: Int, format: AudioFormat,
+    /// The ranges `groups` groups may render ahead in ranges of `rangeFrames`: `aheadBytes` shared, 16 at least.
+    static func depth(groups: Int, rangeFrames: Int) -> Int {
+        max(16, aheadBytes / max(1, groups * rangeFrames * 2 * MemoryLayout<Float>.stride))
+    }
+
+    /// Renders `samplers` (fed by `fanOut`'s queues, within `ledger`'s budget) on `threads` helper
+    /// threads into ranges of `rangeFrames` stereo frames in `format`.
+    init(samplers: [SamplerNode], fanOut: ChannelGroupFanOut, ledger: VoiceLedger, threads: Int, rangeFrames: Int, format: AudioFormat,
          probe: HelperProbe? = nil) {
         self.probe = probe
         self.samplers = samplers
         self.fanOut = fanOut
+        self.ledger = ledger
         self.rangeFrames = rangeFrames
         threadCount = threads
         let rangeBytes = rangeFrames * 2 * MemoryLayout<Float>.stride
-        let depth = max(16, Self.aheadBytes / max(1, samplers.count * rangeBytes))
+        let depth = Self.depth(groups: samplers.count, rangeFrames: rangeFrames)
         let ringBytes = depth * rangeBytes
         self.depth = depth
         self.ringBytes = ringBytes
@@ -171,6 +179,7 @@ final class GroupRenderAhead: @unchecked Sendable {
         origin = time
         current = 0
         isStarted = true
+        ledger.restart(at: time) { samplers[$0].activeVoiceCount }
     }
 
     /// Queues the events of every range up to (not including) `end`, range by range, waking the
@@ -221,11 +230,12 @@ final class GroupRenderAhead: @unchecked Sendable {
                 continue
             }
             probe?.willRender(thread, range)
-            let context = RenderContext(sampleTime: origin + Int64(range * rangeFrames), frameCount: rangeFrames)
-            var group = thread
-            while group < samplers.count {
-                samplers[group].render(context, inputs: [], outputs: outputs[group][range % depth])
-                group += threadCount
+            let start = origin + Int64(range * rangeFrames), slot = range % depth
+            ledger.render(samplers, groups: stride(from: thread, to: samplers.count, by: threadCount),
+                          from: start, to: start + Int64(rangeFrames),
+                          abandon: { stopping.load(ordering: .relaxed) || Tagged(published.load(ordering: .relaxed)).epoch != epoch }) { group in
+                let buffer = outputs[group][slot][0]
+                return (buffer[0].baseAddress!, buffer[1].baseAddress!)
             }
             range += 1
             rendered[thread].store(Tagged(epoch: epoch, count: range).word, ordering: .sequentiallyConsistent)

@@ -134,17 +134,11 @@ public final class SongRenderer {
         let split = options.channelOutputs ? .perChannel : options.channelSplit
         // Channels LV2 instruments play reach the sampler empty: they cost it nothing and need no voices.
         let instrumentChannels = Set(options.instruments.flatMap(\.channels))
-        if let (groups, shares) = try Self.channelGroups(split, of: sequence, budget: VoiceBudget(voices: options.sampler.polyphony),
-                                                           silentChannels: instrumentChannels, makeSampler: makeSampler) {
-            var made = 0
-            let node = try ChannelGroupSampler(groups: groups, source: samplerSource, threads: options.threads,
-                                               rangeFrames: Self.threadedRangeFrames) { () throws(RenderError) in
-                let sampler = try makeSampler()
-                // The group's share of the render's voice budget.
-                if sampler.polyphony != shares[made] { sampler.polyphony = shares[made] }
-                made += 1
-                return sampler
-            }
+        if let groups = try Self.channelGroups(split, of: sequence, silentChannels: instrumentChannels, makeSampler: makeSampler) {
+            // Each group's sampler may sound the whole budget; together they keep it (`VoiceLedger`).
+            let node = try ChannelGroupSampler(groups: groups, source: samplerSource, voiceBudget: options.sampler.polyphony,
+                                               threads: options.threads, rangeFrames: Self.threadedRangeFrames,
+                                               cyclesAlone: options.channelOutputs, makeSampler: makeSampler)
             channelGroups = node
             samplers = node.samplers
             if let first = samplers.first { sampler = first } else { sampler = try makeSampler() }
@@ -195,24 +189,21 @@ public final class SongRenderer {
         skipEffectLatency(effects.latencyFrames)
     }
 
-    /// The channel groups of `split` for `sequence` and each group's share of `budget` (the
-    /// polyphony of its synthesizer, `VoiceBudget`), from the note-cost model on a probe sampler
-    /// `makeSampler` makes; nil for `.none` (one synthesizer, the whole budget).
-    static func channelGroups(_ split: ChannelSplit, of sequence: MusicSequence, budget: VoiceBudget, silentChannels: Set<Int> = [],
-                              makeSampler: () throws(RenderError) -> SamplerNode) throws(RenderError) -> (ChannelGroups, [Int])? {
-        if case .none = split { return nil }
-        let estimate = try NoteCostEstimate(probe: makeSampler())
-        let voices = silentChannels.isEmpty ? estimate.voices : { note in
-            silentChannels.contains(Int(note.channel)) ? NoteVoices(voices: 0, releaseSeconds: 0) : estimate.voices(note)
-        }
-        let (load, demand) = ChannelGroups.costAndDemand(of: sequence, voices: voices)
-        let groups: ChannelGroups
+    /// The channel groups of `split` for `sequence`, balanced by the note-cost model on a probe
+    /// sampler `makeSampler` makes (channels in `silentChannels` cost nothing); nil for `.none`
+    /// (one synthesizer).
+    static func channelGroups(_ split: ChannelSplit, of sequence: MusicSequence, silentChannels: Set<Int> = [],
+                              makeSampler: () throws(RenderError) -> SamplerNode) throws(RenderError) -> ChannelGroups? {
         switch split {
         case .none: return nil
-        case .balanced(let count): groups = .balanced(load: load, count: count)
-        case .perChannel, .groups: groups = split.groups(for: sequence)!
+        case .perChannel, .groups: return split.groups(for: sequence)
+        case .balanced(let count):
+            let estimate = try NoteCostEstimate(probe: makeSampler())
+            let load = ChannelGroups.walkNotes(of: sequence) { note, _ in
+                silentChannels.contains(Int(note.channel)) ? 0 : estimate.cost(note)
+            }
+            return .balanced(load: load, count: count)
         }
-        return (groups, budget.shares(peaks: groups.groups.map { demand.peak(of: $0) }))
     }
 
     /// Renders and drops the frames by which the effects' look-ahead (the limiter's) delays the sound,

@@ -1,18 +1,11 @@
 import FluidSynth
 import MIDIFile
 
-/// How a render's voice budget (`SamplerSettings.polyphony`: the most voices sounding at once in the
-/// whole render) is shared among the synthesizers of its channel groups (`ChannelGroups`), so that
-/// however the channels are split and however many threads render them, the voices sounding, summed
-/// over the groups, never exceed the budget.
-///
-/// Each group's share is its synthesizer's polyphony. The shares follow each group's estimated peak
-/// demand (`VoiceDemand`, from the note-cost model: the voices each note starts, held from its
-/// note-on to its note-off plus its release): while the estimated peaks add up to no more than the
-/// budget, each group gets its peak and an equal part of what is left over (a song that never reaches
-/// the budget then renders exactly as on one synthesizer, no voice being stolen); past the budget, the
-/// shares are in proportion to the peaks, and a group that runs out steals among its own channels'
-/// voices (FluidSynth's rule: the lowest-priority voice, released ones first, then the oldest).
+/// A render's voice budget (`SamplerSettings.polyphony`: the most voices sounding at once in the
+/// whole render), whatever channel groups (`ChannelGroups`) and threads render it: `VoiceLedger`
+/// keeps it exactly, stealing a voice only when the voices sounding in all groups together would
+/// exceed it. `shares(peaks:)`, the split of the budget in proportion to estimated peaks that
+/// renders used before, stays for the library's users.
 public struct VoiceBudget: Hashable, Sendable {
     /// The most voices sounding at once in the whole render.
     public var voices: Int
@@ -52,7 +45,8 @@ public struct VoiceBudget: Hashable, Sendable {
     }
 }
 
-/// The voices a song's channels sound over its time, estimated before rendering from the voices each
+/// The voices a song's channels sound over its time, estimated before rendering (no longer used by
+/// renders, whose budget `VoiceLedger` keeps exactly; kept for the library's users) from the voices each
 /// note starts (`NoteVoices`, probed on a synthesizer with the song's fonts and settings), each held
 /// from the note-on to the note-off and then for its mean release (at most 2 s). Counted in at most
 /// 65536 slices of the song (10 ms or longer): a note counts in every slice it touches, so the peaks
@@ -116,22 +110,5 @@ public struct VoiceDemand: Sendable {
             peak = max(peak, sum)
         }
         return peak
-    }
-}
-
-extension ChannelGroups {
-    /// The note cost of each channel (as `balanced(_:count:noteCost:)` weighs it, from `voices`) and
-    /// the channels' voice demand, in one walk over the song.
-    static func costAndDemand(of sequence: MusicSequence,
-                              voices: (CostedNote) -> NoteVoices) -> (load: [Double], demand: VoiceDemand) {
-        var demand = VoiceDemand(songSeconds: TempoMap(sequence: sequence.concatenatingPatterns()).durationInSeconds)
-        let load = walkNotes(of: sequence) { note, start in
-            let noteVoices = voices(note)
-            let release = noteVoices.voices > 0 ? min(noteVoices.releaseSeconds / Double(noteVoices.voices), 2) : 0
-            demand.add(channel: note.channel, voices: noteVoices.voices, startSeconds: start, seconds: note.heldSeconds + release)
-            return noteVoices.voiceSeconds(held: note.heldSeconds)
-        }
-        demand.finish()
-        return (load, demand)
     }
 }

@@ -199,22 +199,46 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     public override func render(_ context: RenderContext, inputs: [AudioBuffer], outputs: [AudioBuffer]) {
         let output = outputs[0]
         guard let left = output[0].baseAddress, let right = output[1].baseAddress else { return }
+        render(sampleTime: context.sampleTime, frameCount: context.frameCount, left: left, right: right)
+    }
+
+    /// Renders `frameCount` frames from engine sample `sampleTime` into `left` and `right`, taking
+    /// the events due in them, as `render(_:inputs:outputs:)` does.
+    package func render(sampleTime: Int64, frameCount: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
         guard synthesizer.beginRenderCycle() else {
             // A control thread is loading a font: silence now, the events wait for the next block.
-            left.update(repeating: 0, count: context.frameCount)
-            right.update(repeating: 0, count: context.frameCount)
+            left.update(repeating: 0, count: frameCount)
+            right.update(repeating: 0, count: frameCount)
             return
         }
         defer { synthesizer.endRenderCycle() }
         var done = 0
-        while done < context.frameCount {
+        while done < frameCount {
             let phase = Int(synthesizerFrames % Int64(Self.blockFrames))
-            let untilBoundary = phase == 0 ? framesUntilEventsAreDue(at: context.sampleTime + Int64(done)) : Self.blockFrames - phase
-            let count = min(untilBoundary, context.frameCount - done)
+            let untilBoundary = phase == 0 ? framesUntilEventsAreDue(at: sampleTime + Int64(done)) : Self.blockFrames - phase
+            let count = min(untilBoundary, frameCount - done)
             synthesizer.render(frameCount: count, left: left + done, right: right + done)
             done += count
             synthesizerFrames += Int64(count)
         }
+    }
+
+    /// At the 64-frame block boundary `blockStart`, rendered up to: takes the events due there now
+    /// (as the next `render` would) and returns the voices sounding then (`activeVoiceCount`'s count),
+    /// so a voice budget shared with other samplers can be settled before the block renders. Real-time safe.
+    package func takeEvents(at blockStart: Int64) -> Int {
+        guard synthesizer.beginRenderCycle() else { return synthesizer.activeVoiceCount }
+        defer { synthesizer.endRenderCycle() }
+        eventSource?.deliverEvents(before: blockStart + Int64(Self.blockFrames / 2), to: self)
+        return synthesizer.soundingVoiceCount()
+    }
+
+    /// Ends up to `count` sounding voices, those of lowest priority first (`Synthesizer.endVoices`);
+    /// returns how many it ended. Real-time safe.
+    package func endVoices(_ count: Int) -> Int {
+        guard synthesizer.beginRenderCycle() else { return 0 }
+        defer { synthesizer.endRenderCycle() }
+        return synthesizer.endVoices(count)
     }
 
     /// At the block boundary `blockStart`: delivers the events due there, then returns how many frames

@@ -55,4 +55,28 @@ final class StemTests: BatchTestCase {
             }
         }
     }
+
+    /// The mix beside stems of every mode is the file `seqplay song.mid -o` writes, byte for byte, in
+    /// 16-bit and in float: the stems render in a pass of their own, never in place of the mix.
+    func testTheMixBesideStemsIsThePlainRender() throws {
+        let root = try temporaryDirectory()
+        let song = (root as NSString).appendingPathComponent("song.mid")
+        try MIDIFileWriter.write(Self.song(seed: 3, seconds: 3), to: song)
+        for depth in ["16", "float"] {
+            let plain = (root as NSString).appendingPathComponent("plain-\(depth).wav")
+            let run = try seqplay([song, "-o", plain, "--sf2", Self.generalMIDIFont, "--bit-depth", depth])
+            XCTAssertEqual(run.status, 0, run.standardError)
+            let expected = try Data(contentsOf: URL(fileURLWithPath: plain))
+            for mode in StemMode.allCases {
+                let out = try temporaryDirectory()
+                let batch = try seqplay(["render", song, "--output-dir", out, "--sf2", Self.generalMIDIFont, "--bit-depth", depth,
+                                         "--stems", mode.rawValue])
+                XCTAssertEqual(batch.status, 0, batch.standardError)
+                let stems = files(under: out).filter { $0 != "song.wav" }
+                XCTAssertGreaterThanOrEqual(stems.count, 3, "\(mode) stems written")
+                XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: out + "/song.wav")), expected,
+                               "the mix beside \(mode) stems (\(depth)) is the plain render")
+            }
+        }
+    }
 }

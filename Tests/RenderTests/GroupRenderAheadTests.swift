@@ -132,7 +132,10 @@ final class GroupRenderAheadTests: RenderTestCase {
                 if range == 8, !counting[thread].exchange(true, ordering: .relaxed) { seqplay_alloc_count_begin() }
             },
             didStop: { thread in counts.record(thread, seqplay_alloc_count_end()) })
-        let ahead = GroupRenderAhead(samplers: samplers, fanOut: fanOut, threads: 2, rangeFrames: 4_096, format: format, probe: probe)
+        let ledger = VoiceLedger(budget: options.sampler.polyphony, groups: 2, rangesOf: 4_096)
+        fanOut.ledger = ledger
+        let ahead = GroupRenderAhead(samplers: samplers, fanOut: fanOut, ledger: ledger, threads: 2, rangeFrames: 4_096,
+                                     format: format, probe: probe)
         var peak: Float = 0
         var time: Int64 = 0
         for _ in 0..<8 {

@@ -30,24 +30,76 @@ final class VoiceBudgetTests: RenderTestCase {
         return MusicSequence(format: 1, division: .ticksPerQuarter(480), tracks: tracks)
     }
 
+    /// Each group's synthesizer may sound the whole budget, yet the groups together never sound
+    /// more, and the voices they steal are the same on any number of threads (the same samples).
     func testTheVoicesOfAllGroupsTogetherNeverExceedTheBudget() throws {
         let sequence = Self.denseSong()
+        var outputs: [[Float]] = []
         for threads in [1, 2] {
             var options = RenderOptions().renderingToFile(threads: threads)
             options.sampler.polyphony = 64
             options.tail = .fixed(seconds: 1)
             let renderer = try SongRenderer(sequence: sequence, soundFontPaths: [Self.generalMIDIFont], options: options)
             XCTAssertEqual(renderer.samplers.count, 2)
-            XCTAssertEqual(renderer.samplers.map(\.polyphony).reduce(0, +), 64, "the groups share the budget")
-            var peak = 0, blocks = 0
-            while renderer.renderNextBlock() != nil {
+            XCTAssertEqual(renderer.samplers.map(\.polyphony), [64, 64], "each group may sound the whole budget")
+            var peak = 0, blocks = 0, left: [Float] = []
+            while let block = renderer.renderNextBlock() {
                 peak = max(peak, renderer.samplers.reduce(0) { $0 + $1.activeVoiceCount })
+                left += UnsafeBufferPointer(start: block[0].baseAddress!, count: block.frameLength)
                 blocks += 1
             }
-            print("threads \(threads): shares \(renderer.samplers.map(\.polyphony)), peak \(peak) voices over \(blocks) blocks")
+            print("threads \(threads): peak \(peak) voices over \(blocks) blocks")
             XCTAssertLessThanOrEqual(peak, 64, "threads \(threads)")
-            XCTAssertGreaterThanOrEqual(peak, 56, "the song reaches the budget (threads \(threads))")
+            XCTAssertGreaterThanOrEqual(peak, 60, "the song reaches the budget (threads \(threads))")
+            outputs.append(left)
         }
+        XCTAssertEqual(outputs[0], outputs[1], "the same voices stolen on 1 and 2 threads")
+    }
+
+    /// Two channels (so two groups), each with a chord of 12 notes, one after the other, under a
+    /// budget just above the most voices the song sounds at once: each group alone sounds more than
+    /// half of it, so a fixed split of the budget would steal, yet nothing is stolen: the render is
+    /// the render with a budget of 4096, byte for byte, on 1 and 2 threads.
+    func testASongUnderTheBudgetStealsNothing() throws {
+        var events: [(tick: Int64, order: Int, message: MIDIMessage)] = []
+        for (channel, start) in [(UInt8(0), Int64(0)), (UInt8(1), Int64(2_400))] {
+            events.append((0, events.count, .programChange(channel: channel, program: channel == 0 ? 0 : 48)))
+            for index in 0..<12 {
+                let key = UInt8(48 + index * 2)
+                events.append((start + Int64(index), events.count, .noteOn(channel: channel, note: key, velocity: 100)))
+                events.append((start + 960, events.count, .noteOff(channel: channel, note: key, velocity: 0)))
+            }
+        }
+        events.sort { ($0.tick, $0.order) < ($1.tick, $1.order) }
+        let song = MusicSequence(format: 0, division: .ticksPerQuarter(480),
+                                 tracks: [MusicTrack(events: events.map { TimedEvent(tick: $0.tick, .midi($0.message)) })])
+        // The voices each group sounds, and both together, with no budget to speak of.
+        var options = RenderOptions().renderingToFile(threads: 1)
+        options.sampler.polyphony = 4096
+        let renderer = try SongRenderer(sequence: song, soundFontPaths: [Self.generalMIDIFont], options: options)
+        XCTAssertEqual(renderer.samplers.count, 2)
+        var peaks = [0, 0], together = 0
+        while renderer.renderNextBlock() != nil {
+            for group in 0..<2 { peaks[group] = max(peaks[group], renderer.samplers[group].activeVoiceCount) }
+            together = max(together, renderer.samplers.reduce(0) { $0 + $1.activeVoiceCount })
+        }
+        let budget = together + 2
+        print("chords: peak voices per group \(peaks), together \(together); budget \(budget)")
+        XCTAssertGreaterThan(peaks.min()! * 2, budget, "each group alone sounds more than half the budget")
+
+        let directory = try temporaryDirectory()
+        let path = directory.appendingPathComponent("chords.mid").path
+        try MIDIFileWriter.write(song, to: path)
+        var renders: [Data] = []
+        for (polyphony, threads) in [(4096, 1), (budget, 1), (budget, 2)] {
+            let output = directory.appendingPathComponent("\(polyphony)-\(threads).wav")
+            let run = try seqplay([path, "-o", output.path, "--sf2", Self.generalMIDIFont, "--polyphony", "\(polyphony)",
+                                   "--threads", "\(threads)", "--bit-depth", "float"])
+            XCTAssertEqual(run.status, 0, run.standardError)
+            renders.append(try Data(contentsOf: output))
+        }
+        XCTAssertEqual(renders[1], renders[0], "a budget of \(budget) voices, one thread")
+        XCTAssertEqual(renders[2], renders[0], "a budget of \(budget) voices, two threads")
     }
 
     /// A batch renders with the same budget split: its output is the bytes of `-o` on one thread.

@@ -1,0 +1,157 @@
+import Atomics
+import Foundation
+import Sampler
+
+/// Keeps a render's voice budget exactly over its channel groups' synthesizers (each of which may
+/// sound the whole budget): a voice is stolen only when the voices sounding in all groups together
+/// would exceed the budget, as one synthesizer playing every channel would steal, and the groups
+/// take the same decisions on any number of threads.
+///
+/// Voices start only at note-ons, which a sampler takes at 64-frame block boundaries. The fan-out
+/// marks each boundary where some group takes a note-on (`markNoteOn`); every group stops there
+/// (`nextBoundary`), in step with the others: when all have rendered up to it (`reached`), each in
+/// group order takes its events and settles (`settle`): if its voices and the others' (the earlier
+/// groups' after their note-ons there, the later ones' before) exceed the budget, it ends the
+/// excess among its own voices (`SamplerNode.endVoices`, the lowest priority first). So the
+/// decisions depend on the voice counts alone, never on which thread got where first. Between
+/// those boundaries voices only end, so the groups render freely.
+///
+/// Real-time safe: no allocation or lock after init; a group waiting for another on another thread
+/// spins, then yields.
+final class VoiceLedger: @unchecked Sendable {
+    /// The most voices sounding at once in the whole render.
+    let budget: Int
+    private let groupCount: Int
+    /// Each group's voices where it last reached a boundary (rendered up to it), and after settling there.
+    private let before: UnsafeMutablePointer<Int>
+    private let after: UnsafeMutablePointer<Int>
+    /// Per group: 2 × t once it has rendered up to boundary t (its `before` set), 2 × t + 1 once it
+    /// has settled there (its `after` set).
+    private let positions: [ManagedAtomic<Int64>]
+    /// The boundaries marked, by block number (sample time / 64) in a ring: entry n % count holds n when block n is one.
+    private let marks: UnsafeMutablePointer<Int64>
+    private let markCount: Int
+
+    /// A ledger of `budget` voices for `groups` groups, whose marks may run up to `spanFrames`
+    /// ahead of the earliest group still rendering.
+    init(budget: Int, groups: Int, spanFrames: Int) {
+        self.budget = budget
+        groupCount = groups
+        before = .allocate(capacity: max(1, groups))
+        before.initialize(repeating: 0, count: max(1, groups))
+        after = .allocate(capacity: max(1, groups))
+        after.initialize(repeating: 0, count: max(1, groups))
+        positions = (0..<groups).map { _ in ManagedAtomic(Int64(0)) }
+        markCount = spanFrames / SamplerNode.blockFrames + 8
+        marks = .allocate(capacity: markCount)
+        marks.initialize(repeating: -1, count: markCount)
+    }
+
+    /// A ledger for groups rendered ahead in ranges of `rangeFrames` (`GroupRenderAhead`).
+    convenience init(budget: Int, groups: Int, rangesOf rangeFrames: Int) {
+        self.init(budget: budget, groups: groups,
+                  spanFrames: (GroupRenderAhead.depth(groups: groups, rangeFrames: rangeFrames) + 2) * rangeFrames)
+    }
+
+    deinit {
+        before.deallocate()
+        after.deallocate()
+        marks.deallocate()
+    }
+
+    private static let blockFrames = Int64(SamplerNode.blockFrames)
+
+    // MARK: Marks (the thread pulling the events)
+
+    /// Marks the boundary where a sampler takes a note-on due at `sampleTime`: the first block
+    /// boundary B with `sampleTime` < B + 32 (`SamplerNode`).
+    func markNoteOn(dueAt sampleTime: Int64) {
+        let time = max(sampleTime, Int64.min / 4) - Self.blockFrames / 2
+        let block = (time >= 0 ? time / Self.blockFrames : (time + 1) / Self.blockFrames - 1) + 1
+        marks[Int(block.magnitude % UInt64(markCount))] = block
+    }
+
+    /// Forgets every mark and starts the groups at `sampleTime` with the voices they sound now
+    /// (after a seek or a restart of the ranges). Only while no group renders.
+    func restart(at sampleTime: Int64, voices: (Int) -> Int) {
+        marks.update(repeating: -1, count: markCount)
+        for group in 0..<groupCount {
+            before[group] = voices(group)
+            after[group] = before[group]
+            positions[group].store(2 * sampleTime, ordering: .sequentiallyConsistent)
+        }
+    }
+
+    // MARK: The groups' renderers
+
+    /// Whether the block starting at `sampleTime` is a marked boundary.
+    func isBoundary(_ sampleTime: Int64) -> Bool {
+        guard sampleTime % Self.blockFrames == 0 else { return false }
+        let block = sampleTime / Self.blockFrames
+        return marks[Int(block.magnitude % UInt64(markCount))] == block
+    }
+
+    /// The first marked boundary after `sampleTime` and before `end`, else `end`.
+    func nextBoundary(after sampleTime: Int64, before end: Int64) -> Int64 {
+        var boundary = (sampleTime / Self.blockFrames + 1) * Self.blockFrames
+        while boundary < end {
+            if isBoundary(boundary) { return boundary }
+            boundary += Self.blockFrames
+        }
+        return end
+    }
+
+    /// Group `group` has rendered up to the boundary `sampleTime`, where it sounds `voices`.
+    func reached(group: Int, at sampleTime: Int64, voices: Int) {
+        before[group] = voices
+        positions[group].store(2 * sampleTime, ordering: .releasing)
+    }
+
+    /// At the boundary `sampleTime` (which every group reaches): waits until the groups before
+    /// `group` have settled there and the groups after it have reached it, then has `sampler` take
+    /// its events and ends the voices that would take the render past its budget. `abandon` ends
+    /// the wait when the render it belongs to is dropped (a seek, a stop). Returns the voices it ended.
+    @discardableResult
+    func settle(group: Int, at sampleTime: Int64, sampler: SamplerNode, abandon: () -> Bool = { false }) -> Int {
+        var others = 0
+        for other in 0..<groupCount where other != group {
+            let target = 2 * sampleTime + (other < group ? 1 : 0)
+            var spins = 0
+            while positions[other].load(ordering: .acquiring) < target {
+                if abandon() { return 0 }
+                spins += 1
+                if spins > 100 { sched_yield() }
+            }
+            others += other < group ? after[other] : before[other]
+        }
+        var voices = sampler.takeEvents(at: sampleTime)
+        var ended = 0
+        if voices + others > budget { ended = sampler.endVoices(voices + others - budget) }
+        voices -= ended
+        after[group] = voices
+        positions[group].store(2 * sampleTime + 1, ordering: .releasing)
+        return ended
+    }
+
+    /// Renders the groups `groups` of `samplers` (their indices, in order) from `start` to `end`,
+    /// in step with every other group: segment by segment between marked boundaries, reaching and
+    /// settling at each. `output(g)` is where group g's frames from `start` go; `abandon` as `settle`'s.
+    func render(_ samplers: [SamplerNode], groups: StrideTo<Int>, from start: Int64, to end: Int64,
+                abandon: () -> Bool = { false },
+                output: (Int) -> (left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>)) {
+        var time = start
+        while time < end {
+            if isBoundary(time) {
+                for group in groups { reached(group: group, at: time, voices: samplers[group].activeVoiceCount) }
+                for group in groups { settle(group: group, at: time, sampler: samplers[group], abandon: abandon) }
+            }
+            let next = nextBoundary(after: time, before: end)
+            let offset = Int(time - start)
+            for group in groups {
+                let (left, right) = output(group)
+                samplers[group].render(sampleTime: time, frameCount: Int(next - time), left: left + offset, right: right + offset)
+            }
+            time = next
+        }
+    }
+}
