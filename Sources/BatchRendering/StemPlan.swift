@@ -90,6 +90,16 @@ struct StemPlan {
 }
 
 extension StemPlan {
+    /// The parts of `sequence` as a render with `options` will sound them (channel, program of its
+    /// first note, note count), worked out from the scheduler's events without rendering (a rerun
+    /// asks which stems a finished song has).
+    static func parts(of sequence: MusicSequence, options: RenderOptions) throws -> [RenderedPart] {
+        let recorder = NoteRecorder(source: try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, options: options.song),
+                                    frameScale: 1)
+        recorder.deliverEvents(before: .max, to: DiscardingReceiver())
+        return recorder.parts()
+    }
+
     /// Channel and program stems in one pass: the stems of `mode` of the song's `parts` as channel
     /// groups, nil for modes a channel group cannot make (track stems) or with `--fx` (the effects
     /// act on the mix).
@@ -98,4 +108,8 @@ extension StemPlan {
         let stems = Self.stems(mode, parts: parts, sequence: sequence, options: options)
         return stems.isEmpty ? nil : stems
     }
+}
+
+private final class DiscardingReceiver: MIDIReceiver {
+    func receive(_ message: MIDIMessage) {}
 }
