@@ -16,35 +16,24 @@ final class VoiceCutter {
     /// Silence (FluidSynth's most attenuation, centibels).
     static let silentAttenuation: Float = 1440
 
-    private var voices: UnsafeMutablePointer<OpaquePointer?>
-    private var capacity: Int
+    private let list: VoiceListBuffer
     /// Whether voices ended here may still be fading (FluidSynth still counts them).
     private var mayHaveEndedVoices = false
 
-    init(polyphony: Int) {
-        capacity = polyphony + 1
-        voices = .allocate(capacity: capacity)
-    }
-
-    deinit { voices.deallocate() }
+    init(polyphony: Int) { list = VoiceListBuffer(polyphony: polyphony) }
 
     /// Makes room for `polyphony` voices. Not on the render thread (between cycles).
-    func resize(polyphony: Int) {
-        guard polyphony + 1 > capacity else { return }
-        voices.deallocate()
-        capacity = polyphony + 1
-        voices = .allocate(capacity: capacity)
-    }
+    func resize(polyphony: Int) { list.resize(polyphony: polyphony) }
 
     /// The voices `synth` sounds now: FluidSynth's count of active voices, less the ones ended here
     /// that are still fading.
     func soundingVoices(in synth: OpaquePointer) -> Int {
         let active = Int(fluid_synth_get_active_voice_count(synth))
         guard mayHaveEndedVoices else { return active }
-        let listed = list(synth)
+        let listed = list.fill(from: synth)
         var ended = 0, index = 0
         while index < listed {
-            if Self.isEnded(voices[index]!) { ended += 1 }
+            if Self.isEnded(list[index]) { ended += 1 }
             index += 1
         }
         if ended == 0 { mayHaveEndedVoices = false }
@@ -54,7 +43,7 @@ final class VoiceCutter {
     /// Ends up to `count` sounding voices of `synth` in overflow-priority order; returns how many it ended.
     func endVoices(_ count: Int, in synth: OpaquePointer) -> Int {
         guard count > 0 else { return 0 }
-        let listed = list(synth)
+        let listed = list.fill(from: synth)
         var drums: UInt16 = 0, channel: Int32 = 0
         while channel < 16 {
             var font: Int32 = 0, bank: Int32 = 0, program: Int32 = 0
@@ -67,7 +56,7 @@ final class VoiceCutter {
             var best = -1, bestRank = Int64.max
             var index = 0
             while index < listed {
-                let voice = voices[index]!
+                let voice = list[index]
                 if !Self.isEnded(voice) {
                     let rank = Self.rank(voice, drums: drums)
                     if rank < bestRank { best = index; bestRank = rank }
@@ -75,20 +64,11 @@ final class VoiceCutter {
                 index += 1
             }
             guard best >= 0 else { break }
-            end(voices[best]!, in: synth)
+            end(list[best], in: synth)
             ended += 1
         }
         if ended > 0 { mayHaveEndedVoices = true }
         return ended
-    }
-
-    /// Fills `voices` with the playing voices of `synth`; returns how many.
-    private func list(_ synth: OpaquePointer) -> Int {
-        voices.update(repeating: nil, count: capacity)
-        fluid_synth_get_voicelist(synth, voices, Int32(capacity - 1), -1)
-        var count = 0
-        while count < capacity, voices[count] != nil { count += 1 }
-        return count
     }
 
     private static func isEnded(_ voice: OpaquePointer) -> Bool {

@@ -14,26 +14,15 @@ final class VoiceStartGains {
         return (major, minor, micro) == (2, 3, 1)
     }()
 
-    private var voices: UnsafeMutablePointer<OpaquePointer?>
-    private var capacity: Int
+    private let list: VoiceListBuffer
     private var lastVoiceID: Int64 = -1
     /// True once a voice did not match the expected layout: from then on nothing is changed.
     private(set) var layoutMismatch = false
 
-    init(polyphony: Int) {
-        capacity = polyphony + 1
-        voices = .allocate(capacity: capacity)
-    }
-
-    deinit { voices.deallocate() }
+    init(polyphony: Int) { list = VoiceListBuffer(polyphony: polyphony) }
 
     /// Makes room for `polyphony` voices. Not on the render thread (between cycles).
-    func resize(polyphony: Int) {
-        guard polyphony + 1 > capacity else { return }
-        voices.deallocate()
-        capacity = polyphony + 1
-        voices = .allocate(capacity: capacity)
-    }
+    func resize(polyphony: Int) { list.resize(polyphony: polyphony) }
 
     /// Applies to the voices `synth` started since the last call: call it after each note-on. Returns
     /// the highest voice id seen (the id of the voices the note started, when it started any), which
@@ -42,16 +31,16 @@ final class VoiceStartGains {
     func voicesStarted(in synth: OpaquePointer, needsID: Bool = false) -> Int64 {
         guard Self.isSupported, !layoutMismatch else {
             guard needsID else { return lastVoiceID }
-            fluid_synth_get_voicelist(synth, voices, Int32(capacity), -1)
+            let listed = list.fill(from: synth)
             var index = 0
-            while index < capacity, let voice = voices[index] {
-                lastVoiceID = max(lastVoiceID, Int64(fluid_voice_get_id(voice)))
+            while index < listed {
+                lastVoiceID = max(lastVoiceID, Int64(fluid_voice_get_id(list[index])))
                 index += 1
             }
             return lastVoiceID
         }
         var failed: Int32 = 0
-        lastVoiceID = seqplay_fluid_synth_start_new_voice_gains_from_zero(synth, voices, Int32(capacity), lastVoiceID, &failed)
+        lastVoiceID = seqplay_fluid_synth_start_new_voice_gains_from_zero(synth, list.voices, Int32(list.capacity), lastVoiceID, &failed)
         if failed != 0 { layoutMismatch = true }
         return lastVoiceID
     }
