@@ -1,14 +1,16 @@
 // swift-tools-version:6.0
 // seqplay: a MIDI sequencer and SoundFont sampler host for Linux.
 //
-// Modules follow the data flow:
-//   (RealtimeSupport: clock, scheduling and queue for the real-time threads)
-//   (OutputFiles: where every output file's bytes go, and what is refused)
+// Twenty library modules, each one concept, following the data flow (Docs/architecture.md has the picture):
+//   Support (real-time clock, threads and queues; output files; checked conversions; the version)
 //   MIDICore (MIDI types) → MIDIFile (SMF codec, MusicSequence, TempoMap) → Player (MusicPlayer)
-//   → MIDI endpoints (Sampler over FluidSynth) → AudioGraph (engine, nodes, mixer, taps; Effects)
-//   → outputs (AudioFiles, AudioGraphFiles, ALSA + AudioOutput) → Rendering (a song to audio) → seqplay (the command-line tool).
-// C libraries sit behind thin wrapper modules (C* system libraries, then FluidSynth / AudioFiles);
-// nothing above those wrappers sees a C pointer.
+//   → Sampler (FluidSynth as graph nodes; fonts read by SoundFontFile) / LV2 (plugin instruments and effects)
+//   → AudioGraph (engine, nodes, mixer, taps; the real-time output core) with Effects
+//   → outputs (AudioFiles; the ALSA and JACK drivers) → Rendering (songs and batches to audio)
+//   → Sessions (songs to ports, live sampler, recording) → Control (+ ControlHTTP) → seqplay (the command line).
+// Beside them: LiveInput, NetworkMIDI, MediaLibrary, Pictures.
+// C libraries sit behind thin wrappers inside those modules (the C* system libraries); nothing above a wrapper
+// sees a C pointer.
 import PackageDescription
 
 let atomics = Target.Dependency.product(name: "Atomics", package: "swift-atomics")
@@ -17,11 +19,9 @@ let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 /// The library modules, all of them re-exported by SeqplayKit. A new library module goes here and into
 /// Sources/SeqplayKit/SeqplayKit.swift.
 let libraryModules = [
-    "RealtimeSupport", "MIDICore", "MIDIFile", "Player", "SoundFontFile", "FluidSynth", "Sampler", "AudioGraph",
-    "Effects", "AudioFiles", "AudioGraphFiles", "AudioOutput", "ALSA", "ALSAAudio", "Rendering",
-    "SequencerRecording", "LiveInput", "LiveSampler", "NetworkMIDI", "MediaLibrary", "Drawing", "Pictures",
-    "SeqplayVersion", "CheckedConversion", "SongSessions", "Loudness", "BatchRendering",
-    "JACK", "JACKDriver", "OutputFiles", "Control", "OSC", "ControlHTTP", "LV2",
+    "Support", "MIDICore", "MIDIFile", "Player", "SoundFontFile", "Sampler", "AudioGraph", "AudioFiles", "Effects",
+    "LV2", "ALSA", "JACK", "LiveInput", "NetworkMIDI", "Rendering", "Sessions", "Control", "ControlHTTP",
+    "MediaLibrary", "Pictures",
 ]
 
 /// The modules a user may pick alone, as products of their own beside SeqplayKit: MIDI types, the
@@ -57,115 +57,87 @@ let package = Package(
         .systemLibrary(name: "CLiblo", pkgConfig: "liblo", providers: [.apt(["liblo-dev"])]),
         .systemLibrary(name: "CLilv", pkgConfig: "lilv-0", providers: [.apt(["liblilv-dev"])]),
 
-        // What the real-time threads share: the monotonic clock, SCHED_FIFO, a lock-free queue.
-        .target(name: "RealtimeSupport", dependencies: [atomics]),
-        // Floating point to integer conversions that cannot trap, for every number from outside.
-        .target(name: "CheckedConversion"),
-        // The version of seqplay, defined once for the command line and the library.
-        .target(name: "SeqplayVersion"),
-        // Where an output file's bytes go (stdout, a device or FIFO written through, a file replaced
-        // atomically) and what is refused; every file seqplay writes goes through it.
-        .target(name: "OutputFiles"),
+        // What every layer shares: the real-time threads' monotonic clock, SCHED_FIFO, threads and lock-free
+        // queues (Realtime/); where an output file's bytes go and what is refused (OutputFiles/); floating point to
+        // integer conversions that cannot trap; the version of seqplay, defined once.
+        .target(name: "Support", dependencies: [atomics]),
         // MIDI messages and the endpoint protocols every layer speaks.
         .target(name: "MIDICore"),
         // Standard MIDI Files: the bounds-checked codec, the sequence model and the tempo map.
-        .target(name: "MIDIFile", dependencies: ["MIDICore", "OutputFiles"]),
+        .target(name: "MIDIFile", dependencies: ["MIDICore", "Support"]),
         // Plays a sequence into a sampler at exact sample times.
-        .target(name: "Player", dependencies: ["MIDICore", "MIDIFile", "RealtimeSupport", atomics]),
-
-        // Thin Swift wrappers over the C libraries.
+        .target(name: "Player", dependencies: ["MIDICore", "MIDIFile", "Support", atomics]),
         // SoundFont 2/3 files read by bounds-checked code: RIFF structure, header, presets, zones, samples.
         .target(name: "SoundFontFile"),
-        .target(name: "FluidSynth", dependencies: ["CFluidSynth", "FluidSynthOpenMP", "MIDICore", "RealtimeSupport", "SoundFontFile", logging, atomics]),
+
+        // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output, and
+        // the real-time output core (Output/: an engine played through an audio driver, blocking or by callback).
+        .target(name: "AudioGraph", dependencies: ["Support", atomics]),
+        // The sampler: the thin FluidSynth wrapper (FluidSynth/: synthesizers, presets, voice limits, shared fonts)
+        // and SamplerNode, FluidSynth as a node of the audio graph and a MIDI endpoint.
+        .target(name: "Sampler", dependencies: [
+            "CFluidSynth", "FluidSynthOpenMP", "MIDICore", "Player", "AudioGraph", "Support", "SoundFontFile", logging, atomics,
+        ]),
         // Runs FluidSynth's one-thread OpenMP regions inline, so rendering with reverb/chorus does not allocate.
         .target(name: "FluidSynthOpenMP"),
-        .target(name: "AudioFiles", dependencies: ["CSndFile", "OutputFiles"]),
-        // LV2 plugins through lilv: the world, plugin descriptions, instances with the host features.
-        .target(name: "LV2", dependencies: ["CLilv", "RealtimeSupport", logging, atomics]),
-        // The drivers sit together in Sources/Drivers: each C library's thin wrapper beside the driver built on it.
-        // The thin alsa-lib wrapper: PCM playback and the sequencer.
-        .target(name: "ALSA", dependencies: ["CALSA", "MIDICore", "RealtimeSupport", atomics], path: "Sources/Drivers/ALSA"),
-        // The thin libjack wrapper: client, ports, process callback, latency, transport, MIDI events.
-        .target(name: "JACK", dependencies: ["CJACK"], path: "Sources/Drivers/JACK"),
-
-        // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output.
-        .target(name: "AudioGraph", dependencies: [atomics]),
-        // FluidSynth as a node of the audio graph and a MIDI endpoint.
-        .target(name: "Sampler", dependencies: ["FluidSynth", "MIDICore", "Player", "AudioGraph", "LV2"]),
+        // Audio files through libsndfile, and the graph's file ends (Graph/: RecorderTap, AudioPlayerNode.scheduleFile).
+        .target(name: "AudioFiles", dependencies: ["CSndFile", "Support", "AudioGraph", atomics]),
         // Effects: DSP kernels (EQ, reverb, delay, distortion, dynamics, limiter, varispeed) and their nodes.
-        .target(name: "Effects", dependencies: ["AudioGraph", "CSampleRate", "LV2", atomics]),
-        // The graph's file ends: RecorderTap (a tap writing to a file) and AudioPlayerNode.scheduleFile.
-        .target(name: "AudioGraphFiles", dependencies: ["AudioGraph", "AudioFiles", atomics]),
+        .target(name: "Effects", dependencies: ["AudioGraph", "CSampleRate", atomics]),
+        // LV2 plugins through lilv: the world, plugin descriptions, instances with the host features; LV2
+        // instruments and effects as graph nodes (Nodes/); the `--fx` chain of built-in and LV2 effects (EffectChains/).
+        .target(name: "LV2", dependencies: ["CLilv", "AudioGraph", "Effects", "MIDICore", "Support", logging, atomics]),
 
-        // Real-time output: an AudioEngine played through an audio driver (blocking writes or callbacks), or a clock.
-        .target(name: "AudioOutput", dependencies: ["AudioGraph", "RealtimeSupport", atomics]),
-        // ALSA as an audio driver: ALSADriver and ALSAOutput.
-        .target(name: "ALSAAudio", dependencies: ["ALSA", "AudioOutput", "AudioGraph"], path: "Sources/Drivers/ALSAAudio"),
-
-        // The JACK driver: audio (the engine renders in JACK's process callback, into output ports) and
-        // MIDI (midi_in as a live-input producer).
-        .target(name: "JACKDriver", dependencies: ["JACK", "AudioOutput", "AudioGraph", "LiveInput", "MIDICore", atomics],
-                path: "Sources/Drivers/JACKDriver"),
-
-        // Records what arrives at a sequencer port into a MIDI file (kernel timestamps, pauses cut out).
-        .target(name: "SequencerRecording", dependencies: ["ALSA", "MIDICore", "MIDIFile", "OutputFiles"]),
+        // The drivers sit together in Sources/Drivers: each C library's thin wrapper with the driver built on it.
+        // ALSA: the thin alsa-lib wrapper (PCM playback and the sequencer) and ALSA as an audio driver (Audio/).
+        .target(name: "ALSA", dependencies: ["CALSA", "MIDICore", "AudioGraph", "Support", atomics], path: "Sources/Drivers/ALSA"),
+        // JACK: the thin libjack wrapper (client, ports, process callback, latency, transport, MIDI events) and the
+        // driver (Driver/): audio rendered in JACK's process callback, MIDI in as a live-input producer.
+        .target(name: "JACK", dependencies: ["CJACK", "AudioGraph", "LiveInput", "MIDICore", "Support", atomics],
+                path: "Sources/Drivers/JACK"),
 
         // Live input: producers' lock-free queues → one clock model and held-note table → what a sampler pulls.
-        .target(name: "LiveInput", dependencies: ["MIDICore", "RealtimeSupport", atomics]),
-        // Live sampler sessions: ALSA input ports, network sessions and JACK MIDI input as live-input producers →
-        // samplers → sound card or file; each network MIDI peer as an ALSA sequencer port (NetworkALSABridge).
-        .target(name: "LiveSampler", dependencies: [
-            "ALSA", "LiveInput", "MIDICore", "Sampler", "FluidSynth", "SoundFontFile", "RealtimeSupport", "AudioGraph", "AudioGraphFiles",
-            "AudioFiles", "AudioOutput", "ALSAAudio", "JACKDriver", "NetworkMIDI", atomics,
-        ]),
-
+        .target(name: "LiveInput", dependencies: ["MIDICore", "Support", atomics]),
         // Network MIDI sessions: RTP-MIDI (RFC 6295) with Apple's session protocol over UDP.
-        .target(name: "NetworkMIDI", dependencies: ["MIDICore", "RealtimeSupport", "CheckedConversion"]),
+        .target(name: "NetworkMIDI", dependencies: ["MIDICore", "Support"]),
 
-        // A song to audio: sequence → player → sampler → effects → mixer → audio file or sound card.
+        // A song to audio: sequence → player → sampler → effects → mixer → audio file or sound card; many songs at
+        // once (Batches/: input discovery, shards, a pool of workers sharing the fonts, resume); loudness as EBU
+        // R128 measures it (Loudness/, the thin libebur128 wrapper).
         .target(name: "Rendering", dependencies: [
-            "MIDICore", "MIDIFile", "Player", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "AudioGraphFiles", "Effects", "AudioOutput", "RealtimeSupport", atomics,
-            "CheckedConversion", "LV2",
+            "MIDICore", "MIDIFile", "Player", "Sampler", "SoundFontFile", "AudioGraph", "AudioFiles", "Effects", "LV2", "Support", "CEBUR128",
+            atomics,
         ]),
-
-        // Loudness as EBU R128 measures it (the thin libebur128 wrapper).
-        .target(name: "Loudness", dependencies: ["AudioFiles", "CEBUR128"]),
-        // Many songs at once: input discovery, shards, a pool of workers sharing the fonts, atomic outputs, resume.
-        .target(name: "BatchRendering", dependencies: ["Loudness", "Player", "Rendering", "Sampler", "FluidSynth", "AudioGraph", "AudioFiles", "AudioGraphFiles", "MIDIFile", "OutputFiles", "RealtimeSupport", atomics]),
-        // Song sessions: a song played to its destinations (`SongDestination`: the sampler, ALSA ports on a
-        // kernel queue, network sessions, a JACK MIDI port) together, in step; a song driven by the JACK transport.
-        .target(name: "SongSessions", dependencies: [
-            "ALSA", "AudioGraph", "AudioOutput", "JACK", "JACKDriver", "LiveSampler", "MIDICore", "MIDIFile", "NetworkMIDI", "Player",
-            "Rendering", "RealtimeSupport", atomics,
+        // Sessions: a song played to its destinations (the sampler, ALSA ports on a kernel queue, network sessions,
+        // a JACK MIDI port) together, in step, or driven by the JACK transport (Songs/); the live sampler: live
+        // input from ALSA ports, network sessions and JACK → samplers → sound card or file (LiveSampler/); what
+        // arrives at a sequencer port recorded into a MIDI file (Recording/).
+        .target(name: "Sessions", dependencies: [
+            "ALSA", "AudioGraph", "AudioFiles", "JACK", "LiveInput", "MIDICore", "MIDIFile", "NetworkMIDI", "Player",
+            "Rendering", "Sampler", "SoundFontFile", "Support", "LV2", atomics,
         ]),
         // The control model of a running sound module (live, serve): state, typed commands, change events,
-        // the state file; the faces over it (FluidSynth shell over TCP, OSC over UDP through liblo).
-        .target(name: "Control", dependencies: ["Sampler", "FluidSynth", "SoundFontFile", "MIDICore", "OutputFiles", "OSC"]),
-        // The thin liblo wrapper: an OSC server on a UDP port, messages in and out.
-        .target(name: "OSC", dependencies: ["CLiblo", "RealtimeSupport"]),
+        // the state file; the faces over it (FluidSynth shell over TCP, OSC over UDP through liblo in OSC/).
+        .target(name: "Control", dependencies: ["Sampler", "SoundFontFile", "MIDICore", "Support", "CLiblo"]),
         // The HTTP face of the control model: a JSON API, a WebSocket of events, levels and notes, and the web
         // page, served by FlyingFox (HTTP and WebSocket over BSD sockets and Swift concurrency; no NIO).
         .target(name: "ControlHTTP", dependencies: [
-            "Control", "AudioGraph", "MIDICore", "RealtimeSupport", "Sampler", "FluidSynth", "MediaLibrary", "OutputFiles",
+            "Control", "AudioGraph", "MIDICore", "Support", "Sampler", "MediaLibrary",
             .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox"),
         ]),
         // The library index: songs and SoundFonts in SQLite (GRDB), scanned on every core, and its query language.
-        .target(name: "MediaLibrary", dependencies: ["MIDIFile", "SoundFontFile", "OutputFiles", "RealtimeSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        // Pictures: the thin cairo wrapper, then piano rolls and waveforms drawn with it.
-        .target(name: "Drawing", dependencies: ["CCairo", "OutputFiles"]),
-        .target(name: "Pictures", dependencies: ["Drawing", "MIDIFile", "AudioFiles"]),
+        .target(name: "MediaLibrary", dependencies: ["MIDIFile", "SoundFontFile", "Support", .product(name: "GRDB", package: "GRDB.swift")]),
+        // Pictures: the thin cairo wrapper (Drawing/), then piano rolls and waveforms drawn with it.
+        .target(name: "Pictures", dependencies: ["CCairo", "Support", "MIDIFile", "AudioFiles"]),
 
         // Every library module in one import.
         .target(name: "SeqplayKit", dependencies: libraryModules.map { .target(name: $0) }),
 
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
-            "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "FluidSynth", "ALSA",
-            "NetworkMIDI", "Sampler", "AudioGraph", "AudioGraphFiles", "AudioOutput", "ALSAAudio", "Effects", "SequencerRecording", "LiveSampler",
-            "RealtimeSupport", "BatchRendering", "SongSessions", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
-            "SoundFontFile", "MediaLibrary", "Drawing", "Pictures",
-            "CheckedConversion", "SeqplayVersion", "OutputFiles",
-            "JACK", "JACKDriver", "Control", "ControlHTTP", "LV2",
+            "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "Sampler", "ALSA",
+            "NetworkMIDI", "AudioGraph", "Effects", "Sessions", "Support", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
+            "SoundFontFile", "MediaLibrary", "Pictures", "JACK", "Control", "ControlHTTP", "LV2",
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.
@@ -182,49 +154,49 @@ let package = Package(
         // A real JACK server (jackd, dummy driver) per test, jackd2's command-line tools, and the base of JACK test classes.
         .target(name: "JACKTestSupport", dependencies: ["JACK", "TestSupport", atomics], path: "Tests/JACKTestSupport"),
 
-        .testTarget(name: "CheckedConversionTests", dependencies: ["CheckedConversion"]),
+        .testTarget(name: "CheckedConversionTests", dependencies: ["Support"]),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile", "TestSupport"]),
-        .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player", "RealtimeSupport", "TestSupport", "AllocationCounter"]),
-        .testTarget(name: "FluidSynthTests", dependencies: ["FluidSynth", "MIDICore", "AudioTestSupport", "AllocationCounter", logging]),
-        .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles", "OutputFiles", "TestSupport"]),
-        .testTarget(name: "OutputFilesTests", dependencies: ["OutputFiles", "TestSupport"]),
+        .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player", "Support", "TestSupport", "AllocationCounter"]),
+        .testTarget(name: "FluidSynthTests", dependencies: ["Sampler", "SoundFontFile", "MIDICore", "AudioTestSupport", "AllocationCounter", logging]),
+        .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles", "Support", "TestSupport"]),
+        .testTarget(name: "OutputFilesTests", dependencies: ["Support", "TestSupport"]),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
-        .testTarget(name: "AudioGraphFilesTests", dependencies: ["AudioGraphFiles", "AudioGraph", "AudioFiles", "TestSupport"]),
+        .testTarget(name: "AudioGraphFilesTests", dependencies: ["AudioFiles", "AudioGraph", "TestSupport"]),
         .testTarget(name: "SamplerTests", dependencies: [
             "Sampler", "AudioGraph", "MIDICore", "AudioTestSupport", "RenderTestSupport", "AllocationCounter", "LockCounter", "CFluidSynth",
         ]),
-        .testTarget(name: "EffectsTests", dependencies: ["Effects", "AudioGraph", "AllocationCounter"]),
+        .testTarget(name: "EffectsTests", dependencies: ["Effects", "LV2", "AudioGraph", "AllocationCounter"]),
         // Renders in-process and runs the built seqplay binary.
         .testTarget(name: "RenderTests", dependencies: [
             "seqplay", "Rendering", "Player", "AudioFiles", "MIDIFile", "MIDICore", "RenderTestSupport", "AudioTestSupport",
-            "Effects", "AudioGraph", "AudioOutput", "AllocationCounter", "TestSupport", atomics,
+            "Effects", "LV2", "AudioGraph", "AllocationCounter", "TestSupport", atomics,
         ]),
-        .testTarget(name: "AudioOutputTests", dependencies: ["AudioOutput", "ALSAAudio", "ALSA", "AudioGraph", "AudioFiles", "AllocationCounter", "TestSupport"]),
-        .testTarget(name: "LiveInputTests", dependencies: ["LiveInput", "MIDICore", "RealtimeSupport", "TestSupport", "AllocationCounter"]),
+        .testTarget(name: "AudioOutputTests", dependencies: ["AudioGraph", "ALSA", "AudioFiles", "AllocationCounter", "TestSupport"]),
+        .testTarget(name: "LiveInputTests", dependencies: ["LiveInput", "MIDICore", "Support", "TestSupport", "AllocationCounter"]),
         .testTarget(name: "LiveSamplerTests", dependencies: [
-            "LiveSampler", "ALSA", "MIDICore", "RealtimeSupport", "NetworkMIDI", "AudioFiles", "LV2", "Sampler", "TestSupport",
+            "Sessions", "ALSA", "LiveInput", "MIDICore", "Support", "NetworkMIDI", "AudioFiles", "LV2", "Sampler", "TestSupport",
         ]),
-        .testTarget(name: "SequencerRecordingTests", dependencies: ["SequencerRecording", "MIDICore", "MIDIFile"]),
+        .testTarget(name: "SequencerRecordingTests", dependencies: ["Sessions", "MIDICore", "MIDIFile"]),
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.
-        .testTarget(name: "SequencerTests", dependencies: ["ALSA", "SongSessions", "MIDICore", "MIDIFile", "Player", "RealtimeSupport", "AllocationCounter"]),
-        .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore", "RealtimeSupport", "TestSupport"]),
-        .testTarget(name: "BatchRenderingTests", dependencies: ["seqplay", "BatchRendering", "RenderTestSupport", "Rendering", "AudioFiles", "MIDIFile", "MIDICore", "TestSupport"]),
-        .testTarget(name: "SoundFontFileTests", dependencies: ["SoundFontFile", "FluidSynth"]),
+        .testTarget(name: "SequencerTests", dependencies: ["ALSA", "Sessions", "MIDICore", "MIDIFile", "Player", "Support", "AllocationCounter"]),
+        .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore", "Support", "TestSupport"]),
+        .testTarget(name: "BatchRenderingTests", dependencies: ["seqplay", "Rendering", "RenderTestSupport", "AudioFiles", "MIDIFile", "MIDICore", "TestSupport"]),
+        .testTarget(name: "SoundFontFileTests", dependencies: ["SoundFontFile", "Sampler"]),
         // The sound module's control model over a sampler rendered in-process, its state file and its faces' parsers.
-        .testTarget(name: "ControlTests", dependencies: ["Control", "OSC", "Sampler", "FluidSynth", "AudioGraph", "TestSupport"]),
+        .testTarget(name: "ControlTests", dependencies: ["Control", "Sampler", "AudioGraph", "TestSupport"]),
         .testTarget(name: "MediaLibraryTests", dependencies: ["MediaLibrary", "MIDIFile", "MIDICore", "SoundFontFile", "TestSupport"]),
-        .testTarget(name: "PicturesTests", dependencies: ["Pictures", "Drawing", "MIDIFile", "MIDICore", "AudioFiles", "TestSupport"]),
+        .testTarget(name: "PicturesTests", dependencies: ["Pictures", "MIDIFile", "MIDICore", "AudioFiles", "TestSupport"]),
         // JACK tests start their own jackd (Scripts/test-jack runs them) and skip where it is not installed.
         .testTarget(name: "JACKTests", dependencies: [
-            "JACK", "JACKDriver", "JACKTestSupport", "AudioOutput", "AudioGraph", "AllocationCounter", atomics,
+            "JACK", "JACKTestSupport", "AudioGraph", "AllocationCounter", atomics,
         ]),
         // Following the JACK transport allocates nothing on the process thread (Scripts/test-jack).
         .testTarget(name: "JACKSongTransportTests", dependencies: [
-            "JACK", "JACKDriver", "SongSessions", "JACKTestSupport", "AudioOutput", "AudioGraph", "Rendering", "MIDIFile", "AllocationCounter",
+            "JACK", "Sessions", "JACKTestSupport", "AudioGraph", "Rendering", "MIDIFile", "AllocationCounter",
         ]),
         // JACK MIDI in and out against real servers (Scripts/test-jack).
         .testTarget(name: "JACKMIDITests", dependencies: [
-            "JACKDriver", "SongSessions", "JACK", "JACKTestSupport", "LiveSampler", "Sampler", "FluidSynth", "RenderTestSupport",
+            "JACK", "Sessions", "JACKTestSupport", "Sampler", "RenderTestSupport",
             "AllocationCounter", "seqplay", "LiveInput", "MIDICore", "MIDIFile", "Player", "Rendering", "TestSupport", atomics,
         ]),
         // seqplay --audio-driver jack recorded by jack_rec, compared with the offline render (Scripts/test-jack).
@@ -233,7 +205,7 @@ let package = Package(
         .testTarget(name: "SeqplayKitTests", dependencies: ["SeqplayKit"]),
         // The HTTP face against the built seqplay: curl, headless chromium (Scripts/web-page-check.py), a network namespace.
         .testTarget(name: "ControlHTTPTests", dependencies: [
-            "seqplay", "ControlHTTP", "TestSupport", "RenderTestSupport", "AllocationCounter", "AudioGraph", "AudioFiles", "Sampler", "FluidSynth", "MIDICore",
+            "seqplay", "ControlHTTP", "TestSupport", "RenderTestSupport", "AllocationCounter", "AudioGraph", "AudioFiles", "Sampler", "MIDICore",
         ]),
         // LV2 hosting against the installed bundles and lilv's own host (lv2apply).
         .testTarget(name: "LV2Tests", dependencies: [
@@ -243,13 +215,13 @@ let package = Package(
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles", "TestSupport"]),
 
         // Benchmarks (run by the scripts in Benchmarks/) and the network interop probe (Scripts/test-network-interop).
-        .executableTarget(name: "network-midi-probe", dependencies: ["NetworkMIDI", "MIDICore", "RealtimeSupport"]),
+        .executableTarget(name: "network-midi-probe", dependencies: ["NetworkMIDI", "MIDICore", "Support"]),
         .executableTarget(name: "smf-bench", dependencies: ["MIDIFile"], path: "Benchmarks/smf-bench"),
         .executableTarget(name: "AudioGraphBenchmark", dependencies: ["AudioGraph", "AllocationCounter"],
                           path: "Benchmarks/AudioGraphBenchmark"),
-        .executableTarget(name: "GraphOverheadBenchmark", dependencies: ["Sampler", "FluidSynth", "AudioGraph", "MIDICore", "RenderTestSupport"],
+        .executableTarget(name: "GraphOverheadBenchmark", dependencies: ["Sampler", "AudioGraph", "MIDICore", "RenderTestSupport"],
                           path: "Benchmarks/GraphOverheadBenchmark"),
-        .executableTarget(name: "EffectsBenchmark", dependencies: ["Effects", "AudioGraph", "AllocationCounter"],
+        .executableTarget(name: "EffectsBenchmark", dependencies: ["Effects", "LV2", "AudioGraph", "AllocationCounter"],
                           path: "Benchmarks/EffectsBenchmark"),
         .executableTarget(name: "RenderBenchmark", dependencies: [
             "Rendering", "AudioFiles", "MIDIFile", "RenderTestSupport", "AllocationCounter",

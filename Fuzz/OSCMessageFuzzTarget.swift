@@ -6,7 +6,6 @@
 import Glibc
 #endif
 import Control
-import OSC
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOSCMessage(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

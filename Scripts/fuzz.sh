@@ -38,9 +38,9 @@ seeds=("$build/seeds")
 case "$target" in
 smf)
     module MIDICore "$root"/Sources/MIDICore/*.swift
-    module OutputFiles "$root"/Sources/OutputFiles/*.swift
+    module Support "$root"/Sources/Support/OutputFiles/*.swift
     module MIDIFile "$root"/Sources/MIDIFile/*.swift
-    libs=(-lMIDIFile -lOutputFiles -lMIDICore); source_file=SMFReaderFuzzTarget.swift; max_len=1100000
+    libs=(-lMIDIFile -lSupport -lMIDICore); source_file=SMFReaderFuzzTarget.swift; max_len=1100000
     corpus_dir="${SEQPLAY_CORPUS:-$root/../shared/corpus}"
     if [ -d "$corpus_dir" ]; then seeds+=("$corpus_dir"); else echo "fuzz: corpus $corpus_dir absent"; fi ;;
 sf2)
@@ -60,21 +60,20 @@ rtpmidi)
 shell)
     # The parser alone: the shell's requests and the commands they make (with SamplerSettings, whose
     # reverb and chorus the commands carry; no FluidSynth).
-    module FluidSynth "$root"/Sources/FluidSynth/SamplerSettings.swift
+    module Sampler "$root"/Sources/Sampler/FluidSynth/SamplerSettings.swift
     module Control "$root"/Sources/Control/{ControlCommand,ShellCommandParser}.swift
-    libs=(-lControl -lFluidSynth); source_file=ShellLineFuzzTarget.swift; max_len=70000
+    libs=(-lControl -lSampler); source_file=ShellLineFuzzTarget.swift; max_len=70000
     printf 'select 1 1 0 3' > "$build/seeds/select"
     printf 'channels -verbose' > "$build/seeds/channels"
     printf 'rev_setroomsize 0 0.5' > "$build/seeds/reverb"
     printf 'noteon 9 36 127' > "$build/seeds/noteon" ;;
 osc)
-    # liblo decodes (not instrumented), then the OSC face's requests.
+    # liblo decodes (not instrumented), then the OSC face's requests (Control with its OSC/ server).
     extra=(-I "$root/Sources/CLiblo")
-    module RealtimeSupport "$root"/Sources/RealtimeSupport/ServiceThread.swift
-    module OSC "$root"/Sources/OSC/*.swift
-    module FluidSynth "$root"/Sources/FluidSynth/SamplerSettings.swift
-    module Control "$root"/Sources/Control/{ControlCommand,ControlEvent,ControlState,ShellCommandParser,OSCRequest}.swift
-    libs=(-lControl -lFluidSynth -lOSC -lRealtimeSupport -llo); source_file=OSCMessageFuzzTarget.swift; max_len=4096
+    module Support "$root"/Sources/Support/Realtime/ServiceThread.swift
+    module Sampler "$root"/Sources/Sampler/FluidSynth/SamplerSettings.swift
+    module Control "$root"/Sources/Control/OSC/*.swift "$root"/Sources/Control/{ControlCommand,ControlEvent,ControlState,ShellCommandParser,OSCRequest}.swift
+    libs=(-lControl -lSampler -lSupport -llo); source_file=OSCMessageFuzzTarget.swift; max_len=4096
     printf '/seqplay/channel/1/program\0\0,i\0\0\0\0\0\x13' > "$build/seeds/program"
     printf '/seqplay/gain\0\0\0,f\0\0\x3f\0\0\0' > "$build/seeds/gain"
     printf '/seqplay/state\0\0,i\0\0\0\0\x27\x10' > "$build/seeds/state" ;;

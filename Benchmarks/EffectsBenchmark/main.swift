@@ -9,6 +9,7 @@ import AllocationCounter
 import AudioGraph
 import Effects
 import Foundation
+import LV2
 
 let sampleRate = 48_000.0
 let blockFrames = 512

@@ -9,11 +9,10 @@
 // four-voice piano chord per bar, an eighth-note piano arpeggio, a bass line and a drum groove,
 // played with SoundFonts/seqplay-gm.sf2.
 import AudioGraph
-import FluidSynth
+import Sampler
 import Foundation
 import MIDICore
 import RenderTestSupport
-import Sampler
 
 let sampleRate = 44_100.0
 let blockFrames = 64

@@ -1,4 +1,4 @@
-import FluidSynth
+import Sampler
 
 /// What a face asks a sound module to do (`SoundModuleControl.perform`). Channels are numbered
 /// 1...16 here (the FluidSynth shell's 0-based channels are converted by the shell face).

@@ -1,4 +1,4 @@
-import FluidSynth
+import Sampler
 
 /// What changed in a sound module, as subscribers of `SoundModuleControl` get it.
 public enum ControlEvent: Sendable, Equatable, Encodable {

@@ -1,4 +1,4 @@
-import FluidSynth
+import Sampler
 import Foundation
 
 /// A snapshot of a sound module's state (`SoundModuleControl.state`): what every face shows and the

@@ -1,5 +1,4 @@
 import Foundation
-import OSC
 
 /// The OSC face: OSC over UDP (through liblo, `OSCServer`) over a `SoundModuleControl`, in the
 /// address space `OSCRequest` documents. `/seqplay/state` replies to the sender; `/seqplay/subscribe`

@@ -1,5 +1,4 @@
-import FluidSynth
-import OSC
+import Sampler
 
 /// An OSC message to the sound module, parsed (`OSCRequest.parse`). The address space:
 ///

@@ -2,7 +2,7 @@
 // and SamplerSettings only: Scripts/fuzz.sh compiles this file with ControlCommand.swift alone (and
 // FluidSynth's SamplerSettings.swift, the commands' reverb and chorus).
 
-import FluidSynth
+import Sampler
 
 /// One line of FluidSynth's shell protocol, parsed (`ShellRequest.parse`). Channels are FluidSynth's
 /// 0-based ones on the line and 1-based in the `ControlCommand`s.

@@ -1,7 +1,6 @@
 import Foundation
-import FluidSynth
-import MIDICore
 import Sampler
+import MIDICore
 import SoundFontFile
 
 /// Plays songs for a `SoundModuleControl` (`playSong`/`stopSong`), where the host can.

@@ -1,5 +1,5 @@
 import Control
-import FluidSynth
+import Sampler
 import FlyingFox
 import Foundation
 import MediaLibrary

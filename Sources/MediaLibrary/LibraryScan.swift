@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import RealtimeSupport
+import Support
 import Synchronization
 
 /// What one `add` or `update` did.

@@ -1,6 +1,5 @@
-import CheckedConversion
+import Support
 import MIDICore
-import RealtimeSupport
 
 /// Messages and peer events gathered under the lock, handed out after it is released (so a
 /// receiver may call back into the session).

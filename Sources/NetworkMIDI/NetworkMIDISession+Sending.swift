@@ -1,6 +1,5 @@
-import CheckedConversion
+import Support
 import MIDICore
-import RealtimeSupport
 
 /// Sending RTP-MIDI packets and session packets. Every method here runs with `lock` held.
 extension NetworkMIDISession {

@@ -1,7 +1,6 @@
-import CheckedConversion
+import Support
 import Foundation
 import MIDICore
-import RealtimeSupport
 
 /// A network MIDI session: an RTP-MIDI (RFC 6295) endpoint that speaks Apple's session protocol, so
 /// macOS/iOS (MIDINetworkSession), rtpMIDI on Windows, rtpmidid and other seqplay processes can

@@ -1,4 +1,3 @@
-import Drawing
 import MIDIFile
 
 /// A piano-roll picture of a song: time across (bar lines numbered, tempo and time-signature

@@ -1,5 +1,4 @@
 import AudioFiles
-import Drawing
 
 /// A picture of rendered audio over time: the peak envelope and the RMS level of each pixel
 /// column, with the song's bar lines when its timeline is given.

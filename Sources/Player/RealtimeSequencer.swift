@@ -1,6 +1,6 @@
 import Atomics
 import Foundation
-import RealtimeSupport
+import Support
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,5 @@
-import FluidSynth
-import MIDICore
 import Sampler
+import MIDICore
 
 /// What the notes of a song cost to render, in voice-seconds, asked of a sampler with the song's
 /// fonts and sound settings that never plays (`SamplerNode.noteVoices`), for splitting the song's

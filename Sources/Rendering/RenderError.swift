@@ -1,8 +1,9 @@
 import AudioFiles
 import AudioGraph
 import Effects
-import FluidSynth
+import Sampler
 import Player
+import SoundFontFile
 
 /// Why a song could not be rendered, with the file concerned.
 public enum RenderError: Error, CustomStringConvertible {

@@ -1,11 +1,9 @@
 import AudioGraph
-import AudioOutput
 import Effects
-import FluidSynth
+import Sampler
 import LV2
 import MIDIFile
 import Player
-import Sampler
 
 /// Everything that shapes a render of a song, offline or in real time: the samplers' settings, how
 /// the player plays the sequence (`SongOptions`, mutes and solos included), the effects after the sampler,

@@ -1,6 +1,5 @@
 import Atomics
 import AudioGraph
-import AudioOutput
 import MIDIFile
 #if canImport(Glibc)
 import Glibc

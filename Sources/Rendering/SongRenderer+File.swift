@@ -1,6 +1,5 @@
 import AudioFiles
 import AudioGraph
-import AudioGraphFiles
 
 extension SongRenderer {
     /// The render-to-file loop: renders the song's blocks into `output` (not finished) until the

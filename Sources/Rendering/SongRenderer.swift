@@ -1,14 +1,13 @@
 import AudioFiles
 import AudioGraph
-import AudioGraphFiles
-import CheckedConversion
+import SoundFontFile
+import Support
 import Effects
-import FluidSynth
+import Sampler
 import LV2
 import MIDICore
 import MIDIFile
 import Player
-import Sampler
 
 /// Renders a MIDI sequence through SoundFonts to audio: the graph
 /// sequence → `MusicPlayer` → `SamplerNode` → effect chain → mixer → (channel map) → output, then the

@@ -1,4 +1,4 @@
-import FluidSynth
+import Sampler
 import MIDIFile
 
 /// A render's voice budget (`SamplerSettings.polyphony`: the most voices sounding at once in the

@@ -1,7 +1,7 @@
 import AudioGraph
-import FluidSynth
 import MIDICore
 import Player
+import SoundFontFile
 
 /// A SoundFont sampler in the audio graph, like AVAudioUnitSampler: a stereo source node that
 /// plays through FluidSynth, and a MIDI endpoint.

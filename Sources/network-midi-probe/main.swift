@@ -12,7 +12,7 @@
 import Foundation
 import MIDICore
 import NetworkMIDI
-import RealtimeSupport
+import Support
 
 struct ProbeError: Error, CustomStringConvertible {
     let description: String

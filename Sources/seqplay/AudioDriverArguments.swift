@@ -1,7 +1,6 @@
 import ArgumentParser
-import AudioOutput
+import AudioGraph
 import JACK
-import JACKDriver
 import MIDICore
 
 /// Which audio driver plays to the sound card.

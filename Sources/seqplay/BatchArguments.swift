@@ -1,5 +1,5 @@
 import ArgumentParser
-import BatchRendering
+import Rendering
 import Foundation
 
 /// The flags of `seqplay render … --output-dir DIR`: many songs rendered at once.

@@ -1,4 +1,4 @@
-import BatchRendering
+import Rendering
 import Foundation
 
 /// The one progress line of a batch on standard error: files done of all, failures, speed as a

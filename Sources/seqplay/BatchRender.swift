@@ -1,10 +1,8 @@
 import ArgumentParser
-import BatchRendering
+import Rendering
 import Foundation
 import MIDIFile
-import OutputFiles
-import RealtimeSupport
-import Rendering
+import Support
 
 /// `seqplay render A.mid DIR… --output-dir OUT` (`PlaybackMode.batch`): renders every song with the
 /// same flags, reports the files that failed, and exits 2 if any did (130 when interrupted).

@@ -1,4 +1,4 @@
-import BatchRendering
+import Rendering
 import Foundation
 
 /// What `seqplay render --output-dir` says besides its progress: the plan of a dry run, the

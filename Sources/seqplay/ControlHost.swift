@@ -1,9 +1,9 @@
 import AudioGraph
-import AudioGraphFiles
+import AudioFiles
 import Control
 import Dispatch
 import Foundation
-import LiveSampler
+import Sessions
 import MediaLibrary
 import Player
 

@@ -1,8 +1,6 @@
 import ALSA
-import ALSAAudio
 import ArgumentParser
 import AudioGraph
-import AudioOutput
 import Rendering
 
 /// The sound card and its latency, and the sample rate: one declaration, one set of documented

@@ -1,11 +1,11 @@
 import ALSA
 import ArgumentParser
-import AudioOutput
+import AudioGraph
 import ControlHTTP
 import MediaLibrary
 import NetworkMIDI
 import Rendering
-import SongSessions
+import Sessions
 import SoundFontFile
 
 /// The exit statuses of every `seqplay` command, in one table so scripts can rely on them.

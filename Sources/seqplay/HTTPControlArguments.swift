@@ -2,7 +2,7 @@ import ArgumentParser
 import Control
 import ControlHTTP
 import Foundation
-import LiveSampler
+import Sessions
 import MediaLibrary
 
 extension ControlArguments {

@@ -1,6 +1,6 @@
 import ArgumentParser
-import JACKDriver
-import LiveSampler
+import JACK
+import Sessions
 
 /// The JACK MIDI flags: `--jack-midi-out` (songs: the song's MIDI from seqplay:midi_out) and
 /// `--jack-midi-connect` (what the MIDI port is connected to). `live` and `serve` have seqplay:midi_in

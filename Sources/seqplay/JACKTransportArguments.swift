@@ -1,5 +1,5 @@
 import ArgumentParser
-import SongSessions
+import Sessions
 
 extension JACKTransportMode: ExpressibleByArgument {}
 

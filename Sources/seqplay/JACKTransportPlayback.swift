@@ -1,8 +1,8 @@
 import ArgumentParser
-import FluidSynth
-import JACKDriver
+import Sampler
+import JACK
 import LV2
-import SongSessions
+import Sessions
 import MIDIFile
 import Rendering
 

@@ -1,7 +1,7 @@
 import ALSA
 import ArgumentParser
 import Foundation
-import LiveSampler
+import Sessions
 
 /// `seqplay live --sf2 piano.sf2`: plays MIDI keyboards through the sampler to the sound card (or
 /// with -o, to a file). Connects to every hardware MIDI source and to any that appears later, or only

@@ -1,12 +1,11 @@
 import ALSA
-import ALSAAudio
 import ArgumentParser
-import AudioOutput
-import FluidSynth
+import AudioGraph
+import Sampler
 import Foundation
-import OutputFiles
+import Support
 import LV2
-import LiveSampler
+import Sessions
 
 /// The options of every command that hosts the sampler for live MIDI (`live`, `serve`): the sampler
 /// (`SamplerArguments`, as songs take it), the sound card, its latency and the rate (`SoundCardArguments`,

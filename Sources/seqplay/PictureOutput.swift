@@ -1,5 +1,5 @@
 import ArgumentParser
-import Drawing
+import Pictures
 
 /// Where a picture goes and how big it is: `-o FILE` (.png, .svg or .pdf), `--width`, `--height`.
 struct PictureOutput: ParsableArguments {

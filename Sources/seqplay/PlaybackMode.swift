@@ -1,4 +1,4 @@
-import SongSessions
+import Sessions
 
 /// What `seqplay SONG` does, chosen from the flags in one place (`RenderCommand.mode`); the first
 /// that applies wins. Each mode takes the option groups it needs: a type of its own, or for those that

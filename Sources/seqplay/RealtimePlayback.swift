@@ -1,8 +1,8 @@
-import AudioOutput
-import FluidSynth
+import AudioGraph
+import Sampler
 import LV2
-import SongSessions
-import JACKDriver
+import Sessions
+import JACK
 import ArgumentParser
 import Foundation
 import MIDIFile

@@ -2,8 +2,8 @@ import ALSA
 import ArgumentParser
 import Foundation
 import MIDIFile
-import OutputFiles
-import SequencerRecording
+import Support
+import Sessions
 
 /// `seqplay record take.mid [--from PORT]`: records MIDI from sequencer ports into a file with
 /// kernel timestamps; a key pauses and resumes (the pause is cut out); autosaves every second.

@@ -1,8 +1,7 @@
 import AudioFiles
 import Foundation
-import OutputFiles
+import Support
 import MIDIFile
-import RealtimeSupport
 import Rendering
 
 /// `seqplay SONG.mid -o FILE` (`PlaybackMode.file`): renders the song to an audio file with a progress

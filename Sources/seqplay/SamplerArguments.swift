@@ -1,5 +1,5 @@
 import ArgumentParser
-import FluidSynth
+import Sampler
 import SoundFontFile
 
 extension SamplerSettings.Chorus.Waveform: ExpressibleByArgument {

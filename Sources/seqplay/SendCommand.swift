@@ -1,7 +1,7 @@
 import ALSA
 import ArgumentParser
 import Foundation
-import SongSessions
+import Sessions
 
 /// `seqplay send SONG --port 14:0`: plays a MIDI file to ALSA sequencer ports (what aplaymidi does),
 /// timed by the exact tempo map on a kernel queue, optionally with MIDI clock. Ctrl-C stops it and

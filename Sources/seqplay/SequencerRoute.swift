@@ -2,7 +2,7 @@ import ALSA
 import ArgumentParser
 import Foundation
 import MIDIFile
-import SongSessions
+import Sessions
 
 /// `seqplay SONG.mid --route alsa`: the song to its sampler through the sequencer (`SequencerRoutedSong`):
 /// from client "seqplay", port "song" to the input port of client "seqplay sampler"; `--port`s and

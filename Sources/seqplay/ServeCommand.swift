@@ -1,5 +1,5 @@
 import ArgumentParser
-import LiveSampler
+import Sessions
 
 /// `seqplay serve`: a sampler host for live MIDI from network MIDI peers (`--network`) and/or ALSA
 /// input ports others connect to (`--ports N`), all in one `LiveSamplerSession`: to the sound card,

@@ -1,11 +1,11 @@
 import ALSA
 import ArgumentParser
-import AudioOutput
+import AudioGraph
 import Foundation
 import MIDIFile
 import NetworkMIDI
 import Rendering
-import SongSessions
+import Sessions
 
 /// `seqplay SONG.mid --port 14:0 [--port-for-track 2=20:0] [--clock] [--network-connect HOST:PORT]`:
 /// the song to ALSA ports and/or a network session and, unless `--no-audio` or audio cannot be

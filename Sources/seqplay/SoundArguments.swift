@@ -2,7 +2,8 @@ import ArgumentParser
 import AudioFiles
 import AudioGraph
 import Effects
-import FluidSynth
+import LV2
+import Sampler
 import MIDIFile
 import Rendering
 

@@ -1,6 +1,5 @@
 import Foundation
 import ArgumentParser
-import Drawing
 import Pictures
 
 /// `seqplay waveform song.wav -o song.png`: a picture of rendered audio's waveform and level.

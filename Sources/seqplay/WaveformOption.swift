@@ -1,8 +1,7 @@
 import ArgumentParser
-import Drawing
-import OutputFiles
-import MIDIFile
 import Pictures
+import Support
+import MIDIFile
 
 /// `--waveform PICTURE` of the render command: after `-o FILE` is written, a picture of its waveform
 /// and level with the song's bar lines (as `seqplay waveform FILE -o PICTURE --song SONG`).

@@ -1,5 +1,5 @@
 @testable import AudioFiles
-import OutputFiles
+import Support
 import Foundation
 import TestSupport
 import XCTest

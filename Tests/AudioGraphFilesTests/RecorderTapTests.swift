@@ -1,6 +1,5 @@
 import AudioFiles
 import AudioGraph
-import AudioGraphFiles
 import Foundation
 import TestSupport
 import XCTest

@@ -1,7 +1,5 @@
 import ALSA
-import ALSAAudio
 import AudioGraph
-import AudioOutput
 import Foundation
 import XCTest
 

@@ -1,5 +1,4 @@
 import AudioGraph
-import AudioOutput
 import Foundation
 import XCTest
 

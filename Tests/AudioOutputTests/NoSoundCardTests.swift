@@ -1,6 +1,5 @@
 import ALSA
-import ALSAAudio
-import AudioOutput
+import AudioGraph
 import Foundation
 import XCTest
 

@@ -1,6 +1,5 @@
 import ALSA
 import AudioGraph
-import AudioOutput
 import Foundation
 import XCTest
 

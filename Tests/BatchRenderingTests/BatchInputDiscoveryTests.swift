@@ -1,4 +1,4 @@
-import BatchRendering
+import Rendering
 import Foundation
 import XCTest
 

@@ -1,8 +1,7 @@
 import AudioFiles
-@testable import BatchRendering
+@testable import Rendering
 import Foundation
 import MIDIFile
-import Rendering
 import XCTest
 
 final class BatchRendererTests: BatchTestCase {

@@ -1,4 +1,4 @@
-import BatchRendering
+import Rendering
 import XCTest
 
 final class BatchShardTests: XCTestCase {

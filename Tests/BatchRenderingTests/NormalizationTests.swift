@@ -1,5 +1,5 @@
 import AudioFiles
-import BatchRendering
+import Rendering
 import Foundation
 import TestSupport
 import XCTest

@@ -1,8 +1,7 @@
 import AudioFiles
-import BatchRendering
+import Rendering
 import Foundation
 import MIDIFile
-import Rendering
 import XCTest
 
 final class StemTests: BatchTestCase {

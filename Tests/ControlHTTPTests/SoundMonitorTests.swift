@@ -1,11 +1,10 @@
 import AllocationCounter
 import AudioGraph
 @testable import ControlHTTP
-import FluidSynth
+import Sampler
 import Foundation
 import MIDICore
 import RenderTestSupport
-import Sampler
 import XCTest
 
 /// The web page's meter and notes are watched on the render thread: nothing allocates there, every

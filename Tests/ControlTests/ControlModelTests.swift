@@ -1,9 +1,7 @@
 import AudioGraph
 import Control
-import FluidSynth
-import Foundation
-import OSC
 import Sampler
+import Foundation
 import TestSupport
 import XCTest
 

@@ -1,4 +1,4 @@
-import OSC
+import Control
 import XCTest
 
 /// `--osc 0`: the server says the port the system gave it (liblo's own answer is 0 then).

@@ -1,4 +1,5 @@
 import Effects
+import LV2
 import XCTest
 
 /// The chorus measured on an impulse and on sines: where its voices read, how the sweep bends pitch.

@@ -1,5 +1,6 @@
 import AudioGraph
 import Effects
+import LV2
 import XCTest
 
 final class EffectChainSpecTests: XCTestCase {

@@ -1,6 +1,7 @@
 import AllocationCounter
 import AudioGraph
 import Effects
+import LV2
 import XCTest
 
 /// Effects as graph nodes: rendering through an engine, changing parameters while running, allocation-free.

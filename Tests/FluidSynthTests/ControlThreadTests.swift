@@ -1,5 +1,5 @@
 import CFluidSynth
-@testable import FluidSynth
+@testable import Sampler
 import Foundation
 import MIDICore
 import XCTest

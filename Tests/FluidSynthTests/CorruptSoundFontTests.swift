@@ -1,5 +1,6 @@
-import FluidSynth
+import Sampler
 import Foundation
+import SoundFontFile
 import XCTest
 
 /// Damaged copies of a real SoundFont must be refused with a `SoundFontError` naming the file.

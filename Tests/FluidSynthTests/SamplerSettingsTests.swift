@@ -1,4 +1,4 @@
-import FluidSynth
+import Sampler
 import XCTest
 
 /// `SamplerSettings`: the per-channel mini-languages (`--program`, `--font-for`, `--drums`), and a

@@ -1,5 +1,5 @@
 import AudioTestSupport
-import FluidSynth
+import Sampler
 import Foundation
 import MIDICore
 import XCTest

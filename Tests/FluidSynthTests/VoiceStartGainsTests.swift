@@ -1,4 +1,4 @@
-import FluidSynth
+import Sampler
 import Foundation
 import MIDICore
 import XCTest

@@ -1,13 +1,11 @@
 import AllocationCounter
 import Atomics
-import FluidSynth
+import Sampler
 import Foundation
 import JACK
-import JACKDriver
 import JACKTestSupport
-import LiveSampler
+import Sessions
 import RenderTestSupport
-import Sampler
 import XCTest
 
 /// `midi_in` against a real server: a test client sends note-ons at known server frames, seqplay's

@@ -1,8 +1,7 @@
 import Atomics
 import Foundation
 import JACK
-import JACKDriver
-import SongSessions
+import Sessions
 import JACKTestSupport
 import MIDICore
 import MIDIFile

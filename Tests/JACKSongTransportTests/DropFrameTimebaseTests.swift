@@ -1,7 +1,7 @@
 import CJACK
 import Foundation
 @testable import JACK
-@testable import SongSessions
+@testable import Sessions
 import MIDIFile
 import Player
 import XCTest

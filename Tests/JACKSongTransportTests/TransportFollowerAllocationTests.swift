@@ -1,10 +1,8 @@
 import AllocationCounter
 import AudioGraph
-import AudioOutput
 import Foundation
 import JACK
-import JACKDriver
-@testable import SongSessions
+@testable import Sessions
 import JACKTestSupport
 import MIDIFile
 import Rendering

@@ -1,10 +1,8 @@
 import AllocationCounter
 import Atomics
 import AudioGraph
-import AudioOutput
 import Foundation
 import JACK
-import JACKDriver
 import JACKTestSupport
 import XCTest
 

@@ -1,5 +1,5 @@
 import AllocationCounter
-import RealtimeSupport
+import Support
 @testable import LiveInput
 import MIDICore
 import XCTest

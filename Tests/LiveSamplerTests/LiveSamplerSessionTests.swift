@@ -1,6 +1,6 @@
 import AudioFiles
 import Foundation
-import LiveSampler
+import Sessions
 import LV2
 import MIDICore
 import NetworkMIDI

@@ -1,7 +1,7 @@
 import ALSA
 import Foundation
 import MIDICore
-import LiveSampler
+import Sessions
 import NetworkMIDI
 import XCTest
 

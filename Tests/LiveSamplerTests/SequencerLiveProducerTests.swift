@@ -1,8 +1,9 @@
 import ALSA
 import Foundation
-import LiveSampler
+import LiveInput
+import Sessions
 import MIDICore
-import RealtimeSupport
+import Support
 import XCTest
 
 /// Collects what a live-input destination delivers.

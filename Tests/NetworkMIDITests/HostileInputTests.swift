@@ -1,7 +1,7 @@
 import XCTest
 import Glibc
 import MIDICore
-import RealtimeSupport
+import Support
 @testable import NetworkMIDI
 import TestSupport
 

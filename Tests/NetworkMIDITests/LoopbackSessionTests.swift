@@ -1,6 +1,6 @@
 import XCTest
 import MIDICore
-import RealtimeSupport
+import Support
 @testable import NetworkMIDI
 import TestSupport
 

@@ -1,6 +1,6 @@
 import Foundation
 import MIDICore
-import RealtimeSupport
+import Support
 import TestSupport
 @testable import NetworkMIDI
 

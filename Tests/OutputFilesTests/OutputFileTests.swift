@@ -1,5 +1,5 @@
 import Foundation
-@testable import OutputFiles
+@testable import Support
 import TestSupport
 import XCTest
 

@@ -1,9 +1,8 @@
 import AudioFiles
-import Drawing
+import Pictures
 import Foundation
 import MIDICore
 import MIDIFile
-import Pictures
 import TestSupport
 import XCTest
 

@@ -1,4 +1,4 @@
-import FluidSynth
+import Sampler
 import MIDICore
 import MIDIFile
 import Rendering

@@ -1,7 +1,7 @@
 import AllocationCounter
 import Atomics
 import AudioGraph
-import FluidSynth
+import Sampler
 import Foundation
 import MIDICore
 import MIDIFile

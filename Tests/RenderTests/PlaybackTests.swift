@@ -2,9 +2,9 @@ import AllocationCounter
 import Atomics
 import AudioFiles
 import AudioGraph
-import AudioOutput
 import Effects
 import Foundation
+import LV2
 import MIDIFile
 import Rendering
 import TestSupport

@@ -1,5 +1,5 @@
 import AllocationCounter
-import FluidSynth
+import Sampler
 import Foundation
 import MIDICore
 import MIDIFile

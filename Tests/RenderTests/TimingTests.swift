@@ -1,6 +1,7 @@
 import AudioFiles
 import Effects
 import Foundation
+import LV2
 import MIDIFile
 import Rendering
 import RenderTestSupport

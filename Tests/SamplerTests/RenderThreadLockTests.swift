@@ -1,11 +1,10 @@
 import AudioGraph
 import CFluidSynth
-import FluidSynth
+import Sampler
 import Foundation
 import LockCounter
 import MIDICore
 import RenderTestSupport
-import Sampler
 import XCTest
 
 /// The render thread takes no lock: MIDI from the sampler's event source and control changes made on

@@ -1,10 +1,9 @@
 import AllocationCounter
 import AudioGraph
-import FluidSynth
+import Sampler
 import Foundation
 import LockCounter
 import MIDICore
-import Sampler
 import XCTest
 
 /// The control path a sound module's control model uses (`SamplerNode.enqueue`, `setMuted`,

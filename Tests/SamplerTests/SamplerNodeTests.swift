@@ -1,11 +1,10 @@
 import AllocationCounter
 import AudioGraph
 import AudioTestSupport
-import FluidSynth
+import Sampler
 import Foundation
 import MIDICore
 import RenderTestSupport
-import Sampler
 import XCTest
 
 final class SamplerNodeTests: XCTestCase {

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// One version everywhere: what `seqplay --version` prints (Sources/SeqplayVersion) is the release API/baseline
+/// One version everywhere: what `seqplay --version` prints (Sources/Support/SeqplayVersion.swift) is the release API/baseline
 /// names, the newest release of CHANGELOG.md (from the same commit), the version the README, the Swift library
 /// guide and Examples/RenderSong tell users to depend on and the package file the README installs
 /// (Scripts/package names it after `--version`). Docs/packaging.md says how a release changes them together.
@@ -67,19 +67,28 @@ final class VersionTests: XCTestCase {
         XCTAssertFalse(packages.isEmpty, "the README's set-up names no package file")
         XCTAssertEqual(Set(packages), [version], "the README's package files")
         let example = try text("Scripts/test-example")
-        XCTAssertTrue(example.contains("Sources/SeqplayVersion/SeqplayVersion.swift"),
+        XCTAssertTrue(example.contains("Sources/Support/SeqplayVersion.swift"),
                       "Scripts/test-example tags its clone with the version it reads there")
     }
 
+    /// A note is of a release of CHANGELOG.md, or of the next release when CHANGELOG.md's "Unreleased" links it.
     func testTheAPIChangeNotesAreOfReleasedVersions() throws {
         let version = try version()
-        let releases = Set(try captures(Self.releaseHeading, in: try text("CHANGELOG.md")))
+        let changelog = try text("CHANGELOG.md")
+        let releases = Set(try captures(Self.releaseHeading, in: changelog))
+        let unreleased = changelog.components(separatedBy: "\n## Unreleased\n").dropFirst().first?
+            .components(separatedBy: "\n## ").first ?? ""
         let notes = try FileManager.default.contentsOfDirectory(atPath: Self.packageRoot.appendingPathComponent("Docs").path)
             .filter { $0.hasPrefix("api-changes-") }
         XCTAssertFalse(notes.isEmpty)
         for note in notes {
             let titled = try captures(#"^# API changes in (\d+\.\d+\.\d+)"#, in: try text("Docs/\(note)"))
             let release = try XCTUnwrap(titled.first, "Docs/\(note) has no '# API changes in X.Y.Z' title")
+            if unreleased.contains("Docs/\(note)") && !releases.contains(release) {
+                XCTAssertTrue(numbers(version).lexicographicallyPrecedes(numbers(release)),
+                              "Docs/\(note), linked from Unreleased, is of \(release), not of a release after \(version)")
+                continue
+            }
             XCTAssertTrue(releases.contains(release), "Docs/\(note): \(release) is not a release of CHANGELOG.md")
             XCTAssertFalse(numbers(version).lexicographicallyPrecedes(numbers(release)), "Docs/\(note) is of a release after \(version)")
         }

@@ -1,6 +1,6 @@
 import MIDICore
 import MIDIFile
-import SequencerRecording
+import Sessions
 import XCTest
 
 /// Clock time in a take becomes ticks at the take's tempo; pauses are cut out and end held notes.

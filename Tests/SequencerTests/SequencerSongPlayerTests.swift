@@ -2,8 +2,8 @@ import ALSA
 import MIDICore
 import MIDIFile
 import Player
-import RealtimeSupport
-import SongSessions
+import Support
+import Sessions
 import XCTest
 
 /// A song played to ports arrives complete, in order, at exactly the times seqplay scheduled on the

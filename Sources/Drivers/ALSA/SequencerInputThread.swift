@@ -1,6 +1,6 @@
 import CALSA
 import MIDICore
-import RealtimeSupport
+import Support
 #if canImport(Glibc)
 import Glibc
 #endif

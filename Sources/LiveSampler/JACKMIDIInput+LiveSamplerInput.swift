@@ -1,5 +1,0 @@
-import JACKDriver
-
-/// A JACK MIDI input port plays in a `LiveSamplerSession` (`LiveSamplerConfiguration.inputs`): its
-/// `attach(to:destination:output:)` and `stop()` are the protocol's.
-extension JACKMIDIInput: LiveSamplerInput {}

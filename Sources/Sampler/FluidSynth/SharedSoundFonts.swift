@@ -1,0 +1,91 @@
+import CFluidSynth
+import Foundation
+import SoundFontFile
+
+/// SoundFonts loaded once and played by any number of synthesizers, on any threads: what a batch of
+/// renders needs, where loading FluidR3_GM (a fifth of a second) for every song would cost as much
+/// as rendering it. A synthesizer given them (`Synthesizer.addSoundFonts`) plays exactly as one
+/// that loaded the same files itself, in the same order; it starts from FluidSynth's initial state
+/// as any new synthesizer does.
+///
+/// FluidSynth's fonts are read-only while synthesizers play them (presets, zones and sample data);
+/// the fonts stay loaded as long as this object and every synthesizer given them exist.
+public final class SharedSoundFonts: @unchecked Sendable {
+    /// The files, in load order (later ones take priority).
+    public let paths: [String]
+    /// Holds the fonts (FluidSynth deletes a font with the synthesizer that loaded it).
+    private let holder: Synthesizer
+
+    /// Loads `paths` in order, each checked as `Synthesizer.loadSoundFont(at:)` does.
+    public init(paths: [String]) throws(SoundFontError) {
+        let holder: Synthesizer
+        do throws(SynthesizerError) {
+            holder = try Synthesizer(settings: SamplerSettings(reverb: .init(isEnabled: false), chorus: .init(isEnabled: false)))
+        } catch {
+            throw SoundFontError(path: paths.first ?? "", problem: .rejectedByFluidSynth(reason: "\(error)"))
+        }
+        for path in paths { try holder.loadSoundFont(at: path) }
+        self.holder = holder
+        self.paths = paths
+        // Looked up once here: synthesizers on several threads take them at once, and each
+        // fluid_synth_* call enters the holder's API (an unguarded counter and queue).
+        fonts = holder.withSynthBetweenCycles {
+            holder.soundFonts.compactMap { font in
+                fluid_synth_get_sfont_by_id(holder.synth, Int32(font.id)).map { ($0, font) }
+            }
+        }
+    }
+
+    /// The fonts in load order, with the IDs a synthesizer that loaded them itself would give them.
+    fileprivate let fonts: [(pointer: OpaquePointer, id: SoundFontID)]
+}
+
+extension Synthesizer {
+    /// Plays `shared`'s fonts as if loaded here in their order (on top of any loaded before).
+    /// Call before rendering, not on the audio thread.
+    public func addSoundFonts(_ shared: SharedSoundFonts) {
+        defer { FluidSynthLog.forwardPendingMessages() }
+        sharedFontHolders.append(shared)
+        for (pointer, font) in shared.fonts {
+            let id = withSynthBetweenCycles {
+                let id = fluid_synth_add_sfont(synth, pointer)
+                refreshFontStack()
+                return id
+            }
+            guard id != FLUID_FAILED else { continue }
+            sharedFonts.append(pointer)
+            soundFonts.append(SoundFontID(id: Int(id), path: font.path))
+        }
+    }
+
+    /// Takes the shared fonts out before the synthesizer is deleted (FluidSynth would delete them).
+    /// A silent placeholder font goes in first, so the channels find a preset when the last real
+    /// font leaves and FluidSynth does not warn about each of them.
+    func removeSharedSoundFonts() {
+        guard !sharedFonts.isEmpty else { return }
+        if let placeholder = SilentPlaceholderFont.make() { fluid_synth_add_sfont(synth, placeholder) }
+        for pointer in sharedFonts.reversed() { fluid_synth_remove_sfont(synth, pointer) }
+        sharedFonts.removeAll()
+    }
+}
+
+/// A font with one silent preset for every bank and program; deleted with its synthesizer.
+private enum SilentPlaceholderFont {
+    /// The name of the font and of its preset, for FluidSynth's messages.
+    nonisolated(unsafe) static let name = UnsafePointer(strdup("silent placeholder")!)
+
+    static func make() -> OpaquePointer? {
+        guard let font = new_fluid_sfont({ _ in SilentPlaceholderFont.name }, { sfont, _, _ in
+            fluid_sfont_get_data(sfont).map { OpaquePointer($0) }
+        }, nil, nil, { sfont in
+            if let preset = fluid_sfont_get_data(sfont) { delete_fluid_preset(OpaquePointer(preset)) }
+            return delete_fluid_sfont(sfont)
+        }) else { return nil }
+        guard let preset = new_fluid_preset(font, { _ in SilentPlaceholderFont.name }, { _ in 0 }, { _ in 0 }, { _, _, _, _, _ in FLUID_OK }, { _ in }) else {
+            delete_fluid_sfont(font)
+            return nil
+        }
+        fluid_sfont_set_data(font, UnsafeMutableRawPointer(preset))
+        return font
+    }
+}
