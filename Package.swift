@@ -2,7 +2,7 @@
 // seqplay: a MIDI sequencer and SoundFont sampler host for Linux.
 //
 // Twenty library modules, each one concept, following the data flow (Docs/architecture.md has the picture):
-//   Support (real-time clock, threads and queues; output files; checked conversions; the version)
+//   SeqplaySupport (real-time clock, threads and queues; output files; checked conversions; the version)
 //   MIDICore (MIDI types) → MIDIFile (SMF codec, MusicSequence, TempoMap) → Player (MusicPlayer)
 //   → Sampler (FluidSynth as graph nodes; fonts read by SoundFontFile) / LV2 (plugin instruments and effects)
 //   → AudioGraph (engine, nodes, mixer, taps; the real-time output core) with Effects
@@ -19,7 +19,7 @@ let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 /// The library modules, all of them re-exported by SeqplayKit. A new library module goes here and into
 /// Sources/SeqplayKit/SeqplayKit.swift.
 let libraryModules = [
-    "Support", "MIDICore", "MIDIFile", "Player", "SoundFontFile", "Sampler", "AudioGraph", "AudioFiles", "Effects",
+    "SeqplaySupport", "MIDICore", "MIDIFile", "Player", "SoundFontFile", "Sampler", "AudioGraph", "AudioFiles", "Effects",
     "LV2", "ALSA", "JACK", "LiveInput", "NetworkMIDI", "Rendering", "Sessions", "Control", "ControlHTTP",
     "MediaLibrary", "Pictures",
 ]
@@ -60,52 +60,52 @@ let package = Package(
         // What every layer shares: the real-time threads' monotonic clock, SCHED_FIFO, threads and lock-free
         // queues (Realtime/); where an output file's bytes go and what is refused (OutputFiles/); floating point to
         // integer conversions that cannot trap; the version of seqplay, defined once.
-        .target(name: "Support", dependencies: [atomics]),
+        .target(name: "SeqplaySupport", dependencies: [atomics]),
         // MIDI messages and the endpoint protocols every layer speaks.
         .target(name: "MIDICore"),
         // Standard MIDI Files: the bounds-checked codec, the sequence model and the tempo map.
-        .target(name: "MIDIFile", dependencies: ["MIDICore", "Support"]),
+        .target(name: "MIDIFile", dependencies: ["MIDICore", "SeqplaySupport"]),
         // Plays a sequence into a sampler at exact sample times.
-        .target(name: "Player", dependencies: ["MIDICore", "MIDIFile", "Support", atomics]),
+        .target(name: "Player", dependencies: ["MIDICore", "MIDIFile", "SeqplaySupport", atomics]),
         // SoundFont 2/3 files read by bounds-checked code: RIFF structure, header, presets, zones, samples.
         .target(name: "SoundFontFile"),
 
         // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output, and
         // the real-time output core (Output/: an engine played through an audio driver, blocking or by callback).
-        .target(name: "AudioGraph", dependencies: ["Support", atomics]),
+        .target(name: "AudioGraph", dependencies: ["SeqplaySupport", atomics]),
         // The sampler: the thin FluidSynth wrapper (FluidSynth/: synthesizers, presets, voice limits, shared fonts)
         // and SamplerNode, FluidSynth as a node of the audio graph and a MIDI endpoint.
         .target(name: "Sampler", dependencies: [
-            "CFluidSynth", "FluidSynthOpenMP", "MIDICore", "Player", "AudioGraph", "Support", "SoundFontFile", logging, atomics,
+            "CFluidSynth", "FluidSynthOpenMP", "MIDICore", "Player", "AudioGraph", "SeqplaySupport", "SoundFontFile", logging, atomics,
         ]),
         // Runs FluidSynth's one-thread OpenMP regions inline, so rendering with reverb/chorus does not allocate.
         .target(name: "FluidSynthOpenMP"),
         // Audio files through libsndfile, and the graph's file ends (Graph/: RecorderTap, AudioPlayerNode.scheduleFile).
-        .target(name: "AudioFiles", dependencies: ["CSndFile", "Support", "AudioGraph", atomics]),
+        .target(name: "AudioFiles", dependencies: ["CSndFile", "SeqplaySupport", "AudioGraph", atomics]),
         // Effects: DSP kernels (EQ, reverb, delay, distortion, dynamics, limiter, varispeed) and their nodes.
         .target(name: "Effects", dependencies: ["AudioGraph", "CSampleRate", atomics]),
         // LV2 plugins through lilv: the world, plugin descriptions, instances with the host features; LV2
         // instruments and effects as graph nodes (Nodes/); the `--fx` chain of built-in and LV2 effects (EffectChains/).
-        .target(name: "LV2", dependencies: ["CLilv", "AudioGraph", "Effects", "MIDICore", "Support", logging, atomics]),
+        .target(name: "LV2", dependencies: ["CLilv", "AudioGraph", "Effects", "MIDICore", "SeqplaySupport", logging, atomics]),
 
         // The drivers sit together in Sources/Drivers: each C library's thin wrapper with the driver built on it.
         // ALSA: the thin alsa-lib wrapper (PCM playback and the sequencer) and ALSA as an audio driver (Audio/).
-        .target(name: "ALSA", dependencies: ["CALSA", "MIDICore", "AudioGraph", "Support", atomics], path: "Sources/Drivers/ALSA"),
+        .target(name: "ALSA", dependencies: ["CALSA", "MIDICore", "AudioGraph", "SeqplaySupport", atomics], path: "Sources/Drivers/ALSA"),
         // JACK: the thin libjack wrapper (client, ports, process callback, latency, transport, MIDI events) and the
         // driver (Driver/): audio rendered in JACK's process callback, MIDI in as a live-input producer.
-        .target(name: "JACK", dependencies: ["CJACK", "AudioGraph", "LiveInput", "MIDICore", "Support", atomics],
+        .target(name: "JACK", dependencies: ["CJACK", "AudioGraph", "LiveInput", "MIDICore", "SeqplaySupport", atomics],
                 path: "Sources/Drivers/JACK"),
 
         // Live input: producers' lock-free queues → one clock model and held-note table → what a sampler pulls.
-        .target(name: "LiveInput", dependencies: ["MIDICore", "Support", atomics]),
+        .target(name: "LiveInput", dependencies: ["MIDICore", "SeqplaySupport", atomics]),
         // Network MIDI sessions: RTP-MIDI (RFC 6295) with Apple's session protocol over UDP.
-        .target(name: "NetworkMIDI", dependencies: ["MIDICore", "Support"]),
+        .target(name: "NetworkMIDI", dependencies: ["MIDICore", "SeqplaySupport"]),
 
         // A song to audio: sequence → player → sampler → effects → mixer → audio file or sound card; many songs at
         // once (Batches/: input discovery, shards, a pool of workers sharing the fonts, resume); loudness as EBU
         // R128 measures it (Loudness/, the thin libebur128 wrapper).
         .target(name: "Rendering", dependencies: [
-            "MIDICore", "MIDIFile", "Player", "Sampler", "SoundFontFile", "AudioGraph", "AudioFiles", "Effects", "LV2", "Support", "CEBUR128",
+            "MIDICore", "MIDIFile", "Player", "Sampler", "SoundFontFile", "AudioGraph", "AudioFiles", "Effects", "LV2", "SeqplaySupport", "CEBUR128",
             atomics,
         ]),
         // Sessions: a song played to its destinations (the sampler, ALSA ports on a kernel queue, network sessions,
@@ -114,21 +114,21 @@ let package = Package(
         // arrives at a sequencer port recorded into a MIDI file (Recording/).
         .target(name: "Sessions", dependencies: [
             "ALSA", "AudioGraph", "AudioFiles", "JACK", "LiveInput", "MIDICore", "MIDIFile", "NetworkMIDI", "Player",
-            "Rendering", "Sampler", "SoundFontFile", "Support", "LV2", atomics,
+            "Rendering", "Sampler", "SoundFontFile", "SeqplaySupport", "LV2", atomics,
         ]),
         // The control model of a running sound module (live, serve): state, typed commands, change events,
         // the state file; the faces over it (FluidSynth shell over TCP, OSC over UDP through liblo in OSC/).
-        .target(name: "Control", dependencies: ["Sampler", "SoundFontFile", "MIDICore", "Support", "CLiblo"]),
+        .target(name: "Control", dependencies: ["Sampler", "SoundFontFile", "MIDICore", "SeqplaySupport", "CLiblo"]),
         // The HTTP face of the control model: a JSON API, a WebSocket of events, levels and notes, and the web
         // page, served by FlyingFox (HTTP and WebSocket over BSD sockets and Swift concurrency; no NIO).
         .target(name: "ControlHTTP", dependencies: [
-            "Control", "AudioGraph", "MIDICore", "Support", "Sampler", "MediaLibrary",
+            "Control", "AudioGraph", "MIDICore", "SeqplaySupport", "Sampler", "MediaLibrary",
             .product(name: "FlyingFox", package: "FlyingFox"), .product(name: "FlyingSocks", package: "FlyingFox"),
         ]),
         // The library index: songs and SoundFonts in SQLite (GRDB), scanned on every core, and its query language.
-        .target(name: "MediaLibrary", dependencies: ["MIDIFile", "SoundFontFile", "Support", .product(name: "GRDB", package: "GRDB.swift")]),
+        .target(name: "MediaLibrary", dependencies: ["MIDIFile", "SoundFontFile", "SeqplaySupport", .product(name: "GRDB", package: "GRDB.swift")]),
         // Pictures: the thin cairo wrapper (Drawing/), then piano rolls and waveforms drawn with it.
-        .target(name: "Pictures", dependencies: ["CCairo", "Support", "MIDIFile", "AudioFiles"]),
+        .target(name: "Pictures", dependencies: ["CCairo", "SeqplaySupport", "MIDIFile", "AudioFiles"]),
 
         // Every library module in one import.
         .target(name: "SeqplayKit", dependencies: libraryModules.map { .target(name: $0) }),
@@ -136,7 +136,7 @@ let package = Package(
         // The command-line tool.
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "Sampler", "ALSA",
-            "NetworkMIDI", "AudioGraph", "Effects", "Sessions", "Support", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
+            "NetworkMIDI", "AudioGraph", "Effects", "Sessions", "SeqplaySupport", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
             "SoundFontFile", "MediaLibrary", "Pictures", "JACK", "Control", "ControlHTTP", "LV2",
         ]),
 
@@ -154,12 +154,12 @@ let package = Package(
         // A real JACK server (jackd, dummy driver) per test, jackd2's command-line tools, and the base of JACK test classes.
         .target(name: "JACKTestSupport", dependencies: ["JACK", "TestSupport", atomics], path: "Tests/JACKTestSupport"),
 
-        .testTarget(name: "CheckedConversionTests", dependencies: ["Support"]),
+        .testTarget(name: "CheckedConversionTests", dependencies: ["SeqplaySupport"]),
         .testTarget(name: "MIDIFileTests", dependencies: ["MIDICore", "MIDIFile", "TestSupport"]),
-        .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player", "Support", "TestSupport", "AllocationCounter"]),
+        .testTarget(name: "PlayerTests", dependencies: ["MIDICore", "MIDIFile", "Player", "SeqplaySupport", "TestSupport", "AllocationCounter"]),
         .testTarget(name: "FluidSynthTests", dependencies: ["Sampler", "SoundFontFile", "MIDICore", "AudioTestSupport", "AllocationCounter", logging]),
-        .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles", "Support", "TestSupport"]),
-        .testTarget(name: "OutputFilesTests", dependencies: ["Support", "TestSupport"]),
+        .testTarget(name: "AudioFilesTests", dependencies: ["AudioFiles", "SeqplaySupport", "TestSupport"]),
+        .testTarget(name: "OutputFilesTests", dependencies: ["SeqplaySupport", "TestSupport"]),
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
         .testTarget(name: "AudioGraphFilesTests", dependencies: ["AudioFiles", "AudioGraph", "TestSupport"]),
         .testTarget(name: "SamplerTests", dependencies: [
@@ -172,14 +172,14 @@ let package = Package(
             "Effects", "LV2", "AudioGraph", "AllocationCounter", "TestSupport", atomics,
         ]),
         .testTarget(name: "AudioOutputTests", dependencies: ["AudioGraph", "ALSA", "AudioFiles", "AllocationCounter", "TestSupport"]),
-        .testTarget(name: "LiveInputTests", dependencies: ["LiveInput", "MIDICore", "Support", "TestSupport", "AllocationCounter"]),
+        .testTarget(name: "LiveInputTests", dependencies: ["LiveInput", "MIDICore", "SeqplaySupport", "TestSupport", "AllocationCounter"]),
         .testTarget(name: "LiveSamplerTests", dependencies: [
-            "Sessions", "ALSA", "LiveInput", "MIDICore", "Support", "NetworkMIDI", "AudioFiles", "LV2", "Sampler", "TestSupport",
+            "Sessions", "ALSA", "LiveInput", "MIDICore", "SeqplaySupport", "NetworkMIDI", "AudioFiles", "LV2", "Sampler", "TestSupport",
         ]),
         .testTarget(name: "SequencerRecordingTests", dependencies: ["Sessions", "MIDICore", "MIDIFile"]),
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.
-        .testTarget(name: "SequencerTests", dependencies: ["ALSA", "Sessions", "MIDICore", "MIDIFile", "Player", "Support", "AllocationCounter"]),
-        .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore", "Support", "TestSupport"]),
+        .testTarget(name: "SequencerTests", dependencies: ["ALSA", "Sessions", "MIDICore", "MIDIFile", "Player", "SeqplaySupport", "AllocationCounter"]),
+        .testTarget(name: "NetworkMIDITests", dependencies: ["NetworkMIDI", "MIDICore", "SeqplaySupport", "TestSupport"]),
         .testTarget(name: "BatchRenderingTests", dependencies: ["seqplay", "Rendering", "RenderTestSupport", "AudioFiles", "MIDIFile", "MIDICore", "TestSupport"]),
         .testTarget(name: "SoundFontFileTests", dependencies: ["SoundFontFile", "Sampler"]),
         // The sound module's control model over a sampler rendered in-process, its state file and its faces' parsers.
@@ -215,7 +215,7 @@ let package = Package(
         .testTarget(name: "SeqplayTests", dependencies: ["seqplay", "MIDICore", "MIDIFile", "Player", "Rendering", "AudioFiles", "TestSupport"]),
 
         // Benchmarks (run by the scripts in Benchmarks/) and the network interop probe (Scripts/test-network-interop).
-        .executableTarget(name: "network-midi-probe", dependencies: ["NetworkMIDI", "MIDICore", "Support"]),
+        .executableTarget(name: "network-midi-probe", dependencies: ["NetworkMIDI", "MIDICore", "SeqplaySupport"]),
         .executableTarget(name: "smf-bench", dependencies: ["MIDIFile"], path: "Benchmarks/smf-bench"),
         .executableTarget(name: "AudioGraphBenchmark", dependencies: ["AudioGraph", "AllocationCounter"],
                           path: "Benchmarks/AudioGraphBenchmark"),

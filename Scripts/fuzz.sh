@@ -38,7 +38,7 @@ seeds=("$build/seeds")
 case "$target" in
 smf)
     module MIDICore "$root"/Sources/MIDICore/*.swift
-    module Support "$root"/Sources/Support/OutputFiles/*.swift
+    module SeqplaySupport "$root"/Sources/SeqplaySupport/OutputFiles/*.swift
     module MIDIFile "$root"/Sources/MIDIFile/*.swift
     libs=(-lMIDIFile -lSupport -lMIDICore); source_file=SMFReaderFuzzTarget.swift; max_len=1100000
     corpus_dir="${SEQPLAY_CORPUS:-$root/../shared/corpus}"
@@ -70,7 +70,7 @@ shell)
 osc)
     # liblo decodes (not instrumented), then the OSC face's requests (Control with its OSC/ server).
     extra=(-I "$root/Sources/CLiblo")
-    module Support "$root"/Sources/Support/Realtime/ServiceThread.swift
+    module SeqplaySupport "$root"/Sources/SeqplaySupport/Realtime/ServiceThread.swift
     module Sampler "$root"/Sources/Sampler/FluidSynth/SamplerSettings.swift
     module Control "$root"/Sources/Control/OSC/*.swift "$root"/Sources/Control/{ControlCommand,ControlEvent,ControlState,ShellCommandParser,OSCRequest}.swift
     libs=(-lControl -lSampler -lSupport -llo); source_file=OSCMessageFuzzTarget.swift; max_len=4096

@@ -1,4 +1,4 @@
-import Support
+import SeqplaySupport
 
 /// Why an audio file could not be written or read: the file, and what went wrong.
 public struct AudioFileError: Error, Equatable, CustomStringConvertible {

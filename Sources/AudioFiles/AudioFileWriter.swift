@@ -1,6 +1,6 @@
 import CSndFile
 import Foundation
-import Support
+import SeqplaySupport
 
 /// Writes audio to a WAV, AIFF, FLAC, Ogg Vorbis, MP3 or Opus file through libsndfile, or WAV to standard
 /// output when the path is `-`. `OutputTarget` decides where the bytes go and what is refused.

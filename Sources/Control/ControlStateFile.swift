@@ -1,5 +1,5 @@
 import Foundation
-import Support
+import SeqplaySupport
 
 /// Where a sound module keeps its state between runs (`--state FILE`): read at start, written on
 /// change (debounced, atomically through OutputFiles). A file that cannot be read as a state is

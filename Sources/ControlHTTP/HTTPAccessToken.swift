@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Foundation
-import Support
+import SeqplaySupport
 
 /// The secret a client on another host presents to the HTTP control face (`Authorization: Bearer
 /// TOKEN` or `?token=TOKEN`): made once from the system's random source and kept in the state

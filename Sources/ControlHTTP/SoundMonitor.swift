@@ -1,6 +1,6 @@
 import AudioGraph
 import MIDICore
-import Support
+import SeqplaySupport
 import Sampler
 
 /// What a sound module's web page shows moving: the level of what it plays (a `LevelMeterTap` on the

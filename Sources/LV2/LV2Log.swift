@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Support
+import SeqplaySupport
 
 /// Routes LV2 plugins' log messages (the log#log feature) into seqplay's logging, under the label
 /// `seqplay.lv2`. Plugins may log from the render thread, so messages are only queued there (seqplay's

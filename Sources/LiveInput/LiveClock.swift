@@ -1,4 +1,4 @@
-import Support
+import SeqplaySupport
 
 /// The clock model of live input: maps monotonic time (CLOCK_MONOTONIC ns, the time base every
 /// producer's timestamps are brought to) to the sample time of the audio being rendered, and follows

@@ -1,6 +1,6 @@
 import Atomics
 import MIDICore
-import Support
+import SeqplaySupport
 
 /// One producer of live MIDI (the ALSA input thread of a sampler host, a network session, a JACK
 /// MIDI port…) feeding a `LiveMIDIInput`: its own lock-free single-producer queue to each destination,

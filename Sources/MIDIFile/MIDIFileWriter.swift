@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import MIDICore
-import Support
+import SeqplaySupport
 
 /// Writes a `MusicSequence` as a Standard MIDI File (format 0, 1 or 2), optionally with running status.
 ///

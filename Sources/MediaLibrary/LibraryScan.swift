@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import Support
+import SeqplaySupport
 import Synchronization
 
 /// What one `add` or `update` did.

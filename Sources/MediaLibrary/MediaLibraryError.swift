@@ -1,4 +1,4 @@
-import Support
+import SeqplaySupport
 /// Why the library cannot be opened, scanned or queried.
 public enum MediaLibraryError: Error, Equatable, CustomStringConvertible, Sendable {
     /// The database file exists but is not an SQLite database, or is damaged.

@@ -1,4 +1,4 @@
-import Support
+import SeqplaySupport
 import MIDICore
 
 /// Messages and peer events gathered under the lock, handed out after it is released (so a

@@ -1,4 +1,4 @@
-import Support
+import SeqplaySupport
 import MIDICore
 
 /// Sending RTP-MIDI packets and session packets. Every method here runs with `lock` held.

@@ -1,4 +1,4 @@
-import Support
+import SeqplaySupport
 import Foundation
 import MIDICore
 

@@ -1,5 +1,5 @@
 import MIDICore
-import Support
+import SeqplaySupport
 
 /// A receiver that also wants each received message's scheduled time and sender, e.g. to show them
 /// in a monitor or to queue the message on the sending peer's ALSA port with its timestamp. A session

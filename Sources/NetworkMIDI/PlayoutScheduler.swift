@@ -1,6 +1,6 @@
 import Foundation
 import MIDICore
-import Support
+import SeqplaySupport
 
 /// Delivers received messages to a receiver at their scheduled monotonic time, from a thread of its
 /// own: the playout buffer that turns RTP timestamps back into even timing.

@@ -1,6 +1,6 @@
 import Atomics
 import Foundation
-import Support
+import SeqplaySupport
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,6 @@
 import Atomics
 import MIDICore
-import Support
+import SeqplaySupport
 
 /// A sampler's event source that plays a song on request over another source (a live host's input):
 /// the base source's messages first, then those of the `MusicPlayer` started with `play(_:)`, its

@@ -1,6 +1,6 @@
 import Atomics
 import MIDICore
-import Support
+import SeqplaySupport
 
 /// Splits one event source among the groups' synthesizers: `pull(before:)` (on the thread driving
 /// the render) takes every event due before a time from the shared source, stamped with its due

@@ -1,7 +1,7 @@
 import AudioFiles
 import AudioGraph
 import SoundFontFile
-import Support
+import SeqplaySupport
 import Effects
 import Sampler
 import LV2

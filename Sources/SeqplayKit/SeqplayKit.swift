@@ -24,4 +24,4 @@
 @_exported import Sampler
 @_exported import Sessions
 @_exported import SoundFontFile
-@_exported import Support
+@_exported import SeqplaySupport

@@ -12,7 +12,7 @@
 import Foundation
 import MIDICore
 import NetworkMIDI
-import Support
+import SeqplaySupport
 
 struct ProbeError: Error, CustomStringConvertible {
     let description: String

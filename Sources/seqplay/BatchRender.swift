@@ -2,7 +2,7 @@ import ArgumentParser
 import Rendering
 import Foundation
 import MIDIFile
-import Support
+import SeqplaySupport
 
 /// `seqplay render A.mid DIR… --output-dir OUT` (`PlaybackMode.batch`): renders every song with the
 /// same flags, reports the files that failed, and exits 2 if any did (130 when interrupted).

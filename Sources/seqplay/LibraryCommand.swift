@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import MediaLibrary
-import Support
+import SeqplaySupport
 
 /// `seqplay library`: an index of MIDI files and SoundFonts, searched by what is in them.
 struct LibraryCommand: ParsableCommand {

@@ -3,7 +3,7 @@ import ArgumentParser
 import AudioGraph
 import Sampler
 import Foundation
-import Support
+import SeqplaySupport
 import LV2
 import Sessions
 

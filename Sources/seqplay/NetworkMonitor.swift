@@ -2,7 +2,7 @@ import Foundation
 import MIDICore
 import MIDIFile
 import NetworkMIDI
-import Support
+import SeqplaySupport
 
 /// `seqplay monitor --network`: prints each event network MIDI peers send, with its scheduled time
 /// (the sender's timestamp through the clock-sync offset, plus the playout latency; seconds since the

@@ -2,7 +2,7 @@ import ALSA
 import ArgumentParser
 import Foundation
 import MIDIFile
-import Support
+import SeqplaySupport
 import Sessions
 
 /// `seqplay record take.mid [--from PORT]`: records MIDI from sequencer ports into a file with

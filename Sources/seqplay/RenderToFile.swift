@@ -1,6 +1,6 @@
 import AudioFiles
 import Foundation
-import Support
+import SeqplaySupport
 import MIDIFile
 import Rendering
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Support
+import SeqplaySupport
 
 /// The `seqplay` command: plays or renders MIDI files through a SoundFont sampler, and inspects them.
 @main

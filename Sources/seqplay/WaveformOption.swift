@@ -1,6 +1,6 @@
 import ArgumentParser
 import Pictures
-import Support
+import SeqplaySupport
 import MIDIFile
 
 /// `--waveform PICTURE` of the render command: after `-o FILE` is written, a picture of its waveform

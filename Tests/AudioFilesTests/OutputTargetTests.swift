@@ -1,5 +1,5 @@
 @testable import AudioFiles
-import Support
+import SeqplaySupport
 import Foundation
 import TestSupport
 import XCTest

@@ -1,4 +1,4 @@
-import Support
+import SeqplaySupport
 import XCTest
 
 /// The values that trap Swift's own conversions convert to nil or clamp instead.

@@ -1,5 +1,5 @@
 import AllocationCounter
-import Support
+import SeqplaySupport
 @testable import LiveInput
 import MIDICore
 import XCTest

@@ -3,7 +3,7 @@ import Foundation
 import LiveInput
 import Sessions
 import MIDICore
-import Support
+import SeqplaySupport
 import XCTest
 
 /// Collects what a live-input destination delivers.

@@ -1,7 +1,7 @@
 import XCTest
 import Glibc
 import MIDICore
-import Support
+import SeqplaySupport
 @testable import NetworkMIDI
 import TestSupport
 

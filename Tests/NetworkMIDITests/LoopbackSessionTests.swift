@@ -1,6 +1,6 @@
 import XCTest
 import MIDICore
-import Support
+import SeqplaySupport
 @testable import NetworkMIDI
 import TestSupport
 

@@ -1,6 +1,6 @@
 import Foundation
 import MIDICore
-import Support
+import SeqplaySupport
 import TestSupport
 @testable import NetworkMIDI
 

@@ -2,7 +2,7 @@ import Foundation
 import MIDICore
 import MIDIFile
 import Player
-import Support
+import SeqplaySupport
 import XCTest
 
 /// The one scheduler as every destination gets it: the sampler (samples, block-exact), ports and the

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// One version everywhere: what `seqplay --version` prints (Sources/Support/SeqplayVersion.swift) is the release API/baseline
+/// One version everywhere: what `seqplay --version` prints (Sources/SeqplaySupport/SeqplayVersion.swift) is the release API/baseline
 /// names, the newest release of CHANGELOG.md (from the same commit), the version the README, the Swift library
 /// guide and Examples/RenderSong tell users to depend on and the package file the README installs
 /// (Scripts/package names it after `--version`). Docs/packaging.md says how a release changes them together.
@@ -67,7 +67,7 @@ final class VersionTests: XCTestCase {
         XCTAssertFalse(packages.isEmpty, "the README's set-up names no package file")
         XCTAssertEqual(Set(packages), [version], "the README's package files")
         let example = try text("Scripts/test-example")
-        XCTAssertTrue(example.contains("Sources/Support/SeqplayVersion.swift"),
+        XCTAssertTrue(example.contains("Sources/SeqplaySupport/SeqplayVersion.swift"),
                       "Scripts/test-example tags its clone with the version it reads there")
     }
 

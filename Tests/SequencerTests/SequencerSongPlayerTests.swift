@@ -2,7 +2,7 @@ import ALSA
 import MIDICore
 import MIDIFile
 import Player
-import Support
+import SeqplaySupport
 import Sessions
 import XCTest
 

@@ -1,4 +1,4 @@
-import Support
+import SeqplaySupport
 
 /// Real-time output for machines without a sound card: renders the engine period by period, each
 /// at the moment a device would ask for it (absolute deadlines on the monotonic clock), and discards

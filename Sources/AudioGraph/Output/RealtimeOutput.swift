@@ -1,5 +1,5 @@
 import Atomics
-import Support
+import SeqplaySupport
 #if canImport(Glibc)
 import Glibc
 #endif

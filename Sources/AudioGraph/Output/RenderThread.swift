@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Support
+import SeqplaySupport
 
 /// Creates the dedicated render thread: SCHED_FIFO when the system allows it (root, CAP_SYS_NICE or
 /// an rtprio limit), otherwise the normal policy, silently; the caller learns which one it got.

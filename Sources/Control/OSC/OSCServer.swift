@@ -1,6 +1,6 @@
 import CLiblo
 import Foundation
-import Support
+import SeqplaySupport
 
 /// The thin liblo wrapper: an OSC server on a UDP port that hands every well-formed message to a
 /// Swift handler with its sender, and sends messages from the same port (so replies reach the

@@ -1,6 +1,6 @@
 import CALSA
 import MIDICore
-import Support
+import SeqplaySupport
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,5 @@
 import CCairo
-import Support
+import SeqplaySupport
 
 /// A picture being drawn with cairo and written to a PNG, SVG or PDF file: filled rectangles,
 /// lines and text in RGBA colours, in pixels (PNG, SVG) or points (PDF) from the top left.

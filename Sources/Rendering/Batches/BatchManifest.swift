@@ -1,7 +1,7 @@
 import AudioFiles
 import Foundation
 import MIDIFile
-import Support
+import SeqplaySupport
 
 /// The manifest of a batch (`--manifest FILE.jsonl`): one JSON object per input, written as each
 /// input is done with, so a killed batch leaves the lines of what it finished. Safe from any thread.

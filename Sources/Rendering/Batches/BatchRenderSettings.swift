@@ -1,7 +1,7 @@
 import AudioFiles
 import Foundation
 import MIDIFile
-import Support
+import SeqplaySupport
 
 /// How a batch is rendered: where the outputs go and in what format, the SoundFonts, how many
 /// workers, and whether finished outputs are rendered again.

@@ -3,7 +3,7 @@ import Sampler
 import AudioGraph
 import Foundation
 import MIDIFile
-import Support
+import SeqplaySupport
 
 /// One worker of a batch: renders inputs one after another on its thread, each through a new sampler
 /// playing the batch's shared fonts.

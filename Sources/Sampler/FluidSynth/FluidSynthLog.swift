@@ -1,7 +1,7 @@
 import CFluidSynth
 import Foundation
 import Logging
-import Support
+import SeqplaySupport
 
 /// Routes FluidSynth's log output (which it otherwise prints to stderr) into seqplay's logging,
 /// under the label `seqplay.fluidsynth`.

@@ -3,7 +3,7 @@ import CFluidSynth
 import FluidSynthOpenMP
 import MIDICore
 import SoundFontFile
-import Support
+import SeqplaySupport
 #if canImport(Glibc)
 import Glibc
 #endif

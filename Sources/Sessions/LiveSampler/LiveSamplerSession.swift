@@ -6,7 +6,7 @@ import Foundation
 import LiveInput
 import LV2
 import NetworkMIDI
-import Support
+import SeqplaySupport
 import Sampler
 
 /// A live sampler host in a few lines: SoundFont samplers playing what arrives at ALSA input ports

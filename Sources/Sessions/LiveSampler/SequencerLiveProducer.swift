@@ -1,7 +1,7 @@
 import ALSA
 import LiveInput
 import MIDICore
-import Support
+import SeqplaySupport
 
 /// ALSA sequencer input ports as a producer of a `LiveMIDIInput`: port *i* feeds destination
 /// `firstDestination + i`. Any program can connect to the ports.

@@ -1,7 +1,7 @@
 import ALSA
 import Foundation
 import MIDIFile
-import Support
+import SeqplaySupport
 
 /// Records what arrives at an ALSA sequencer port into a MIDI file, the way arecordmidi does: the
 /// port stamps every event with the real time of this recording's own queue (kernel timestamps, so

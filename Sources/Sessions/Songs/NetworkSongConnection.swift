@@ -1,5 +1,5 @@
 import NetworkMIDI
-import Support
+import SeqplaySupport
 
 extension SongSession {
     /// How long a peer has to answer the invitation and complete a clock-sync exchange.

@@ -7,7 +7,7 @@ import MIDIFile
 import NetworkMIDI
 import Player
 import Rendering
-import Support
+import SeqplaySupport
 
 /// A song playing to any mix of destinations, in step: the sampler (through a sound card, or a clock),
 /// ALSA sequencer ports, a network MIDI session. What `seqplay song.mid [--port …] [--network-connect …]`
