@@ -17,7 +17,8 @@ import Sampler
 /// those boundaries voices only end, so the groups render freely.
 ///
 /// Real-time safe: no allocation or lock after init; a group waiting for another on another thread
-/// spins, then yields.
+/// spins a little, then sleeps on that group's semaphore (posted when it moves while someone waits),
+/// so a thread whose partner is descheduled gives its core away instead of burning it.
 final class VoiceLedger: @unchecked Sendable {
     /// The most voices sounding at once in the whole render.
     let budget: Int
@@ -28,6 +29,9 @@ final class VoiceLedger: @unchecked Sendable {
     /// Per group: 2 × t once it has rendered up to boundary t (its `before` set), 2 × t + 1 once it
     /// has settled there (its `after` set).
     private let positions: [ManagedAtomic<Int64>]
+    /// Per group: the threads sleeping until it moves, and the semaphore they sleep on.
+    private let waiters: [ManagedAtomic<Int>]
+    private let moved: UnsafeMutablePointer<sem_t>
     /// The boundaries marked, by block number (sample time / 64) in a ring: entry n % count holds n when block n is one.
     private let marks: UnsafeMutablePointer<Int64>
     private let markCount: Int
@@ -42,6 +46,9 @@ final class VoiceLedger: @unchecked Sendable {
         after = .allocate(capacity: max(1, groups))
         after.initialize(repeating: 0, count: max(1, groups))
         positions = (0..<groups).map { _ in ManagedAtomic(Int64(0)) }
+        waiters = (0..<groups).map { _ in ManagedAtomic(0) }
+        moved = .allocate(capacity: max(1, groups))
+        for group in 0..<groups { sem_init(moved + group, 0, 0) }
         markCount = spanFrames / SamplerNode.blockFrames + 8
         marks = .allocate(capacity: markCount)
         marks.initialize(repeating: -1, count: markCount)
@@ -54,6 +61,8 @@ final class VoiceLedger: @unchecked Sendable {
     }
 
     deinit {
+        for group in 0..<groupCount { sem_destroy(moved + group) }
+        moved.deallocate()
         before.deallocate()
         after.deallocate()
         marks.deallocate()
@@ -80,6 +89,8 @@ final class VoiceLedger: @unchecked Sendable {
             after[group] = before[group]
             positions[group].store(2 * sampleTime, ordering: .sequentiallyConsistent)
         }
+        // Posts no waiter took (it found the group moved first): none may wake a later wait early for nothing.
+        for group in 0..<groupCount { while sem_trywait(moved + group) == 0 {} }
     }
 
     // MARK: The groups' renderers
@@ -104,7 +115,38 @@ final class VoiceLedger: @unchecked Sendable {
     /// Group `group` has rendered up to the boundary `sampleTime`, where it sounds `voices`.
     func reached(group: Int, at sampleTime: Int64, voices: Int) {
         before[group] = voices
-        positions[group].store(2 * sampleTime, ordering: .releasing)
+        move(group, to: 2 * sampleTime)
+    }
+
+    /// Publishes group `group`'s position and wakes whoever sleeps until it moves.
+    private func move(_ group: Int, to position: Int64) {
+        positions[group].store(position, ordering: .sequentiallyConsistent)
+        let sleeping = waiters[group].load(ordering: .sequentiallyConsistent)
+        for _ in 0..<sleeping { sem_post(moved + group) }
+    }
+
+    /// Waits until group `group` has reached `position`; false when `abandon` said to stop waiting.
+    /// Spins first (the other thread is usually a block away), then sleeps on the group's semaphore,
+    /// waking every 2 ms to ask `abandon`. A waiter counts itself in before it looks again, and a mover
+    /// stores before it counts the waiters (both sequentially consistent), so no wake is lost; a post
+    /// left over from an earlier wait only makes one look more.
+    private func wait(for group: Int, to position: Int64, abandon: () -> Bool) -> Bool {
+        var spins = 0
+        while positions[group].load(ordering: .acquiring) < position {
+            if abandon() { return false }
+            spins += 1
+            if spins < 200 { continue }
+            waiters[group].wrappingIncrement(ordering: .sequentiallyConsistent)
+            if positions[group].load(ordering: .sequentiallyConsistent) < position {
+                var deadline = timespec()
+                clock_gettime(CLOCK_REALTIME, &deadline)
+                deadline.tv_nsec += 2_000_000
+                if deadline.tv_nsec >= 1_000_000_000 { deadline.tv_sec += 1; deadline.tv_nsec -= 1_000_000_000 }
+                _ = sem_timedwait(moved + group, &deadline)
+            }
+            waiters[group].wrappingDecrement(ordering: .sequentiallyConsistent)
+        }
+        return true
     }
 
     /// At the boundary `sampleTime` (which every group reaches): waits until the groups before
@@ -116,12 +158,7 @@ final class VoiceLedger: @unchecked Sendable {
         var others = 0
         for other in 0..<groupCount where other != group {
             let target = 2 * sampleTime + (other < group ? 1 : 0)
-            var spins = 0
-            while positions[other].load(ordering: .acquiring) < target {
-                if abandon() { return 0 }
-                spins += 1
-                if spins > 100 { sched_yield() }
-            }
+            guard wait(for: other, to: target, abandon: abandon) else { return 0 }
             others += other < group ? after[other] : before[other]
         }
         var voices = sampler.takeEvents(at: sampleTime)
@@ -129,7 +166,7 @@ final class VoiceLedger: @unchecked Sendable {
         if voices + others > budget { ended = sampler.endVoices(voices + others - budget) }
         voices -= ended
         after[group] = voices
-        positions[group].store(2 * sampleTime + 1, ordering: .releasing)
+        move(group, to: 2 * sampleTime + 1)
         return ended
     }
 
