@@ -117,12 +117,12 @@ enum LiveSessionRunner {
             }
             session.onBridgePortChange = report
         } catch {
-            throw Self.failure(for: error, command: command)
+            throw CommandFailure(mapping: error, command: command)
         }
         do {
             try session.start()
         } catch {
-            throw Self.failure(for: error, command: command)
+            throw CommandFailure(mapping: error, command: command)
         }
         status(describe(session))
         if session.network?.bridgeError != nil {
@@ -153,7 +153,7 @@ enum LiveSessionRunner {
         if summary.droppedMessages > 0 {
             CommandLineOutput.note("\(summary.droppedMessages) MIDI events were dropped (the input queue was full)")
         }
-        if let failure = summary.failure { throw Self.failure(for: failure, command: command) }
+        if let failure = summary.failure { throw CommandFailure(mapping: failure, command: command) }
     }
 
     /// "seqplay serve: ports 128:0 128:1; network session at 127.0.0.1:5004; default at 48000 Hz, …"
@@ -192,28 +192,6 @@ enum LiveSessionRunner {
         case .added(let peer, let port): CommandLineOutput.note("network peer \(peer.displayName) is ALSA port \(port)")
         case .removed(let peer, let port): CommandLineOutput.note("ALSA port \(port) of network peer \(peer.displayName) removed")
         case .failed(let peer, let error): CommandLineOutput.note("no ALSA port for network peer \(peer.displayName): \(error)")
-        }
-    }
-
-    /// The line and exit status of a live session's `error`; `command` is named in the advice to record
-    /// to a file when there is no sound card.
-    static func failure(for error: any Error, command: String) -> CommandFailure {
-        if let failure = error as? CommandFailure { return failure }
-        guard let error = error as? LiveSamplerError else { return CommandFailure("\(error)", .generic) }
-        switch error {
-        case .output(.device(let deviceError)) where deviceError.kind == .noDevice:
-            let reason = (deviceError.underlying as? ALSAError).map { error -> String in
-                if case .noSoundCard(let reason) = error { return reason }
-                return "\(error)"
-            } ?? deviceError.description
-            return CommandFailure("no sound card to play to (\(reason)); record what is played to a file instead: \(command) -o live.wav",
-                                  .inputOutput)
-        case .sequencer(let error): return CommandFailure(mapping: error)
-        case .soundFont: return CommandFailure("\(error)", .badSoundFont)
-        case .output, .deviceFailed, .recording, .input: return CommandFailure("\(error)", .inputOutput)
-        case .network: return CommandFailure("\(error)", .networkUnavailable)
-        case .noInput: return CommandFailure("\(error)", .validationFailure)
-        case .synthesizer: return CommandFailure("\(error)", .generic)
         }
     }
 }
