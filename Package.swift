@@ -116,7 +116,7 @@ let package = Package(
         // samplers → sound card or file; each network MIDI peer as an ALSA sequencer port (NetworkALSABridge).
         .target(name: "LiveSampler", dependencies: [
             "ALSA", "LiveInput", "MIDICore", "Sampler", "FluidSynth", "SoundFontFile", "RealtimeSupport", "AudioGraph", "AudioGraphFiles",
-            "AudioFiles", "AudioOutput", "ALSAAudio", "JACKDriver", "NetworkMIDI", atomics,
+            "AudioFiles", "AudioOutput", "ALSAAudio", "JACKDriver", "NetworkMIDI", "Control", "MediaLibrary", "Player", atomics,
         ]),
 
         // Network MIDI sessions: RTP-MIDI (RFC 6295) with Apple's session protocol over UDP.
@@ -140,7 +140,7 @@ let package = Package(
         ]),
         // The control model of a running sound module (live, serve): state, typed commands, change events,
         // the state file; the faces over it (FluidSynth shell over TCP, OSC over UDP through liblo).
-        .target(name: "Control", dependencies: ["Sampler", "FluidSynth", "SoundFontFile", "MIDICore", "OutputFiles", "OSC"]),
+        .target(name: "Control", dependencies: ["Sampler", "FluidSynth", "SoundFontFile", "MIDICore", "MIDIFile", "Player", "MediaLibrary", "OutputFiles", "OSC"]),
         // The thin liblo wrapper: an OSC server on a UDP port, messages in and out.
         .target(name: "OSC", dependencies: ["CLiblo", "RealtimeSupport"]),
         // The HTTP face of the control model: a JSON API, a WebSocket of events, levels and notes, and the web
@@ -203,6 +203,7 @@ let package = Package(
         .testTarget(name: "LiveInputTests", dependencies: ["LiveInput", "MIDICore", "RealtimeSupport", "TestSupport", "AllocationCounter"]),
         .testTarget(name: "LiveSamplerTests", dependencies: [
             "LiveSampler", "ALSA", "MIDICore", "RealtimeSupport", "NetworkMIDI", "AudioFiles", "LV2", "Sampler", "TestSupport",
+            "Control", "ControlHTTP",
         ]),
         .testTarget(name: "SequencerRecordingTests", dependencies: ["SequencerRecording", "MIDICore", "MIDIFile"]),
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.

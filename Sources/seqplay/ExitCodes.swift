@@ -69,6 +69,8 @@ extension CommandFailure {
             self.init("\(error)", .networkUnavailable)
         case let error as ControlHTTPServer.StartError:
             self.init(error.description, .networkUnavailable)
+        case let error as ControlHTTPFace.Failure:
+            if case .token = error { self.init(error.description, .inputOutput) } else { self.init(error.description, .networkUnavailable) }
         case let error as SoundFontLocator.NotFound:
             self.init("\(error); use --sf2 FILE", .badSoundFont)
         case let error as LiveSamplerError:

@@ -2,11 +2,14 @@ import ALSA
 import ALSAAudio
 import ArgumentParser
 import AudioOutput
+import Control
+import ControlHTTP
 import FluidSynth
 import Foundation
 import OutputFiles
 import LV2
 import LiveSampler
+import MediaLibrary
 
 /// The options of every command that hosts the sampler for live MIDI (`live`, `serve`): the sampler
 /// (`SamplerArguments`, as songs take it), the sound card, its latency and the rate (`SoundCardArguments`,
@@ -86,9 +89,9 @@ enum LiveSessionRunner {
     static func run(_ configuration: LiveSamplerConfiguration, duration: Double?, command: String,
                     control: ControlArguments = ControlArguments()) throws {
         let session: LiveSamplerSession
-        var host: ControlHost?
+        var host: SoundModuleHost?
         // Network peers as the control model's inputs (the model is made once the session exists).
-        let peers = ControlHost.Inputs()
+        let peers = PeerControl()
         var configuration = configuration
         if control.isActive, let reportPeerEvent = configuration.network?.onPeerEvent {
             configuration.network?.onPeerEvent = { event in
@@ -99,14 +102,14 @@ enum LiveSessionRunner {
                 }
             }
         }
-        // With a control model, SIGHUP reloads the fonts (ControlHost) instead of ending. The signals are
+        // With a control model, SIGHUP reloads the fonts (SoundModuleHost) instead of ending. The signals are
         // caught before the session opens its output (JACK ports appear then: a SIGTERM right after they do
         // ends cleanly, not with the default action's 143), before a recording starts (it is then completed or
         // abandoned, never left half-written) and before the faces answer.
         let interruption = control.isActive ? Interruption(signals: [SIGINT, SIGTERM]) : Interruption()
         do {
             session = try LiveSamplerSession(configuration)
-            if control.isActive { host = try ControlHost(session: session, arguments: control) }
+            if control.isActive { host = try soundModuleHost(session, control) }
             peers.control = host?.control
             let host = host
             session.onConnection = { [unowned session] source, error in
@@ -156,6 +159,21 @@ enum LiveSessionRunner {
         if let failure = summary.failure { throw CommandFailure(mapping: failure, command: command) }
     }
 
+    /// The sound module over `session` (not started yet) with the faces `arguments` ask for.
+    private static func soundModuleHost(_ session: LiveSamplerSession, _ arguments: ControlArguments) throws -> SoundModuleHost {
+        let host: SoundModuleHost
+        do {
+            host = try SoundModuleHost(session: session, configuration: arguments.hostConfiguration, log: { CommandLineOutput.note($0) })
+        } catch {
+            throw CommandFailure("\(error)", .networkUnavailable)
+        }
+        if let address = arguments.httpAddress {
+            host.add(try ControlHTTPFace(control: host.control, engine: session.engine, samplers: session.samplers, address: address,
+                                         stateDirectory: arguments.stateDirectory, libraryPath: MediaLibrary.defaultPath))
+        }
+        return host
+    }
+
     /// "seqplay serve: ports 128:0 128:1; network session at 127.0.0.1:5004; default at 48000 Hz, …"
     private static func describe(_ session: LiveSamplerSession) -> String {
         var parts: [String] = []
@@ -193,5 +211,15 @@ enum LiveSessionRunner {
         case .removed(let peer, let port): CommandLineOutput.note("ALSA port \(port) of network peer \(peer.displayName) removed")
         case .failed(let peer, let error): CommandLineOutput.note("no ALSA port for network peer \(peer.displayName): \(error)")
         }
+    }
+}
+
+/// Where network peers that connect before the control model exists find it once it does.
+private final class PeerControl: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: SoundModuleControl?
+    var control: SoundModuleControl? {
+        get { lock.withLock { current } }
+        set { lock.withLock { current = newValue } }
     }
 }
