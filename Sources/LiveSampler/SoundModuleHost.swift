@@ -5,6 +5,7 @@ import Dispatch
 import Foundation
 import MediaLibrary
 import Player
+import Sampler
 
 /// A live sampler session as a sound module you control, as `seqplay live`/`serve` run it: its
 /// `SoundModuleControl`, the state file (restored at start, saved on change), the FluidSynth shell and

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Control
+import ControlHTTP
 import Foundation
 import LiveSampler
 import MediaLibrary
