@@ -114,11 +114,12 @@ let package = Package(
         // arrives at a sequencer port recorded into a MIDI file (Recording/).
         .target(name: "Sessions", dependencies: [
             "ALSA", "AudioGraph", "AudioFiles", "JACK", "LiveInput", "MIDICore", "MIDIFile", "NetworkMIDI", "Player",
-            "Rendering", "Sampler", "SoundFontFile", "SeqplaySupport", "LV2", atomics,
+            "Rendering", "Sampler", "SoundFontFile", "SeqplaySupport", "LV2", "Control", "MediaLibrary", atomics,
         ]),
         // The control model of a running sound module (live, serve): state, typed commands, change events,
-        // the state file; the faces over it (FluidSynth shell over TCP, OSC over UDP through liblo in OSC/).
-        .target(name: "Control", dependencies: ["Sampler", "SoundFontFile", "MIDICore", "SeqplaySupport", "CLiblo"]),
+        // the state file; the faces over it (FluidSynth shell over TCP, OSC over UDP through liblo in OSC/); songs
+        // on request from the media library or song directories (LiveSongPlayer).
+        .target(name: "Control", dependencies: ["Sampler", "SoundFontFile", "MIDICore", "MIDIFile", "Player", "MediaLibrary", "SeqplaySupport", "CLiblo"]),
         // The HTTP face of the control model: a JSON API, a WebSocket of events, levels and notes, and the web
         // page, served by FlyingFox (HTTP and WebSocket over BSD sockets and Swift concurrency; no NIO).
         .target(name: "ControlHTTP", dependencies: [
@@ -175,6 +176,7 @@ let package = Package(
         .testTarget(name: "LiveInputTests", dependencies: ["LiveInput", "MIDICore", "SeqplaySupport", "TestSupport", "AllocationCounter"]),
         .testTarget(name: "LiveSamplerTests", dependencies: [
             "Sessions", "ALSA", "LiveInput", "MIDICore", "SeqplaySupport", "NetworkMIDI", "AudioFiles", "LV2", "Sampler", "TestSupport",
+            "Control", "ControlHTTP",
         ]),
         .testTarget(name: "SequencerRecordingTests", dependencies: ["Sessions", "MIDICore", "MIDIFile"]),
         // ALSA tests run where /dev/snd/seq exists (Scripts/test-alsa runs them in the alsa-vm) and skip elsewhere.

@@ -54,6 +54,14 @@ extension AudioFileFormat {
         }
     }
 
+    /// The rate to write this format at when `requested` was asked for: `requested` when the format
+    /// takes it, else 48 kHz when it takes that (Opus), else its highest rate. A render meant for a
+    /// file of this format renders at this rate (resampling after the fact would cost a pass).
+    public func sampleRate(forRequested requested: Int) -> Int {
+        guard let rates = supportedSampleRates, !rates.contains(requested) else { return requested }
+        return rates.contains(48_000) ? 48_000 : rates.last!
+    }
+
     /// The libsndfile codec of a lossy format.
     var lossySubtype: Int32 {
         switch self {

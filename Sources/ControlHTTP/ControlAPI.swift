@@ -187,10 +187,7 @@ struct ControlAPI: HTTPHandler {
 
     /// The media library's songs (path and title), at most 5000; none without a library.
     private func songs() -> [[String: String]] {
-        guard let libraryPath, FileManager.default.fileExists(atPath: libraryPath),
-              let library = try? MediaLibrary(path: libraryPath, create: false, writes: false),
-              let rows = try? library.songs(LibraryQuery(sort: "path", limit: 5000)) else { return [] }
-        return rows.map { row in
+        MediaLibrary.listedSongs(at: libraryPath).map { row in
             var song = ["path": row.path]
             if let title = row.values["title"] as? String, !title.isEmpty { song["title"] = title }
             return song

@@ -172,3 +172,14 @@ extension MediaLibrary {
         }
     }
 }
+
+extension MediaLibrary {
+    /// The songs the library at `path` lists (by path, at most `limit`), read without writing; none
+    /// when there is no library there or it cannot be read. What a live host offers and allows to play.
+    public static func listedSongs(at path: String?, limit: Int = 5000) -> [LibraryRow] {
+        guard let path, FileManager.default.fileExists(atPath: path),
+              let library = try? MediaLibrary(path: path, create: false, writes: false),
+              let rows = try? library.songs(LibraryQuery(sort: "path", limit: limit)) else { return [] }
+        return rows
+    }
+}

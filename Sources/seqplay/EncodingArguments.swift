@@ -33,11 +33,11 @@ struct EncodingArguments: ParsableArguments {
         return encoding
     }
 
-    /// The rate to render at for a `format` file when `requested` was asked for: the requested one,
-    /// or 48 kHz (said once) when the format cannot hold it (Opus runs at 8, 12, 16, 24 or 48 kHz).
+    /// The rate to render at for a `format` file when `requested` was asked for
+    /// (`AudioFileFormat.sampleRate(forRequested:)`), said once when it is not the one asked for.
     func sampleRate(_ requested: Int, for format: AudioFileFormat) -> Int {
-        guard let rates = format.supportedSampleRates, !rates.contains(requested) else { return requested }
-        let rate = rates.contains(48_000) ? 48_000 : rates.last!
+        let rate = format.sampleRate(forRequested: requested)
+        guard rate != requested, let rates = format.supportedSampleRates else { return requested }
         CommandLineOutput.note("\(format.rawValue) files take \(rates.map(String.init).joined(separator: ", ")) Hz: rendering at \(rate) Hz")
         return rate
     }

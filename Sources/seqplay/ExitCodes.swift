@@ -34,8 +34,9 @@ extension ExitCode {
 
 extension CommandFailure {
     /// The one table from library errors to the line printed and the exit status, for every command.
-    /// `file` names the song in messages about its content.
-    init(mapping error: any Error, file: String? = nil) {
+    /// `file` names the song in messages about its content; `command` is how the user repeats a live
+    /// command with -o (the advice when there is no sound card).
+    init(mapping error: any Error, file: String? = nil, command: String? = nil) {
         let about = file.map { "\($0): " } ?? ""
         switch error {
         case let failure as CommandFailure:
@@ -67,12 +68,34 @@ extension CommandFailure {
             self.init("\(error)", .networkUnavailable)
         case let error as ControlHTTPServer.StartError:
             self.init(error.description, .networkUnavailable)
+        case let error as ControlHTTPFace.Failure:
+            if case .token = error { self.init(error.description, .inputOutput) } else { self.init(error.description, .networkUnavailable) }
         case let error as SoundFontLocator.NotFound:
             self.init("\(error); use --sf2 FILE", .badSoundFont)
+        case let error as LiveSamplerError:
+            self.init(mapping: error, command: command ?? "seqplay live")
         case let error as MediaLibraryError:
             if case .query = error { self.init("\(error)", .validationFailure) } else { self.init("\(error)", .inputOutput) }
         default:
             self.init("\(error)", .generic)
+        }
+    }
+
+    private init(mapping error: LiveSamplerError, command: String) {
+        switch error {
+        case .output(.device(let deviceError)) where deviceError.kind == .noDevice:
+            let reason = (deviceError.underlying as? ALSAError).map { error -> String in
+                if case .noSoundCard(let reason) = error { return reason }
+                return "\(error)"
+            } ?? deviceError.description
+            self.init("no sound card to play to (\(reason)); record what is played to a file instead: \(command) -o live.wav",
+                      .inputOutput)
+        case .sequencer(let error): self.init(mapping: error)
+        case .soundFont: self.init("\(error)", .badSoundFont)
+        case .output, .deviceFailed, .recording, .input: self.init("\(error)", .inputOutput)
+        case .network: self.init("\(error)", .networkUnavailable)
+        case .noInput: self.init("\(error)", .validationFailure)
+        case .synthesizer: self.init("\(error)", .generic)
         }
     }
 

@@ -27,48 +27,18 @@ extension ControlArguments {
     }
 }
 
-/// The HTTP face of a `ControlHost` (`--http`): the output's meter and the samplers' notes watched
-/// (installed before the session starts), the server listening, and the line saying where.
-final class HTTPFace {
-    let server: ControlHTTPServer
-    let token: HTTPAccessToken?
-    let stateDirectory: String
-
-    /// Installs the monitor on `session` (not started yet) and starts the server for `control` at
-    /// `address`; from a non-loopback address with the token kept in `stateDirectory` (made once).
-    init(session: LiveSamplerSession, control: SoundModuleControl, address: ControlEndpoint, stateDirectory: String) throws {
-        self.stateDirectory = stateDirectory
-        if address.isLoopback {
-            token = nil
-        } else {
-            do {
-                token = try HTTPAccessToken.loadOrCreate(in: stateDirectory).token
-            } catch {
-                throw CommandFailure("cannot keep the HTTP token in \(stateDirectory): \(error)", .inputOutput)
-            }
-        }
-        let monitor = SoundMonitor()
-        monitor.install(on: session.engine, samplers: session.samplers)
-        do {
-            server = try ControlHTTPServer(control: control, monitor: monitor, configuration: .init(
-                address: address, token: token, libraryPath: MediaLibrary.defaultPath,
-                recordingDirectory: (stateDirectory as NSString).appendingPathComponent("recordings")))
-            try server.start()
-        } catch {
-            throw CommandFailure(mapping: error)  // its line, exit 8
-        }
+extension ControlArguments {
+    /// What the sound module host opens: the faces and who may use them, the state file, songs on
+    /// request, SIGHUP reloading the fonts (the command is the program).
+    var hostConfiguration: SoundModuleHostConfiguration {
+        var configuration = SoundModuleHostConfiguration()
+        configuration.shell = shell.flatMap(ControlEndpoint.init(parsing:))
+        configuration.osc = osc.flatMap(ControlEndpoint.init(parsing:))
+        configuration.allowedHosts = allowedHosts
+        configuration.stateFile = stateFile
+        configuration.songDirectories = songDirectories
+        configuration.libraryPath = MediaLibrary.defaultPath
+        configuration.reloadsFontsOnHangUp = true
+        return configuration
     }
-
-    /// "HTTP control at http://127.0.0.1:8080/" (the address bound), and where the token is kept when
-    /// others may connect (said once, at start). Never the whole token: the log is kept (journald).
-    func announce() {
-        var line = "HTTP control at \(server.url)"
-        if let token {
-            line += " (from other hosts: http://HOST:\(server.port)/?token=\(token.value.prefix(4))…; token kept in "
-                + (stateDirectory as NSString).appendingPathComponent(HTTPAccessToken.fileName) + ")"
-        }
-        CommandLineOutput.note(line)
-    }
-
-    func stop() { server.stop() }
 }

@@ -1,10 +1,13 @@
 import ALSA
 import ArgumentParser
 import AudioGraph
+import Control
+import ControlHTTP
 import Sampler
 import Foundation
 import SeqplaySupport
 import LV2
+import MediaLibrary
 import Sessions
 
 /// The options of every command that hosts the sampler for live MIDI (`live`, `serve`): the sampler
@@ -85,9 +88,9 @@ enum LiveSessionRunner {
     static func run(_ configuration: LiveSamplerConfiguration, duration: Double?, command: String,
                     control: ControlArguments = ControlArguments()) throws {
         let session: LiveSamplerSession
-        var host: ControlHost?
+        var host: SoundModuleHost?
         // Network peers as the control model's inputs (the model is made once the session exists).
-        let peers = ControlHost.Inputs()
+        let peers = PeerControl()
         var configuration = configuration
         if control.isActive, let reportPeerEvent = configuration.network?.onPeerEvent {
             configuration.network?.onPeerEvent = { event in
@@ -98,14 +101,14 @@ enum LiveSessionRunner {
                 }
             }
         }
-        // With a control model, SIGHUP reloads the fonts (ControlHost) instead of ending. The signals are
+        // With a control model, SIGHUP reloads the fonts (SoundModuleHost) instead of ending. The signals are
         // caught before the session opens its output (JACK ports appear then: a SIGTERM right after they do
         // ends cleanly, not with the default action's 143), before a recording starts (it is then completed or
         // abandoned, never left half-written) and before the faces answer.
         let interruption = control.isActive ? Interruption(signals: [SIGINT, SIGTERM]) : Interruption()
         do {
             session = try LiveSamplerSession(configuration)
-            if control.isActive { host = try ControlHost(session: session, arguments: control) }
+            if control.isActive { host = try soundModuleHost(session, control) }
             peers.control = host?.control
             let host = host
             session.onConnection = { [unowned session] source, error in
@@ -116,12 +119,12 @@ enum LiveSessionRunner {
             }
             session.onBridgePortChange = report
         } catch {
-            throw Self.failure(for: error, command: command)
+            throw CommandFailure(mapping: error, command: command)
         }
         do {
             try session.start()
         } catch {
-            throw Self.failure(for: error, command: command)
+            throw CommandFailure(mapping: error, command: command)
         }
         status(describe(session))
         if session.network?.bridgeError != nil {
@@ -152,7 +155,22 @@ enum LiveSessionRunner {
         if summary.droppedMessages > 0 {
             CommandLineOutput.note("\(summary.droppedMessages) MIDI events were dropped (the input queue was full)")
         }
-        if let failure = summary.failure { throw Self.failure(for: failure, command: command) }
+        if let failure = summary.failure { throw CommandFailure(mapping: failure, command: command) }
+    }
+
+    /// The sound module over `session` (not started yet) with the faces `arguments` ask for.
+    private static func soundModuleHost(_ session: LiveSamplerSession, _ arguments: ControlArguments) throws -> SoundModuleHost {
+        let host: SoundModuleHost
+        do {
+            host = try SoundModuleHost(session: session, configuration: arguments.hostConfiguration, log: { CommandLineOutput.note($0) })
+        } catch {
+            throw CommandFailure("\(error)", .networkUnavailable)
+        }
+        if let address = arguments.httpAddress {
+            host.add(try ControlHTTPFace(control: host.control, engine: session.engine, samplers: session.samplers, address: address,
+                                         stateDirectory: arguments.stateDirectory, libraryPath: MediaLibrary.defaultPath))
+        }
+        return host
     }
 
     /// "seqplay serve: ports 128:0 128:1; network session at 127.0.0.1:5004; default at 48000 Hz, …"
@@ -193,26 +211,14 @@ enum LiveSessionRunner {
         case .failed(let peer, let error): CommandLineOutput.note("no ALSA port for network peer \(peer.displayName): \(error)")
         }
     }
+}
 
-    /// The line and exit status of a live session's `error`; `command` is named in the advice to record
-    /// to a file when there is no sound card.
-    static func failure(for error: any Error, command: String) -> CommandFailure {
-        if let failure = error as? CommandFailure { return failure }
-        guard let error = error as? LiveSamplerError else { return CommandFailure("\(error)", .generic) }
-        switch error {
-        case .output(.device(let deviceError)) where deviceError.kind == .noDevice:
-            let reason = (deviceError.underlying as? ALSAError).map { error -> String in
-                if case .noSoundCard(let reason) = error { return reason }
-                return "\(error)"
-            } ?? deviceError.description
-            return CommandFailure("no sound card to play to (\(reason)); record what is played to a file instead: \(command) -o live.wav",
-                                  .inputOutput)
-        case .sequencer(let error): return CommandFailure(mapping: error)
-        case .soundFont: return CommandFailure("\(error)", .badSoundFont)
-        case .output, .deviceFailed, .recording, .input: return CommandFailure("\(error)", .inputOutput)
-        case .network: return CommandFailure("\(error)", .networkUnavailable)
-        case .noInput: return CommandFailure("\(error)", .validationFailure)
-        case .synthesizer: return CommandFailure("\(error)", .generic)
-        }
+/// Where network peers that connect before the control model exists find it once it does.
+private final class PeerControl: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: SoundModuleControl?
+    var control: SoundModuleControl? {
+        get { lock.withLock { current } }
+        set { lock.withLock { current = newValue } }
     }
 }

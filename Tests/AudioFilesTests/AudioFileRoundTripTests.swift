@@ -86,4 +86,18 @@ final class AudioFileRoundTripTests: XCTestCase {
         XCTAssertEqual(channels[0][1], -1, accuracy: 1e-4)
         XCTAssertEqual(channels[1][1], 1, accuracy: 1e-4)
     }
+
+    /// The format's own rate rule (what `-o x.opus` at 44.1 kHz renders at): a rate the format takes is
+    /// kept, Opus and MP3 move to 48 kHz, and libsndfile writes the file at the rate chosen (not at 44.1 kHz).
+    func testAFormatSaysTheRateItCanBeWrittenAt() throws {
+        XCTAssertEqual(AudioFileFormat.wav.sampleRate(forRequested: 44_100), 44_100)
+        XCTAssertEqual(AudioFileFormat.opus.sampleRate(forRequested: 24_000), 24_000)
+        XCTAssertEqual(AudioFileFormat.opus.sampleRate(forRequested: 44_100), 48_000)
+        XCTAssertEqual(AudioFileFormat.mp3.sampleRate(forRequested: 96_000), 48_000)
+        let rate = AudioFileFormat.opus.sampleRate(forRequested: 44_100)
+        let tone = sine(frames: rate / 10, sampleRate: rate)
+        try writeStereo(scratch.path("rule.opus"), sampleFormat: nil, sampleRate: rate, left: tone.left, right: tone.right)
+        XCTAssertThrowsError(try writeStereo(scratch.path("44100.opus"), sampleFormat: nil, sampleRate: 44_100,
+                                             left: tone.left, right: tone.right))
+    }
 }

@@ -1,4 +1,3 @@
-import Control
 import Foundation
 import MediaLibrary
 import MIDIFile
@@ -18,9 +17,11 @@ final class LiveSongPlayer: SoundModuleSongPlayer, @unchecked Sendable {
     private let lock = NSLock()
     private var path: String?
     private var watcher: DispatchSourceTimer?
+    /// Where "playing PATH" goes when a song starts (a host's log).
+    public var log: @Sendable (String) -> Void = { _ in }
 
     /// Plays into `feed` at `sampleRate`, songs from the library at `libraryPath` or under `directories`.
-    init(feed: SongFeedSource, sampleRate: Int, directories: [String], libraryPath: String?, control: SoundModuleControl) {
+    public init(feed: SongFeedSource, sampleRate: Int, directories: [String], libraryPath: String?, control: SoundModuleControl) {
         self.feed = feed
         self.sampleRate = sampleRate
         self.directories = directories.compactMap { Self.resolved($0) }
@@ -39,13 +40,10 @@ final class LiveSongPlayer: SoundModuleSongPlayer, @unchecked Sendable {
     private func allowed(_ path: String) -> String? {
         guard path.utf8.count <= 4096, !path.contains("\0"), let real = Self.resolved(path) else { return nil }
         if directories.contains(where: { real.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }) { return real }
-        guard let libraryPath, FileManager.default.fileExists(atPath: libraryPath),
-              let library = try? MediaLibrary(path: libraryPath, create: false, writes: false),
-              let rows = try? library.songs(LibraryQuery(sort: "path", limit: 5000)) else { return nil }
-        return rows.contains { $0.path == path || Self.resolved($0.path) == real } ? real : nil
+        return MediaLibrary.listedSongs(at: libraryPath).contains { $0.path == path || Self.resolved($0.path) == real } ? real : nil
     }
 
-    func play(path: String) throws {
+    public func play(path: String) throws {
         guard let real = allowed(path) else {
             throw ControlError.failed("song \(path.prefix(200)) is not in the media library or a --song-dir directory")
         }
@@ -69,10 +67,10 @@ final class LiveSongPlayer: SoundModuleSongPlayer, @unchecked Sendable {
             watch()
         }
         control?.songChanged(SongState(path: path, playing: true))
-        CommandLineOutput.note("playing \(path)")
+        log("playing \(path)")
     }
 
-    func stop() { stop(only: nil) }
+    public func stop() { stop(only: nil) }
 
     /// Stops the song (with `only`: if that player is still the one playing).
     private func stop(only player: MusicPlayer?) {
