@@ -7,8 +7,9 @@ import Player
 /// file the media library lists, or one inside a directory `--song-dir` names, played in real time
 /// through the host's first sampler by a `MusicPlayer` handed to its `SongFeedSource` (the render
 /// thread pulls it beside the live input). Any other path is refused with one line. The state's
-/// `song` shows the song while it plays and `playing: false` once it ends or is stopped.
-final class LiveSongPlayer: SoundModuleSongPlayer, @unchecked Sendable {
+/// `song` shows the song while it plays and `playing: false` once it ends or is stopped. What `live` and
+/// `serve` answer `play` with (`SoundModuleHost` makes it); another host sets it as its control's `songPlayer`.
+public final class LiveSongPlayer: SoundModuleSongPlayer, @unchecked Sendable {
     private let feed: SongFeedSource
     private let sampleRate: Int
     private let directories: [String]
