@@ -91,7 +91,7 @@ let package = Package(
         // The audio graph: engine, nodes, mixer, taps; the one render path for offline and real-time output.
         .target(name: "AudioGraph", dependencies: [atomics]),
         // FluidSynth as a node of the audio graph and a MIDI endpoint.
-        .target(name: "Sampler", dependencies: ["FluidSynth", "MIDICore", "Player", "AudioGraph", "LV2"]),
+        .target(name: "Sampler", dependencies: ["FluidSynth", "MIDICore", "Player", "AudioGraph", "LV2", "SoundFontFile"]),
         // Effects: DSP kernels (EQ, reverb, delay, distortion, dynamics, limiter, varispeed) and their nodes.
         .target(name: "Effects", dependencies: ["AudioGraph", "CSampleRate", "LV2", atomics]),
         // The graph's file ends: RecorderTap (a tap writing to a file) and AudioPlayerNode.scheduleFile.
@@ -193,6 +193,8 @@ let package = Package(
         .testTarget(name: "SamplerTests", dependencies: [
             "Sampler", "AudioGraph", "MIDICore", "AudioTestSupport", "RenderTestSupport", "AllocationCounter", "LockCounter", "CFluidSynth",
         ]),
+        // seqplay's own SoundFont engine (Sources/Sampler/Engine) against libfluidsynth and the fonts.
+        .testTarget(name: "SamplerEngineTests", dependencies: ["Sampler", "SoundFontFile", "AudioTestSupport", "AllocationCounter", "TestSupport"]),
         .testTarget(name: "EffectsTests", dependencies: ["Effects", "AudioGraph", "AllocationCounter"]),
         // Renders in-process and runs the built seqplay binary.
         .testTarget(name: "RenderTests", dependencies: [
