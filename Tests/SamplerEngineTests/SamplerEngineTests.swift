@@ -112,22 +112,26 @@ final class SamplerEngineTests: XCTestCase {
     }()
 
     static let rate = 44100
-    static let slot = 4 * rate, noteLength = 3 * rate / 2, analysed = 7 * rate / 2
+    /// Notes to compare, one per slot: the note sounds `noteLength` frames, `analysed` frames of the slot are measured.
+    struct Plan {
+        var cases: [Case]
+        var slot = 4 * rate, noteLength = 3 * rate / 2, analysed = 7 * rate / 2
+    }
 
     /// Events of every case, one case per 4-second slot: program change, note on, note off 1.5 s later.
-    static func timeline() -> [(frame: Int, message: SoundFontEngine.Message)] {
+    static func timeline(_ plan: Plan) -> [(frame: Int, message: SoundFontEngine.Message)] {
         var events: [(Int, SoundFontEngine.Message)] = []
-        for (index, c) in cases.enumerated() {
-            let start = index * slot
+        for (index, c) in plan.cases.enumerated() {
+            let start = index * plan.slot
             events.append((start, .programChange(channel: c.channel, program: c.program)))
             events.append((start, .noteOn(channel: c.channel, key: c.key, velocity: c.velocity)))
-            events.append((start + noteLength, .noteOff(channel: c.channel, key: c.key)))
+            events.append((start + plan.noteLength, .noteOff(channel: c.channel, key: c.key)))
         }
         return events
     }
 
     /// The timeline as a format-0 MIDI file at 1 tick per millisecond (500 ticks per quarter at 120 BPM).
-    static func midiFile() -> Data {
+    static func midiFile(_ plan: Plan) -> Data {
         var track: [UInt8] = [0x00, 0xFF, 0x51, 0x03, 0x07, 0xA1, 0x20]
         var lastTick = 0
         func variableLength(_ value: Int) -> [UInt8] {
@@ -135,7 +139,7 @@ final class SamplerEngineTests: XCTestCase {
             while rest > 0 { bytes.insert(UInt8(rest & 0x7F) | 0x80, at: 0); rest >>= 7 }
             return bytes
         }
-        for (frame, message) in timeline() {
+        for (frame, message) in timeline(plan) {
             let tick = frame * 1000 / rate
             track += variableLength(tick - lastTick)
             lastTick = tick
@@ -146,7 +150,7 @@ final class SamplerEngineTests: XCTestCase {
             default: break
             }
         }
-        track += variableLength(cases.count * slot * 1000 / rate - lastTick) + [0xFF, 0x2F, 0x00]
+        track += variableLength(plan.cases.count * plan.slot * 1000 / rate - lastTick) + [0xFF, 0x2F, 0x00]
         var file: [UInt8] = Array("MThd".utf8) + [0, 0, 0, 6, 0, 0, 0, 1, 0x01, 0xF4]
         let length = track.count
         file += Array("MTrk".utf8) + [UInt8(length >> 24 & 0xFF), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] + track
@@ -154,9 +158,9 @@ final class SamplerEngineTests: XCTestCase {
     }
 
     /// FluidSynth's render of the timeline (dry, gain 1), interleaved stereo.
-    static func fluidSynthRender(font: String, scratch: ScratchDirectory) throws -> [Float] {
+    static func fluidSynthRender(font: String, plan: Plan, scratch: ScratchDirectory) throws -> [Float] {
         let song = scratch.path("song.mid"), output = scratch.path("out.raw")
-        try midiFile().write(to: URL(fileURLWithPath: song))
+        try midiFile(plan).write(to: URL(fileURLWithPath: song))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/fluidsynth")
         process.arguments = ["-ni", "-q", "-R", "0", "-C", "0", "-g", "1", "-r", "\(rate)", "-F", output, "-T", "raw", "-O", "float", "-E", "little", font, song]
@@ -169,13 +173,13 @@ final class SamplerEngineTests: XCTestCase {
     }
 
     /// Our render of the timeline, interleaved stereo.
-    static func engineRender(font: String) throws -> [Float] {
+    static func engineRender(font: String, plan: Plan) throws -> [Float] {
         let engine = SoundFontEngine(bank: try SoundFontBank(path: font), sampleRate: Double(rate), polyphony: 256)
-        let total = cases.count * slot, block = 512
+        let total = plan.cases.count * plan.slot, block = 512
         let left = UnsafeMutablePointer<Float>.allocate(capacity: block), right = UnsafeMutablePointer<Float>.allocate(capacity: block)
         defer { left.deallocate(); right.deallocate() }
         var output = [Float](repeating: 0, count: 2 * total)
-        let timeline = timeline()
+        let timeline = timeline(plan)
         var next = 0
         for start in stride(from: 0, to: total, by: block) {
             var events: [SoundFontEngine.Event] = []
@@ -199,7 +203,7 @@ final class SamplerEngineTests: XCTestCase {
 
     /// Level (RMS over the slot) and 10 ms RMS envelope (mean absolute dB difference over the reference's
     /// frames above −50 dBFS) of ours against the reference, ours aligned on the reference's onset.
-    static func compare(ours: [Float], reference: [Float], start: Int) -> Comparison {
+    static func compare(ours: [Float], reference: [Float], start: Int, analysed: Int) -> Comparison {
         func frame(_ signal: [Float], _ index: Int) -> (Float, Float) {
             let i = 2 * index
             return i + 1 < signal.count ? (signal[i], signal[i + 1]) : (0, 0)
@@ -225,7 +229,10 @@ final class SamplerEngineTests: XCTestCase {
             total += abs(max(our, -100) - ref)
             counted += 1
         }
-        return Comparison(levelDifference: level, envelopeDifference: counted > 0 ? total / Double(counted) : .infinity, onsetOffset: offset,
+        // Both silent (the preset has nothing on this key): alike.
+        let silent = referenceEnergy < 1e-10 && energy(ours, from: start, count: analysed - 512) < 1e-10
+        return Comparison(levelDifference: silent ? 0 : level,
+                          envelopeDifference: counted > 0 ? total / Double(counted) : silent ? 0 : .infinity, onsetOffset: offset,
                           referenceLevel: 10 * log10(referenceEnergy + 1e-20))
     }
 
@@ -235,10 +242,11 @@ final class SamplerEngineTests: XCTestCase {
         defer { scratch.remove() }
         var worstLevel = 0.0, worstEnvelope = 0.0, within = 0, all = 0
         for font in Self.fonts {
-            let reference = try Self.fluidSynthRender(font: font, scratch: scratch)
-            let ours = try Self.engineRender(font: font)
-            for (index, c) in Self.cases.enumerated() {
-                let result = Self.compare(ours: ours, reference: reference, start: index * Self.slot)
+            let plan = Plan(cases: Self.cases)
+            let reference = try Self.fluidSynthRender(font: font, plan: plan, scratch: scratch)
+            let ours = try Self.engineRender(font: font, plan: plan)
+            for (index, c) in plan.cases.enumerated() {
+                let result = Self.compare(ours: ours, reference: reference, start: index * plan.slot, analysed: plan.analysed)
                 let fontName = URL(fileURLWithPath: font).lastPathComponent
                 print(String(format: "engine vs fluidsynth %@ %@ key %d vel %d: fluidsynth %.1f dBFS, level %+.2f dB, envelope %.2f dB, onset %+d samples",
                              fontName, c.name, c.key, c.velocity, result.referenceLevel, result.levelDifference, result.envelopeDifference,
@@ -253,6 +261,46 @@ final class SamplerEngineTests: XCTestCase {
         }
         print(String(format: "engine vs fluidsynth: %d of %d notes within 1 dB level and 2 dB envelope; worst level %.2f dB, worst envelope %.2f dB",
                      within, all, worstLevel, worstEnvelope))
+    }
+
+    /// Every melodic preset of bank 0 and every drum kit of FluidR3, two keys and two velocities, against
+    /// fluidsynth: the share of presets whose four notes are all within 1 dB level and 2 dB envelope (the
+    /// issue asks 95 %), and the worst presets.
+    func testEveryFluidR3PresetAgainstFluidSynth() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/fluidsynth"), FileManager.default.fileExists(atPath: Self.fluidR3) else {
+            throw XCTSkip("no fluidsynth command or FluidR3")
+        }
+        let scratch = try ScratchDirectory(prefix: "engine-every-preset")
+        defer { scratch.remove() }
+        let hydra = try SoundFontHydra(path: Self.fluidR3)
+        var plan = Plan(cases: [], slot: 5 * Self.rate / 2, noteLength: Self.rate, analysed: 2 * Self.rate)
+        for preset in hydra.presets where preset.bank == 0 || preset.bank == 128 {
+            let drums = preset.bank == 128
+            for key in drums ? [38, 42] : [48, 72] {
+                for velocity in [100, 50] {
+                    plan.cases.append(Case(name: (drums ? "kit " : "") + preset.name, channel: drums ? 9 : 0, program: preset.program, key: key, velocity: velocity))
+                }
+            }
+        }
+        let reference = try Self.fluidSynthRender(font: Self.fluidR3, plan: plan, scratch: scratch)
+        let ours = try Self.engineRender(font: Self.fluidR3, plan: plan)
+        var results: [(name: String, key: Int, velocity: Int, comparison: Comparison)] = []
+        for (index, c) in plan.cases.enumerated() {
+            results.append((c.name, c.key, c.velocity, Self.compare(ours: ours, reference: reference, start: index * plan.slot, analysed: plan.analysed)))
+        }
+        func alike(_ c: Comparison) -> Bool { abs(c.levelDifference) <= 1 && c.envelopeDifference <= 2 }
+        let presets = Set(results.map(\.name))
+        let failing = Set(results.filter { !alike($0.comparison) }.map(\.name))
+        let notes = results.filter { alike($0.comparison) }.count
+        let share = Double(presets.count - failing.count) / Double(presets.count)
+        print(String(format: "every FluidR3 preset: %d of %d presets (%.1f %%) and %d of %d notes within 1 dB level and 2 dB envelope",
+                     presets.count - failing.count, presets.count, 100 * share, notes, results.count))
+        for r in results.sorted(by: { max(abs($0.comparison.levelDifference), $0.comparison.envelopeDifference / 2)
+                                        > max(abs($1.comparison.levelDifference), $1.comparison.envelopeDifference / 2) }).prefix(8) {
+            print(String(format: "  worst: %@ key %d vel %d: level %+.2f dB, envelope %.2f dB", r.name, r.key, r.velocity,
+                         r.comparison.levelDifference, r.comparison.envelopeDifference))
+        }
+        XCTAssertGreaterThanOrEqual(share, 0.95)
     }
 
     /// What this session's engine reaches on every case (the issue's goal is 1 dB and 2 dB).
