@@ -11,11 +11,15 @@ enum SynthMath {
     }
     static let amplitudeTable: [Float] = (0..<1441).map { Float(pow(10.0, Double($0) / -200.0)) }
 
-    /// Absolute cents to Hz (8.176 Hz at 0), no range limit but 1 Hz below 0 cents.
+    /// Absolute cents to Hz (8.176 Hz at 0) as FluidSynth 2.3's fluid_ct2hz_real: whole cents from its
+    /// table at and above 0, the exact curve below.
     @inline(__always) static func ct2hzReal(_ cents: Float) -> Float {
-        if cents < 0 { return 1 }
-        return 440 * exp2((cents - 6900) / 1200)
+        if cents < 0 { return Float(8.1757989156437073 * pow(2.0, Double(cents) / 1200)) }
+        let whole = Int(min(cents, 38000)) + 300
+        return Float(1 << (whole / 1200)) * centsTable[whole % 1200]
     }
+    /// 6.875 Hz × 2^(i/1200) for the cents within an octave (fluid_ct2hz_tab).
+    static let centsTable: [Float] = (0..<1200).map { Float(6.875 * pow(2.0, Double($0) / 1200)) }
 
     /// Absolute cents to Hz for the filter: cents limited to 1500...13500.
     @inline(__always) static func ct2hz(_ cents: Float) -> Float { ct2hzReal(min(max(cents, 1500), 13500)) }
