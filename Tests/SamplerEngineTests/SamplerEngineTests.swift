@@ -415,5 +415,21 @@ final class SamplerEngineTests: XCTestCase {
         for _ in 0..<200 { pedal.render(frames: frames, left: left, right: right) }
         XCTAssertEqual(pedal.activeVoiceCount, 0, "released when the pedal went up")
         print("pool of 4 after 10 notes: 4 voices; pedal held \(held) voices 0.9 s after the note-off, 0 after the pedal went up")
+
+        // Exclusive class: FluidR3's closed hi-hat (42) stops its open hi-hat (46) within 139 ms.
+        guard FileManager.default.fileExists(atPath: Self.fluidR3) else { return }
+        let fluidR3 = try SoundFontBank(path: Self.fluidR3)
+        let hats = SoundFontEngine(bank: fluidR3, polyphony: 16), closedAlone = SoundFontEngine(bank: fluidR3, polyphony: 16)
+        hats.render(frames: frames, events: [.init(frame: 0, .noteOn(channel: 9, key: 46, velocity: 100))], left: left, right: right)
+        let open = hats.activeVoiceCount
+        hats.render(frames: frames, events: [.init(frame: 0, .noteOn(channel: 9, key: 42, velocity: 100))], left: left, right: right)
+        closedAlone.render(frames: frames, events: [.init(frame: 0, .noteOn(channel: 9, key: 42, velocity: 100))], left: left, right: right)
+        for _ in 0..<2 {  // 139 ms after the closed hi-hat in all
+            hats.render(frames: frames, left: left, right: right)
+            closedAlone.render(frames: frames, left: left, right: right)
+        }
+        XCTAssertGreaterThan(open, 0)
+        XCTAssertEqual(hats.activeVoiceCount, closedAlone.activeVoiceCount, "the open hi-hat's voices ended")
+        print("exclusive class: \(open) open hi-hat voices; 139 ms after the closed hi-hat \(hats.activeVoiceCount) voices, as the closed hi-hat alone")
     }
 }
