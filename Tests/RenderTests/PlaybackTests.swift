@@ -126,15 +126,19 @@ final class PlaybackTests: RenderTestCase {
     }
 
     func testCtrlCEndsPlaybackWithStatus130() throws {
-        let status = try interrupt([song, "--sf2", Self.clickFont, "--device", "null"], after: 1)
+        // Interrupted once it plays (-v says so: "render thread: …"), not while it still loads on a busy host.
+        let status = try interrupt([song, "--sf2", Self.clickFont, "--device", "null", "-v"]) { $0.standardErrorText.contains("render thread:") }
         XCTAssertEqual(status, 130)
     }
 
     func testCtrlCDuringRenderingLeavesNoFile() throws {
         let directory = try temporaryDirectory()
         let path = directory.appendingPathComponent("long.wav").path
+        // Interrupted once it writes (its temporary file beside the output exists).
         let status = try interrupt([song, "--sf2", Self.generalMIDIFont, "-o", path, "--loop", "50",
-                                    "--fx", "reverb:cathedral"], after: 1)
+                                    "--fx", "reverb:cathedral"]) { _ in
+            !((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).isEmpty
+        }
         XCTAssertEqual(status, 130)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.path), [], "no file, no hidden temporary file")
     }
@@ -159,9 +163,15 @@ final class PlaybackTests: RenderTestCase {
     }
 
     /// Runs seqplay, sends it SIGINT after `seconds`, and returns its exit status.
-    private func interrupt(_ arguments: [String], after seconds: Double) throws -> Int32 {
-        let process = try ChildProcess(seqplayBinary, arguments, standardOutput: .null, standardError: .null)
-        Thread.sleep(forTimeInterval: seconds)
+    /// Runs seqplay with `arguments`, sends SIGINT once `ready` says it is at work (within 60 s on a loaded
+    /// host; the status of a run killed by the signal before its handler existed would be the signal's, 2,
+    /// which is not what these tests are about), and returns its exit status.
+    private func interrupt(_ arguments: [String], once ready: (ChildProcess) -> Bool) throws -> Int32 {
+        let process = try ChildProcess(seqplayBinary, arguments, standardOutput: .null, standardError: .capture)
+        let end = Date().addingTimeInterval(60)
+        while process.isRunning, !ready(process), Date() < end { usleep(20_000) }
+        XCTAssertTrue(ready(process), "at work within 60 s: \(process.standardErrorText)")
+        Thread.sleep(forTimeInterval: 0.3)
         XCTAssertTrue(process.isRunning, "still running when interrupted")
         process.interrupt()
         process.waitUntilExit()
