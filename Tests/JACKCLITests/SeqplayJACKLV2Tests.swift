@@ -26,7 +26,8 @@ final class SeqplayJACKLV2Tests: JACKServerTestCase {
         var schedule: [(offset: Int64, bytes: [UInt8])] = []
         for frame in notes { schedule += [(frame, [0x90, 60, 100]), (frame + 2_000, [0x80, 60, 0])] }
         let sender = try JACKTestMIDISender(name: "keys", serverName: server.name, schedule: schedule)
-        let recorder = try JACKTestRecorder(name: "rec", serverName: server.name, capacity: 48_000 * 6)
+        // The recorder runs from before seqplay starts (seconds on a loaded host) to after the notes: 30 s of room.
+        let recorder = try JACKTestRecorder(name: "rec", serverName: server.name, capacity: 48_000 * 30)
         let process = try JACKTools.launch(seqplayURL, ["live", "-a", "jack", "--jack-connect", "^rec:", "--jack-midi-connect", "^keys:",
                                                         "--sf2", "SoundFonts/click.sf2", "--duration", "4",
                                                         "--instrument", "1=lv2:\(piano),random_detuning=0"],
@@ -49,6 +50,10 @@ final class SeqplayJACKLV2Tests: JACKServerTestCase {
         let peak = reference.map(abs).max() ?? 0
         var shifts: [Int] = []
         for start in sent.dropFirst().map({ Int($0 + delay) }) {
+            guard start + 48 + reference.count <= samples.count else {
+                XCTFail("the recording (\(samples.count) frames) ends before the note sent at \(start - Int(delay))")
+                continue
+            }
             var best = (shift: 0, difference: Float.infinity)
             for shift in -48...48 where start + shift >= 0 && start + shift + reference.count <= samples.count {
                 var most: Float = 0
