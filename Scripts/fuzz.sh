@@ -40,7 +40,7 @@ smf)
     module MIDICore "$root"/Sources/MIDICore/*.swift
     module SeqplaySupport "$root"/Sources/SeqplaySupport/OutputFiles/*.swift
     module MIDIFile "$root"/Sources/MIDIFile/*.swift
-    libs=(-lMIDIFile -lSupport -lMIDICore); source_file=SMFReaderFuzzTarget.swift; max_len=1100000
+    libs=(-lMIDIFile -lSeqplaySupport -lMIDICore); source_file=SMFReaderFuzzTarget.swift; max_len=1100000
     corpus_dir="${SEQPLAY_CORPUS:-$root/../shared/corpus}"
     if [ -d "$corpus_dir" ]; then seeds+=("$corpus_dir"); else echo "fuzz: corpus $corpus_dir absent"; fi ;;
 sf2)
@@ -73,7 +73,7 @@ osc)
     module SeqplaySupport "$root"/Sources/SeqplaySupport/Realtime/ServiceThread.swift
     module Sampler "$root"/Sources/Sampler/FluidSynth/SamplerSettings.swift
     module Control "$root"/Sources/Control/OSC/*.swift "$root"/Sources/Control/{ControlCommand,ControlEvent,ControlState,ShellCommandParser,OSCRequest}.swift
-    libs=(-lControl -lSampler -lSupport -llo); source_file=OSCMessageFuzzTarget.swift; max_len=4096
+    libs=(-lControl -lSampler -lSeqplaySupport -llo); source_file=OSCMessageFuzzTarget.swift; max_len=4096
     printf '/seqplay/channel/1/program\0\0,i\0\0\0\0\0\x13' > "$build/seeds/program"
     printf '/seqplay/gain\0\0\0,f\0\0\x3f\0\0\0' > "$build/seeds/gain"
     printf '/seqplay/state\0\0,i\0\0\0\0\x27\x10' > "$build/seeds/state" ;;
