@@ -80,13 +80,13 @@ public struct SoundFontContents: Codable, Equatable, Sendable {
         let names = ["phdr", "pbag", "inst", "ibag", "shdr"]
         let tableData = try structure.data(of: names.map { structure.tables[$0]! })
         let table = Dictionary(uniqueKeysWithValues: zip(names, tableData))
-        let phdr = Records(bytes: table["phdr"]!, size: 38), pbag = Records(bytes: table["pbag"]!, size: 4)
-        let inst = Records(bytes: table["inst"]!, size: 22), ibag = Records(bytes: table["ibag"]!, size: 4)
-        let shdr = Records(bytes: table["shdr"]!, size: 46)
+        let phdr = PDTARecords(bytes: table["phdr"]!, size: 38), pbag = PDTARecords(bytes: table["pbag"]!, size: 4)
+        let inst = PDTARecords(bytes: table["inst"]!, size: 22), ibag = PDTARecords(bytes: table["ibag"]!, size: 4)
+        let shdr = PDTARecords(bytes: table["shdr"]!, size: 46)
 
         /// The zone count of each record of `headers` (bag index at `bagOffset`) against `bags`, whose
         /// last record is the terminal; reports indices that go backwards or past the table.
-        func zoneCounts(_ headers: Records, bagOffset: Int, bags: Records, what: String) -> [Int] {
+        func zoneCounts(_ headers: PDTARecords, bagOffset: Int, bags: PDTARecords, what: String) -> [Int] {
             var counts: [Int] = []
             for index in 0..<max(0, headers.count - 1) {
                 let first = headers.uint16(index, bagOffset), next = headers.uint16(index + 1, bagOffset)
@@ -135,8 +135,9 @@ public struct SoundFontContents: Codable, Equatable, Sendable {
     }
 }
 
-/// A `pdta` table: `count` records of `size` bytes, little-endian fields read by record index and byte offset.
-private struct Records {
+/// A `pdta` table: `count` records of `size` bytes, little-endian fields read by record index and byte offset
+/// (whole records, as `SoundFontStructure` checked); `SoundFontContents` and `SoundFontHydra` read through it.
+struct PDTARecords {
     let bytes: [UInt8]
     let size: Int
     var count: Int { bytes.count / size }

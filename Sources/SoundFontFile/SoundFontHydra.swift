@@ -102,8 +102,8 @@ public struct SoundFontHydra: Sendable {
         func fail(_ reason: String) -> SoundFontError { SoundFontError(path: path, problem: .unreadable(reason)) }
         let names = SoundFontStructure.pdtaRecordSizes.map(\.name)
         let data = try structure.data(of: names.map { structure.tables[$0]! })
-        var table: [String: HydraRecords] = [:]
-        for ((name, size), bytes) in zip(SoundFontStructure.pdtaRecordSizes, data) { table[name] = HydraRecords(bytes: bytes, size: size) }
+        var table: [String: PDTARecords] = [:]
+        for ((name, size), bytes) in zip(SoundFontStructure.pdtaRecordSizes, data) { table[name] = PDTARecords(bytes: bytes, size: size) }
         let phdr = table["phdr"]!, pbag = table["pbag"]!, pmod = table["pmod"]!, pgen = table["pgen"]!
         let inst = table["inst"]!, ibag = table["ibag"]!, imod = table["imod"]!, igen = table["igen"]!, shdr = table["shdr"]!
 
@@ -111,7 +111,7 @@ public struct SoundFontHydra: Sendable {
         guard sampleCount >= 0, instrumentCount >= 0, phdr.count >= 1 else { throw fail("tables without terminal records") }
 
         /// The zones of the header at `index` (bag index at `bagOffset`), with their generators and modulators.
-        func zones(of headers: HydraRecords, _ index: Int, bagOffset: Int, bags: HydraRecords, gens: HydraRecords, mods: HydraRecords,
+        func zones(of headers: PDTARecords, _ index: Int, bagOffset: Int, bags: PDTARecords, gens: PDTARecords, mods: PDTARecords,
                    targetKind: Int, targetCount: Int, what: String) throws(SoundFontError) -> (global: Zone?, zones: [Zone]) {
             let first = headers.uint16(index, bagOffset), next = headers.uint16(index + 1, bagOffset)
             guard first <= next, next < bags.count else { throw fail("\(what) \(index) has zones \(first)..<\(next) outside the \(bags.count - 1) in its table") }
@@ -210,22 +210,4 @@ public struct SoundFontHydra: Sendable {
         self.sampleData = floats
         self.has24BitSamples = useSM24
     }
-}
-
-/// A `pdta` table read by record index and byte offset (whole records, as `SoundFontStructure` checked).
-private struct HydraRecords {
-    let bytes: [UInt8]
-    let size: Int
-    var count: Int { bytes.count / size }
-
-    func slice(_ record: Int, _ offset: Int, _ length: Int) -> ArraySlice<UInt8> {
-        bytes[record * size + offset ..< record * size + offset + length]
-    }
-
-    func uint16(_ record: Int, _ offset: Int) -> Int {
-        let base = record * size + offset
-        return Int(bytes[base]) | Int(bytes[base + 1]) << 8
-    }
-
-    func uint32(_ record: Int, _ offset: Int) -> Int { SoundFontFile.uint32(bytes, at: record * size + offset) }
 }
