@@ -2,8 +2,10 @@
 // benchmark (the seqplay CLI wires sessions into the player and sampler host).
 //
 //   network-midi-probe send --connect HOST:PORT [--listen ADDR:PORT] [--notes N] [--sync K] [--stay S]
-//       invites HOST:PORT, waits for K clock-sync exchanges, sends a short phrase (notes,
-//       controllers, program, pitch bend, a SysEx), prints what it measured, stays S seconds
+//                           [--timeout S] [--go-when FILE]
+//       invites HOST:PORT, waits (up to --timeout seconds, default 15) for K clock-sync exchanges and,
+//       with --go-when, until FILE exists (a test says when its peers listen), sends a short phrase
+//       (notes, controllers, program, pitch bend, a SysEx), prints what it measured, stays S seconds
 //       (default 0) printing every message received, then ends with BY.
 //   network-midi-probe listen [--listen ADDR:PORT] [--seconds S] [--latency MS]
 //       accepts invitations and prints every message received, with its scheduled time.
@@ -63,9 +65,17 @@ func runSend(_ options: Options) throws {
     defer { session.stop() }
     let target = try options.address("connect", default: "127.0.0.1:5004")
     let exchanges = try options.int("sync", default: 2)
+    let timeout = try options.int("timeout", default: 15)
     session.connect(to: target)
-    guard session.waitForConnectedPeers(1, clockSyncExchanges: exchanges, timeout: 15) else {
-        throw ProbeError(description: "no session with \(target) (or no clock sync) within 15 s")
+    guard session.waitForConnectedPeers(1, clockSyncExchanges: exchanges, timeout: Double(timeout)) else {
+        throw ProbeError(description: "no session with \(target) (or no clock sync) within \(timeout) s")
+    }
+    if let go = options.values["go-when"] {
+        let deadline = Date().addingTimeInterval(Double(timeout))
+        while !FileManager.default.fileExists(atPath: go) {
+            guard Date() < deadline else { throw ProbeError(description: "\(go) did not appear within \(timeout) s") }
+            usleep(50_000)  // a test tool waiting for its script's go-ahead file
+        }
     }
     let notes = try options.int("notes", default: 8)
     session.send([.programChange(channel: 0, program: 5), .controlChange(channel: 0, controller: 7, value: 100)])

@@ -26,6 +26,7 @@ extension RealtimeSong {
         if song.lateEventCount > 0 {
             CommandLineOutput.note("\(song.lateEventCount) events reached the sampler late (the latest \(Int((song.latestLateness * 1000).rounded())) ms after its time)")
         }
+        if device.verbose { CommandLineOutput.note("xruns: \(song.playback.output.xrunCount)") }
         if !finished { throw ExitCode.interrupted }
     }
 }
