@@ -77,7 +77,7 @@ struct BatchRender {
                                               status: .failed(problem.description)))
         }
 
-        let progress = BatchProgress(inputs: selected, sampleRate: sampleRate)
+        let progress = BatchProgress(inputs: selected, sampleRate: sampleRate) { CommandLineOutput.note($0) }
         let results = renderer.run(
             isCancelled: { interruption.isRequested || manifest?.failure != nil },
             observer: { event in
