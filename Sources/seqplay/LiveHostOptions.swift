@@ -104,9 +104,9 @@ enum LiveSessionRunner {
             let host = host
             session.onConnection = { [unowned session] source, error in
                 if let error { return status("Cannot connect \(source): \(error)") }
-                let name = session.ports?.client.portInfo(source).map { " (\($0.clientName): \($0.name))" } ?? ""
-                host?.control.inputConnected("\(source)\(name)")
-                status("Connected \(source)\(name)")
+                let name = session.describe(source)
+                host?.control.inputConnected(name)
+                status("Connected \(name)")
             }
             session.onBridgePortChange = { CommandLineOutput.note("\($0)") }
         } catch {
@@ -141,8 +141,7 @@ enum LiveSessionRunner {
             CommandLineOutput.note("wrote \(recording.framesWritten) frames to \(path)"
                 + (recording.droppedFrames > 0 ? " (\(recording.droppedFrames) dropped: the disk fell behind)" : ""))
         }
-        try SequencerCommandSupport.printLine("late events: \(summary.lateEvents), underruns: \(summary.underruns)"
-            + (summary.outputClockPPM.map { String(format: ", output clock %+.1f ppm against the system clock", $0) } ?? ""))
+        try SequencerCommandSupport.printLine(LiveSamplerSession.describe(summary))
         if summary.droppedMessages > 0 {
             CommandLineOutput.note("\(summary.droppedMessages) MIDI events were dropped (the input queue was full)")
         }

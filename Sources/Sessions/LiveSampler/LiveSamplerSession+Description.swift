@@ -30,6 +30,19 @@ extension LiveSamplerSession {
         }
         return "\(configuration.clientName): serving on " + parts.joined(separator: "; ")
     }
+
+    /// `source` as the session's messages and the control model name it: "20:0 (USB Keyboard: Port 1)",
+    /// with its client's and port's names when the sequencer knows them.
+    public func describe(_ source: PortAddress) -> String {
+        source.description + (ports?.client.portInfo(source).map { " (\($0.clientName): \($0.name))" } ?? "")
+    }
+
+    /// The summary's counts as `live` and `serve` print them: "late events: 0, underruns: 0" and, once
+    /// measured, the output clock's drift against the system clock.
+    public static func describe(_ summary: Summary) -> String {
+        "late events: \(summary.lateEvents), underruns: \(summary.underruns)"
+            + (summary.outputClockPPM.map { String(format: ", output clock %+.1f ppm against the system clock", $0) } ?? "")
+    }
 }
 
 extension NetworkALSABridge.PortChange: CustomStringConvertible {
