@@ -71,7 +71,10 @@ extension KeyedEncodingContainer {
     }
 }
 
-/// One MIDI channel of a `ControlState`: the preset it plays and its mixer settings.
+/// One MIDI channel of a `ControlState`: the preset it plays and its mixer settings, as the user sees
+/// them (the state file, the faces' JSON: channels 1...16). Not `MIDIChannelStates` (`NetworkMIDI`):
+/// that is the MIDI state the recovery journal protects (every note, controller and pitch wheel of 16
+/// channels), which a sound module's control does not show.
 public struct ChannelState: Codable, Equatable, Sendable {
     /// 1...16.
     public var channel: Int
@@ -131,7 +134,9 @@ public struct FontState: Codable, Equatable, Sendable {
     }
 }
 
-/// One preset of a `FontState`.
+/// One preset of a `FontState`: `Sampler`'s `Preset` as the state file and the faces' JSON carry it,
+/// its font given by the `FontState` it is listed under (so not repeated here). Kept apart from
+/// `Preset` because its encoding is the documented format of the state file and the HTTP API.
 public struct PresetState: Codable, Equatable, Sendable {
     public var bank: Int
     public var program: Int

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A field the query language can name: what kind of value it holds, where the index keeps it, and
 /// what it means (the text `seqplay help library` shows).
 public struct LibraryField: Sendable, Equatable {
@@ -91,4 +93,14 @@ extension LibraryField {
         column("path", .text, "f.path", "the SoundFont's path"),
         column("format", .text, "sf.format", "\"SF2\" or \"SF3\""),
     ]
+}
+
+extension LibraryField {
+    /// `fields` as a help text lists them: a line each, the name, its kind (number, text, yes/no) and what it is.
+    public static func helpList(_ fields: [LibraryField]) -> String {
+        fields.map { field in
+            let kind = switch field.kind { case .number: "number"; case .text: "text"; case .flag: "yes/no" }
+            return "  \(field.name.padding(toLength: 15, withPad: " ", startingAt: 0)) \(kind.padding(toLength: 7, withPad: " ", startingAt: 0)) \(field.summary)"
+        }.joined(separator: "\n")
+    }
 }

@@ -169,3 +169,16 @@ extension MediaLibrary {
         return text
     }
 }
+
+extension ScanSummary: CustomStringConvertible {
+    /// "12 files found, 3 read, 3 indexed (1 repaired, 0 refused), 0 removed", as `seqplay library add` prints it.
+    public var description: String {
+        "\(found) files found, \(read) read, \(indexed) indexed (\(repaired) repaired, \(refused.count) refused), \(removed) removed"
+    }
+
+    /// The summary for `JSONSerialization` (`LibraryTable.json`): the counts, and the refused files' paths and reasons.
+    public var jsonObject: [String: Any] {
+        ["found": found, "read": read, "indexed": indexed, "removed": removed, "repaired": repaired,
+         "refused": refused.map { ["path": $0.path, "reason": $0.reason] }]
+    }
+}

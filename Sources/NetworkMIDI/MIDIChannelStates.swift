@@ -4,6 +4,8 @@ import MIDICore
 /// controller values, program, pitch wheel and channel pressure.
 ///
 /// Senders and receivers keep one each; after packet loss and journal repair the two are equal.
+/// (Not `Control`'s `ChannelState`: that is one channel's preset and mixer settings as a sound module
+/// shows them; this is the wire's state, notes and controllers included, 0-based channels.)
 /// Channel mode messages (controllers 120–127) are not stored as values: All Sound Off (120) and
 /// All Notes Off (123) release the channel's notes.
 package struct MIDIChannelStates: Equatable, Sendable {

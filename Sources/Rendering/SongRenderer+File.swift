@@ -1,5 +1,7 @@
 import AudioFiles
 import AudioGraph
+import LV2
+import Sampler
 
 extension SongRenderer {
     /// The render-to-file loop: renders the song's blocks into `output` (not finished) until the
@@ -38,5 +40,51 @@ extension SongRenderer {
         }
         progress(written)
         return true
+    }
+
+    /// Renders the whole song and tail into `writer` and finishes the file; on any failure, or when
+    /// `isCancelled` turns true between blocks, the writer is cancelled, so no partial file is left
+    /// under its name. `progress` is called every 16384 frames or so with the frames rendered so far.
+    /// Returns the frames written, or nil when cancelled. (The loop is `render(into:)`'s.)
+    @discardableResult
+    public func render(to writer: AudioFileWriter, isCancelled: () -> Bool = { false },
+                       progress: ((Int64) -> Void)? = nil) throws(RenderError) -> Int64? {
+        try renderMeasuringPeak(to: writer, isCancelled: isCancelled, progress: progress)?.frames
+    }
+
+    /// Renders as `render(to:isCancelled:progress:)` does; returns the frames written and the highest
+    /// absolute sample among them (1: full scale; above it, an integer file clipped), or nil when cancelled.
+    public func renderMeasuringPeak(to writer: AudioFileWriter, isCancelled: () -> Bool = { false },
+                                    progress: ((Int64) -> Void)? = nil) throws(RenderError) -> (frames: Int64, peak: Float)? {
+        let output = BlockFileWriter(file: writer)
+        do throws(AudioFileError) {
+            guard try render(into: output, isCancelled: isCancelled, progress: { progress?($0) },
+                             afterBlock: { _, _ in
+                FluidSynthLog.forwardPendingMessages()
+                LV2Log.forwardPendingMessages()
+            }) else { return nil }
+            try output.finish()
+        } catch {
+            writer.cancel()
+            throw .audioFile(error)
+        }
+        return (renderedFrames, output.peak)
+    }
+
+    /// Renders the whole song and tail to the file at `path` (see `render(to:isCancelled:progress:)`),
+    /// at the renderer's sample rate and channel count; `format` defaults to the one the extension
+    /// names. Returns the frames written, or nil when cancelled.
+    @discardableResult
+    public func render(toFile path: String, format: AudioFileFormat? = nil, sampleFormat: AudioSampleFormat? = nil,
+                       isCancelled: () -> Bool = { false }, progress: ((Int64) -> Void)? = nil) throws(RenderError) -> Int64? {
+        let writer: AudioFileWriter
+        do throws(AudioFileError) {
+            writer = try AudioFileWriter(path: path, format: format, sampleFormat: sampleFormat,
+                                         sampleRate: options.sampleRate, channelCount: options.outputChannelCount,
+                                         expectedFrameCount: maximumFrames)
+        } catch {
+            throw .audioFile(error)
+        }
+        return try render(to: writer, isCancelled: isCancelled, progress: progress)
     }
 }

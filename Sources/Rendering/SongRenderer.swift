@@ -39,7 +39,7 @@ public final class SongRenderer {
     public let engine: AudioEngine
     /// The LV2 instruments of `options.instruments`, in order, each fed by its own player of the song.
     public let instruments: [LV2InstrumentNode]
-    private let instrumentSources: [SeekableEventSource]
+    let instrumentSources: [SeekableEventSource]
     /// Meters the stereo mix after the effects (before the varispeed and the channel map), when
     /// `options.metersLevel` asks for it.
     public let levelMeter: LevelMeterTap?
@@ -48,27 +48,27 @@ public final class SongRenderer {
     /// The most frames the render can produce: the song plus the longest tail.
     public let maximumFrames: Int64
     /// Frames rendered so far (a seek moves it to the frame of the new position).
-    public private(set) var renderedFrames: Int64 = 0
+    public internal(set) var renderedFrames: Int64 = 0
     /// True once the song and its tail have been rendered.
-    public private(set) var isFinished = false
+    public internal(set) var isFinished = false
 
-    private let tailFrames: Int64
-    private let stopsAtSilence: Bool
+    let tailFrames: Int64
+    let stopsAtSilence: Bool
     /// Frames by which the effects delay the sound (rendered and dropped at the start; followed as LV2
     /// effects report changes, `followEffectLatency()`).
-    private var effectLatencyFrames: Int
+    var effectLatencyFrames: Int
     /// The LV2 effects, whose reported latency may change while rendering.
-    private let lv2Effects: [LV2EffectNode]
+    let lv2Effects: [LV2EffectNode]
     /// The other effects' latency (fixed).
-    private let fixedEffectLatencyFrames: Int
+    let fixedEffectLatencyFrames: Int
     /// Output frames of silence still to put in because the effects' latency fell.
-    private var pendingSilenceFrames = 0
+    var pendingSilenceFrames = 0
     /// The silence put in (and a block made of silence and sound, for `renderBlock`).
-    private let latencyGap: AudioBuffer
-    private let eventSource: SeekableEventSource
-    private let varispeed: VarispeedRenderer?
+    let latencyGap: AudioBuffer
+    let eventSource: SeekableEventSource
+    let varispeed: VarispeedRenderer?
     /// Player samples per output frame: the varispeed's rate, 1 without one.
-    private let speed: Double
+    let speed: Double
 
     /// Builds and starts the graph: loads `soundFontPaths` in order (later fonts take priority), once
     /// however many synthesizers play them (`SharedSoundFonts`), plays `sequence` as `options.song`
@@ -207,7 +207,7 @@ public final class SongRenderer {
 
     /// Renders and drops the frames by which the effects' look-ahead (the limiter's) delays the sound,
     /// so that output frame 0 is the song's sample 0 and every note keeps its time.
-    private func skipEffectLatency(_ latencyFrames: Int) {
+    func skipEffectLatency(_ latencyFrames: Int) {
         var pending = Int((Double(latencyFrames) / speed).rounded())
         while pending > 0, let block = pull(frameCount: min(options.blockFrames, pending)) {
             pending -= block.frameLength
@@ -243,7 +243,7 @@ public final class SongRenderer {
     /// Connects the sampler (or channel groups) → effects → the stereo mix, and the mix to the output
     /// (through a router when `options.channelMap` spreads it over more channels). Returns the mix
     /// and the effect nodes. The engine's output format must be set already.
-    private static func connectGraph(of engine: AudioEngine, source samplerSource: AudioNode, instruments: [LV2InstrumentNode],
+    static func connectGraph(of engine: AudioEngine, source samplerSource: AudioNode, instruments: [LV2InstrumentNode],
                                      options: RenderOptions) throws(RenderError) -> (MixerNode, [AudioNode]) {
         let effects = options.effects?.makeNodes() ?? []
         for case let node as LV2EffectNode in effects { node.workerMode = options.lv2Worker }
@@ -271,226 +271,5 @@ public final class SongRenderer {
         }
         engine.connect([source] + effects + [mix])
         return (mix, effects)
-    }
-
-    // MARK: Position
-
-    /// Where the player is, in its samples (0 = the start of playback, `player.durationInSamples` =
-    /// the end). Readable from another thread while rendering (a snapshot).
-    public var playerPosition: Int64 { engine.sampleTime + eventSource.offset }
-
-    /// Moves playback to player sample `sampleTime` (clamped to the song): notes sounding end, the
-    /// controllers and programs of that point are sent, and rendering carries on from there. Not
-    /// real-time safe, and not while a block renders: call it between blocks from the rendering
-    /// thread, or while that thread is held off (`SongPlayback` does this). With channel groups on
-    /// several threads, what they rendered ahead is dropped; the notes sounding then release from
-    /// where the groups had got to, so the first second after the seek may differ from one thread's.
-    public func seek(toSample sampleTime: Int64) {
-        let target = min(max(0, sampleTime), player.durationInSamples)
-        player.seek(toSample: target)
-        eventSource.offset = target - engine.sampleTime
-        for source in instrumentSources {
-            source.player.seek(toSample: target)
-            source.offset = target - engine.sampleTime
-        }
-        channelGroups?.discardRenderedAhead()
-        renderedFrames = Int64((Double(target) / speed).rounded())
-        isFinished = false
-        limitRenderingAhead()
-    }
-
-    /// Tells the channel groups the last engine frame a render to the end pulls from here (a block
-    /// more for varispeed's rounding), so they do not render ahead past it.
-    private func limitRenderingAhead() {
-        let engineFrames = (Double(maximumFrames - renderedFrames) * speed).rounded(.up)
-        channelGroups?.renderAheadLimit = engine.sampleTime + Int64(engineFrames) + Int64(effectLatencyFrames + options.blockFrames)
-    }
-
-    /// Puts `wrap(source)` between the player and the sampler(s), e.g. to record the events they
-    /// get. Before rendering.
-    public func interceptEvents(_ wrap: (any ScheduledMIDISource) -> any ScheduledMIDISource) {
-        // With LV2 instruments, what the sampler takes is the player without their channels: wrap the player,
-        // so the wrapper sees every channel's events (the instruments' players play the same song).
-        let current = channelGroups?.fanOut.source ?? sampler.eventSource
-        if let dropping = current as? ChannelDroppingSource {
-            dropping.source = wrap(dropping.source)
-        } else if let channelGroups {
-            channelGroups.fanOut.source = wrap(channelGroups.fanOut.source)
-        } else if let source = sampler.eventSource {
-            sampler.eventSource = wrap(source)
-        }
-    }
-
-    // MARK: Rendering
-
-    /// Renders the next block (at most `options.blockFrames` frames, never past the song's end
-    /// or the tail's) and returns it, valid until the next call; nil once finished. In the tail, a
-    /// block whose peak is below `RenderOptions.silenceThreshold` ends the render (when the tail
-    /// stops at silence) and is still returned. Real-time safe.
-    public func renderNextBlock() -> AudioBuffer? {
-        guard !isFinished else { return nil }
-        followEffectLatency()
-        let remaining = renderedFrames < songFrames ? songFrames - renderedFrames : maximumFrames - renderedFrames
-        let frameCount = Int(min(Int64(options.blockFrames), remaining))
-        if remaining > 0, let silence = pendingSilence(frameCount: frameCount) { return silence }
-        guard remaining > 0, let block = pull(frameCount: frameCount) else {
-            isFinished = true
-            return nil
-        }
-        advance(over: block)
-        return block
-    }
-
-    /// Renders exactly `frameCount` frames (1...`options.blockFrames`), as a real-time output needs
-    /// each period: like `renderNextBlock`, but the last block of the song or tail is not cut short,
-    /// and rendering goes on (the sound dying away) after `isFinished` turns true. Real-time safe.
-    public func renderBlock(frameCount: Int) -> AudioBuffer? {
-        followEffectLatency()
-        let silent = pendingSilenceFrames
-        if silent >= frameCount { return pendingSilence(frameCount: frameCount) }
-        guard let block = pull(frameCount: frameCount - silent) else { return nil }
-        guard let gap = pendingSilence(frameCount: silent) else {
-            if !isFinished { advance(over: block) }
-            return block
-        }
-        // Silence, then the sound: one block of `frameCount` frames.
-        gap.frameLength = frameCount
-        gap.copy(from: block, frameCount: block.frameLength, toOffset: silent)
-        if !isFinished { advance(over: block) }
-        return gap
-    }
-
-    /// Keeps output frame 0 the song's sample 0 when an LV2 effect's reported latency changes while
-    /// rendering (read after each of its runs): the frames it grew by are rendered and dropped, the frames it
-    /// fell by are put in as silence before the next sound. Between blocks; real-time safe.
-    private func followEffectLatency() {
-        guard lv2Effects.count > 0 else { return }
-        var latency = fixedEffectLatencyFrames
-        for index in lv2Effects.indices { latency += lv2Effects[index].latencyFrames }
-        guard latency != effectLatencyFrames else { return }
-        let change = latency - effectLatencyFrames
-        effectLatencyFrames = latency
-        // In output frames, net of silence still pending.
-        let frames = pendingSilenceFrames - Int((Double(change) / speed).rounded())
-        pendingSilenceFrames = max(0, frames)
-        var skipping = max(0, -frames)
-        while skipping > 0, let block = pull(frameCount: min(options.blockFrames, skipping)) {
-            skipping -= block.frameLength
-        }
-        limitRenderingAhead()
-    }
-
-    /// Up to `frameCount` frames of the silence pending (none: nil), counted as rendered.
-    private func pendingSilence(frameCount: Int) -> AudioBuffer? {
-        guard pendingSilenceFrames > 0 else { return nil }
-        let frames = min(frameCount, pendingSilenceFrames)
-        latencyGap.frameLength = frames
-        latencyGap.clear()
-        pendingSilenceFrames -= frames
-        if !isFinished {
-            renderedFrames += Int64(frames)
-            if renderedFrames >= maximumFrames { isFinished = true }
-        }
-        return latencyGap
-    }
-
-    private func pull(frameCount: Int) -> AudioBuffer? {
-        varispeed?.renderBlock(frameCount: frameCount) ?? engine.renderBlock(frameCount: frameCount)
-    }
-
-    /// Counts `block` as rendered and decides whether the render is finished.
-    private func advance(over block: AudioBuffer) {
-        let inTail = renderedFrames >= songFrames
-        renderedFrames += Int64(block.frameLength)
-        if renderedFrames >= maximumFrames || (inTail && stopsAtSilence && block.peak < RenderOptions.silenceThreshold) {
-            isFinished = true
-        }
-    }
-
-    /// Renders the whole song and tail into `writer` and finishes the file; on any failure, or when
-    /// `isCancelled` turns true between blocks, the writer is cancelled, so no partial file is left
-    /// under its name. `progress` is called every 16384 frames or so with the frames rendered so far.
-    /// Returns the frames written, or nil when cancelled. (The loop is `render(into:)`'s.)
-    @discardableResult
-    public func render(to writer: AudioFileWriter, isCancelled: () -> Bool = { false },
-                       progress: ((Int64) -> Void)? = nil) throws(RenderError) -> Int64? {
-        try renderMeasuringPeak(to: writer, isCancelled: isCancelled, progress: progress)?.frames
-    }
-
-    /// Renders as `render(to:isCancelled:progress:)` does; returns the frames written and the highest
-    /// absolute sample among them (1: full scale; above it, an integer file clipped), or nil when cancelled.
-    public func renderMeasuringPeak(to writer: AudioFileWriter, isCancelled: () -> Bool = { false },
-                                    progress: ((Int64) -> Void)? = nil) throws(RenderError) -> (frames: Int64, peak: Float)? {
-        let output = BlockFileWriter(file: writer)
-        do throws(AudioFileError) {
-            guard try render(into: output, isCancelled: isCancelled, progress: { progress?($0) },
-                             afterBlock: { _, _ in
-                FluidSynthLog.forwardPendingMessages()
-                LV2Log.forwardPendingMessages()
-            }) else { return nil }
-            try output.finish()
-        } catch {
-            writer.cancel()
-            throw .audioFile(error)
-        }
-        return (renderedFrames, output.peak)
-    }
-
-    /// Renders the whole song and tail to the file at `path` (see `render(to:isCancelled:progress:)`),
-    /// at the renderer's sample rate and channel count; `format` defaults to the one the extension
-    /// names. Returns the frames written, or nil when cancelled.
-    @discardableResult
-    public func render(toFile path: String, format: AudioFileFormat? = nil, sampleFormat: AudioSampleFormat? = nil,
-                       isCancelled: () -> Bool = { false }, progress: ((Int64) -> Void)? = nil) throws(RenderError) -> Int64? {
-        let writer: AudioFileWriter
-        do throws(AudioFileError) {
-            writer = try AudioFileWriter(path: path, format: format, sampleFormat: sampleFormat,
-                                         sampleRate: options.sampleRate, channelCount: options.outputChannelCount,
-                                         expectedFrameCount: maximumFrames)
-        } catch {
-            throw .audioFile(error)
-        }
-        return try render(to: writer, isCancelled: isCancelled, progress: progress)
-    }
-}
-
-/// The player as the sampler's event source, shifted by `offset` samples: the engine's sample time
-/// runs on through a seek, the player's position jumps, and the offset bridges the two.
-final class SeekableEventSource: ScheduledMIDISource, @unchecked Sendable {
-    let player: MusicPlayer
-    /// Player sample time minus engine sample time. Changed only between blocks (see `seek`).
-    var offset: Int64 = 0
-
-    init(player: MusicPlayer) { self.player = player }
-
-    func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
-        player.deliverEvents(before: sampleTime + offset, to: receiver)
-    }
-
-    var nextEventSampleTime: Int64? { player.nextEventSampleTime.map { $0 - offset } }
-}
-
-/// A source without the messages on some channels (those LV2 instruments play, for the SoundFont sampler).
-final class ChannelDroppingSource: ScheduledMIDISource, MIDIReceiver, @unchecked Sendable {
-    var source: any ScheduledMIDISource
-    private var dropped = [Bool](repeating: false, count: 16)
-    private var target: (any MIDIReceiver)?
-
-    init(source: any ScheduledMIDISource, channels: [Int]) {
-        self.source = source
-        for channel in channels where (0..<16).contains(channel) { dropped[channel] = true }
-    }
-
-    func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
-        target = receiver
-        source.deliverEvents(before: sampleTime, to: self)
-        target = nil
-    }
-
-    var nextEventSampleTime: Int64? { source.nextEventSampleTime }
-
-    func receive(_ message: MIDIMessage) {
-        if let channel = message.channel, dropped[Int(channel)] { return }
-        target?.receive(message)
     }
 }

@@ -3,7 +3,9 @@
 /// how many instruments, zones and samples it has and how big its sample data is, and the problems
 /// found in its tables. Reading it costs the `INFO` and `pdta` chunks, never the sample data.
 public struct SoundFontContents: Codable, Equatable, Sendable {
-    /// One preset: where it sits in the bank/program grid, its name and its zone count.
+    /// One preset: where it sits in the bank/program grid, its name and its zone count, as the file holds
+    /// it (no synthesizer involved; a loaded font's preset, with the font it comes from, is `Sampler`'s
+    /// `Preset`).
     public struct Preset: Codable, Equatable, Sendable {
         public var bank: Int
         public var program: Int

@@ -1,7 +1,6 @@
 import ArgumentParser
 import AudioGraph
 import JACK
-import MIDICore
 
 /// Which audio driver plays to the sound card.
 enum AudioDriverName: String, ExpressibleByArgument, CaseIterable {
@@ -39,19 +38,10 @@ struct AudioDriverArguments: ParsableArguments {
     func outputName(device: String) -> String { usesJACK ? "JACK (\(jackName))" : device }
 
     /// Where the output ports go.
-    var jackConnection: JACKConnection {
-        switch jackConnect {
-        case nil: return .physicalPlayback
-        case "none": return .none
-        case let pattern?: return .matching(pattern)
-        }
-    }
+    var jackConnection: JACKConnection { JACKConnection(naming: jackConnect) }
 
     /// The output ports: the mix, then with --jack-multi a pair per MIDI channel.
-    var jackPortNames: [String] {
-        let channels = jackMulti ? (0..<16).flatMap { [MIDIChannel.name($0) + "_L", MIDIChannel.name($0) + "_R"] } : []
-        return ["out_L", "out_R"] + channels
-    }
+    var jackPortNames: [String] { JACKOutputSettings.songPortNames(perChannel: jackMulti) }
 
     /// Opens the JACK output with one port per name; without a server, says how to start one and
     /// exits 5.

@@ -6,7 +6,7 @@ import SeqplaySupport
 
 /// `seqplay render A.mid DIR… --output-dir OUT` (`PlaybackMode.batch`): renders every song with the
 /// same flags, reports the files that failed, and exits 2 if any did (130 when interrupted).
-struct BatchRender {
+struct BatchRender: Sendable {
     let sound: SongSound
     let batch: BatchArguments
     let encoding: EncodingArguments
@@ -46,15 +46,13 @@ struct BatchRender {
         settings.normalization = batch.normalization
         settings.measuresLoudness = batch.manifest != nil
         settings.earlierManifest = batch.manifest.map(EarlierManifest.init(path:))
-        let encodingFlags = UncheckedSendable(value: encoding)
-        settings.encoding = { encodingFlags.value.encoding(for: $0) }
-        for collision in found.collisions { CommandLineOutput.note(Self.describe(collision, settings: settings)) }
+        let encoding = self.encoding
+        settings.encoding = { encoding.encoding(for: $0) }
+        for collision in found.collisions { CommandLineOutput.note(settings.describe(collision)) }
         let sampleRate = encoding.sampleRate(sound.sampleRate, for: settings.format)
-        let flags = UncheckedSendable(value: self)
         let threadsPerJob = max(1, AvailableCores.count / settings.jobs)
-        let options: @Sendable (MusicSequence) throws -> RenderOptions = { sequence in
-            let render = flags.value
-            var options = render.threading.fileOptions(try render.sound.renderOptions(for: sequence), defaultThreads: threadsPerJob)
+        let options: @Sendable (MusicSequence) throws -> RenderOptions = { [self] sequence in
+            var options = threading.fileOptions(try sound.renderOptions(for: sequence), defaultThreads: threadsPerJob)
             options.sampleRate = sampleRate
             return options
         }
@@ -66,7 +64,9 @@ struct BatchRender {
             throw CommandFailure("\(error)", .badSoundFont)
         }
         if encoding.dryRun {
-            return try printPlan(renderer.plan(options: options), settings: settings, problems: problems.count)
+            print(settings.dryRunReport(renderer.plan(options: options), manifest: batch.manifest, problems: problems.count))
+            if !problems.isEmpty { throw CommandFailure(nil, .someInputsFailed) }
+            return
         }
         // Ctrl-C and SIGTERM are caught before the manifest is rewritten, so they end the batch through its
         // normal path (the earlier manifest's lines kept) from then on.
@@ -77,7 +77,7 @@ struct BatchRender {
                                               status: .failed(problem.description)))
         }
 
-        let progress = BatchProgress(inputs: selected, sampleRate: sampleRate)
+        let progress = BatchProgress(inputs: selected, sampleRate: sampleRate) { CommandLineOutput.note($0) }
         let results = renderer.run(
             isCancelled: { interruption.isRequested || manifest?.failure != nil },
             observer: { event in
@@ -116,15 +116,8 @@ struct BatchRender {
         // A manifest on standard output keeps it to itself: what plugins print goes to standard error.
         if path == "-" { StandardOutput.reserveForData() }
         do {
-            return try BatchManifest(path: path, settings: settings, protecting: inputs)
+            return try BatchManifest.opening(path: path, settings: settings, protecting: inputs)
         } catch {
-            let outputDirectory = (settings.outputDirectory as NSString).standardizingPath
-            if case .noDirectory(let missing) = error.problem,
-               ((missing as NSString).standardizingPath + "/").hasPrefix(outputDirectory + "/"),
-               (try? FileManager.default.createDirectory(atPath: outputDirectory, withIntermediateDirectories: true)) != nil,
-               let manifest = try? BatchManifest(path: path, settings: settings, protecting: inputs) {
-                return manifest
-            }
             throw CommandFailure("manifest \(error)", .inputOutput)
         }
     }
@@ -137,9 +130,4 @@ struct BatchRender {
             return BatchInputDiscovery.paths(fromList: text)
         }
     }
-}
-
-/// A value handed to worker threads that only read it.
-struct UncheckedSendable<Value>: @unchecked Sendable {
-    let value: Value
 }

@@ -67,6 +67,16 @@ enum CommandLineOutput {
         }
     }
 
+    /// The sequence of the MIDI file at `path` (`readMIDIFile`), saying once on stderr when it needed repair.
+    static func readSong(_ path: String, strict: Bool) throws(CommandFailure) -> MusicSequence {
+        let result = try readMIDIFile(path, strict: strict)
+        if !result.warnings.isEmpty {
+            let count = result.warnings.count
+            note("\(path): repaired \(count) problem\(count == 1 ? "" : "s") (see `seqplay info \(path)`; --strict refuses such files)")
+        }
+        return result.sequence
+    }
+
     /// The report of the MIDI file at `path`, streamed from the file (`SequenceReport(contentsOf:mode:)`),
     /// or the same failure as `readMIDIFile(_:strict:)`'s.
     static func reportMIDIFile(_ path: String, strict: Bool = false) throws(CommandFailure) -> SequenceReport {

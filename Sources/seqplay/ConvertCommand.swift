@@ -91,11 +91,6 @@ struct ConvertCommand: ParsableCommand {
 
     /// Reads a MIDI file, noting (once per file) what the reader repaired.
     private func read(_ path: String) throws(CommandFailure) -> MusicSequence {
-        let result = try CommandLineOutput.readMIDIFile(path, strict: strict)
-        if !result.warnings.isEmpty {
-            let count = result.warnings.count
-            CommandLineOutput.note("\(path): repaired \(count) problem\(count == 1 ? "" : "s") (see `seqplay info \(path)`; --strict refuses such files)")
-        }
-        return result.sequence
+        try CommandLineOutput.readSong(path, strict: strict)
     }
 }

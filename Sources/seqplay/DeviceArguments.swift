@@ -84,13 +84,9 @@ struct DeviceArguments: ParsableArguments {
     /// Opens the device with the channels `options` needs and at its rate (a device may choose another
     /// rate); `null` is a clock-paced output that plays nothing.
     func openOutput(options: RenderOptions) throws(AudioOutputError) -> RealtimeOutput {
-        if device == "null" {
-            return NullOutput(sampleRate: options.sampleRate, channelCount: options.outputChannelCount,
-                              periodFrames: soundCard.periodFrames(for: .song))
-        }
-        let settings = PCMPlaybackSettings(sampleRate: options.sampleRate, channelCount: options.outputChannelCount,
-                                           periodFrames: soundCard.periodFrames(for: .song), periodCount: soundCard.periodCount(for: .song))
-        return try ALSAOutput(deviceName: device, settings: settings)
+        try ALSAOutput.opening(deviceName: device, settings: PCMPlaybackSettings(
+            sampleRate: options.sampleRate, channelCount: options.outputChannelCount,
+            periodFrames: soundCard.periodFrames(for: .song), periodCount: soundCard.periodCount(for: .song)))
     }
 
     /// `openOutput` for the commands that need the sound card: throws (5) when it cannot be opened,
@@ -99,17 +95,10 @@ struct DeviceArguments: ParsableArguments {
         do {
             return try openOutput(options: options)
         } catch {
-            if let reason = Self.noSoundCardReason(error) {
+            if let reason = error.noSoundCardReason {
                 throw CommandFailure("no sound card to play to (\(reason)); render to a file instead: -o song.wav", .inputOutput)
             }
             throw CommandFailure("cannot play to \(device): \(error)", .inputOutput)
         }
-    }
-
-    /// Why the machine has no sound card, when that is why `error` happened.
-    static func noSoundCardReason(_ error: AudioOutputError) -> String? {
-        guard case .device(let driverError) = error, driverError.kind == .noDevice else { return nil }
-        if case .noSoundCard(let reason) = driverError.underlying as? ALSAError { return reason }
-        return driverError.description
     }
 }

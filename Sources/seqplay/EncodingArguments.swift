@@ -41,28 +41,4 @@ struct EncodingArguments: ParsableArguments {
         CommandLineOutput.note("\(format.rawValue) files take \(rates.map(String.init).joined(separator: ", ")) Hz: rendering at \(rate) Hz")
         return rate
     }
-
-    /// What `--dry-run` prints for rendering `renderer`'s song to `path`.
-    func dryRunReport(path: String, format: AudioFileFormat, sampleFormat: AudioSampleFormat?, renderer: SongRenderer) -> String {
-        let rate = renderer.options.sampleRate
-        let estimate = AudioFileEstimate(format: format, sampleFormat: sampleFormat ?? format.defaultSampleFormat, sampleRate: rate,
-                                         channelCount: renderer.options.outputChannelCount, frames: renderer.maximumFrames, quality: quality)
-        let songSeconds = Double(renderer.songFrames) / Double(rate), seconds = Double(renderer.maximumFrames) / Double(rate)
-        let tail: String
-        switch renderer.options.tail {
-        case .fixed: tail = "song \(String(format: "%.3f", songSeconds)) s and its tail"
-        case .untilSilent: tail = "at most: song \(String(format: "%.3f", songSeconds)) s, then until silent"
-        }
-        let encodingText = format.isLossy ? "quality \(quality.map { String(format: "%g", $0) } ?? "default"), \((bitrateMode ?? .variable).rawValue) bitrate"
-            : "\((sampleFormat ?? format.defaultSampleFormat)?.rawValue ?? "")"
-        let megabytes = String(format: "%.2f", Double(estimate.bytes) / 1_000_000)
-        let groups = renderer.channelGroups?.samplers.count ?? 1
-        return """
-        output:   \(path)
-        format:   \(format.rawValue), \(encodingText), \(rate) Hz, \(renderer.options.outputChannelCount) channels
-        duration: \(String(format: "%.3f", seconds)) s, \(renderer.maximumFrames) frames (\(tail))
-        size:     \(estimate.isExact ? "" : "about ")\(megabytes) MB (\(estimate.bytes) bytes\(estimate.isExact ? "" : ", typical for \(format.rawValue)"))
-        threads:  \(max(1, min(renderer.options.threads, groups))), rendering \(groups) channel group\(groups == 1 ? "" : "s")
-        """
-    }
 }

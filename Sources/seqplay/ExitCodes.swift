@@ -83,11 +83,8 @@ extension CommandFailure {
 
     private init(mapping error: LiveSamplerError, command: String) {
         switch error {
-        case .output(.device(let deviceError)) where deviceError.kind == .noDevice:
-            let reason = (deviceError.underlying as? ALSAError).map { error -> String in
-                if case .noSoundCard(let reason) = error { return reason }
-                return "\(error)"
-            } ?? deviceError.description
+        case .output(let outputError) where outputError.noSoundCardReason != nil:
+            let reason = outputError.noSoundCardReason!
             self.init("no sound card to play to (\(reason)); record what is played to a file instead: \(command) -o live.wav",
                       .inputOutput)
         case .sequencer(let error): self.init(mapping: error)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MIDIFile
+import SoundFontFile
 
 /// `seqplay info`: what a MIDI file contains (format, tracks, duration, tempo, signatures, markers,
 /// lyrics) and what the reader had to repair.
@@ -30,7 +31,7 @@ struct InfoCommand: ParsableCommand {
     }
 
     func run() throws {
-        if SoundFontInfo.isSoundFont(file) { return try SoundFontInfo.run(path: file, json: json) }
+        if SoundFontContents.isSoundFont(atPath: file) { return try SoundFontInfo.run(path: file, json: json) }
         if events {
             return try listEvents(of: try CommandLineOutput.readMIDIFile(file, strict: strict).sequence)
         }

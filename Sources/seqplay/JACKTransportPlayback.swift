@@ -1,3 +1,4 @@
+import SeqplaySupport
 import ArgumentParser
 import Sampler
 import JACK

@@ -26,20 +26,13 @@ struct LibraryCommand: ParsableCommand {
             program, channel, time_signature, key, marker) match when any value does; != means none does.
 
             Song fields (query):
-            \(LibraryCommand.fieldList(LibraryField.songFields))
+            \(LibraryField.helpList(LibraryField.songFields))
 
             Preset fields (presets):
-            \(LibraryCommand.fieldList(LibraryField.presetFields))
+            \(LibraryField.helpList(LibraryField.presetFields))
             """,
         subcommands: [LibraryAddCommand.self, LibraryUpdateCommand.self, LibraryQueryCommand.self, LibraryPresetsCommand.self]
     )
-
-    static func fieldList(_ fields: [LibraryField]) -> String {
-        fields.map { field in
-            let kind = switch field.kind { case .number: "number"; case .text: "text"; case .flag: "yes/no" }
-            return "  \(field.name.padding(toLength: 15, withPad: " ", startingAt: 0)) \(kind.padding(toLength: 7, withPad: " ", startingAt: 0)) \(field.summary)"
-        }.joined(separator: "\n")
-    }
 }
 
 /// The options every `library` subcommand shares: where the database is.

@@ -44,9 +44,9 @@ struct LibraryQueryCommand: ParsableCommand {
                 let groups = try library.songGroups(selection.query, by: groupBy)
                 reportTiming()
                 if selection.json {
-                    print(LibraryOutput.json(groups.map { ["value": $0.value as Any, "songs": $0.count, "duration": $0.totalDuration ?? 0] }))
+                    print(LibraryTable.json(groups.map { ["value": $0.value as Any, "songs": $0.count, "duration": $0.totalDuration ?? 0] }))
                 } else {
-                    LibraryOutput.printGroups(groups, field: groupBy)
+                    print(LibraryTable.groups(groups, field: groupBy))
                 }
                 return
             }
@@ -55,7 +55,7 @@ struct LibraryQueryCommand: ParsableCommand {
             if paths {
                 for row in rows { print(row.path) }
             } else {
-                selection.list(rows, table: LibraryOutput.printSongs)
+                selection.list(rows, table: LibraryTable.songs, noun: "song")
             }
         } catch {
             throw CommandFailure(mapping: error)
@@ -76,7 +76,7 @@ struct LibraryPresetsCommand: ParsableCommand {
     func run() throws {
         let library = try location.open(create: false, writes: false)
         do {
-            selection.list(try library.presets(selection.query), table: LibraryOutput.printPresets)
+            selection.list(try library.presets(selection.query), table: LibraryTable.presets, noun: "preset")
         } catch {
             throw CommandFailure(mapping: error)
         }
@@ -101,8 +101,10 @@ struct LibrarySelection: ParsableArguments {
 
     var query: LibraryQuery { LibraryQuery(where: condition, sort: sort, limit: limit) }
 
-    /// Prints `rows`: as JSON with `--json`, else as `table` lays them out.
-    func list(_ rows: [LibraryRow], table: ([LibraryRow]) -> Void) {
-        if json { print(LibraryOutput.json(rows.map(\.values))) } else { table(rows) }
+    /// Prints `rows`: as JSON with `--json`, else as `table` lays them out, then how many `noun`s on stderr.
+    func list(_ rows: [LibraryRow], table: ([LibraryRow]) -> String, noun: String) {
+        guard !json else { return print(LibraryTable.json(rows.map(\.values))) }
+        print(table(rows))
+        CommandLineOutput.writeStandardError(Data("\(rows.count) \(noun)\(rows.count == 1 ? "" : "s")\n".utf8))
     }
 }

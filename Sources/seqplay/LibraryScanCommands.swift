@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MediaLibrary
+import SeqplaySupport
 
 /// `seqplay library add DIR|FILE…`: indexes songs and SoundFonts, folders recursively.
 struct LibraryAddCommand: ParsableCommand {
@@ -65,15 +66,6 @@ struct LibraryScanning: ParsableArguments {
             throw CommandFailure(mapping: error)
         }
         for refusal in summary.refused { CommandLineOutput.note("refused \(refusal.reason)") }
-        if json {
-            let object: [String: Any] = [
-                "found": summary.found, "read": summary.read, "indexed": summary.indexed, "removed": summary.removed,
-                "repaired": summary.repaired, "refused": summary.refused.map { ["path": $0.path, "reason": $0.reason] },
-            ]
-            print(LibraryOutput.json(object))
-        } else {
-            print("\(summary.found) files found, \(summary.read) read, \(summary.indexed) indexed (\(summary.repaired) repaired, "
-                  + "\(summary.refused.count) refused), \(summary.removed) removed")
-        }
+        print(json ? LibraryTable.json(summary.jsonObject) : summary.description)
     }
 }

@@ -90,17 +90,8 @@ enum LiveSessionRunner {
         let session: LiveSamplerSession
         var host: SoundModuleHost?
         // Network peers as the control model's inputs (the model is made once the session exists).
-        let peers = PeerControl()
         var configuration = configuration
-        if control.isActive, let reportPeerEvent = configuration.network?.onPeerEvent {
-            configuration.network?.onPeerEvent = { event in
-                reportPeerEvent(event)
-                switch event {
-                case .connected(let peer): peers.control?.inputConnected("network peer \(peer.displayName)")
-                case .ended(let peer, _): peers.control?.inputDisconnected("network peer \(peer.displayName)")
-                }
-            }
-        }
+        let peers = control.isActive ? SoundModuleHost.NetworkPeers(reportingIn: &configuration) : nil
         // With a control model, SIGHUP reloads the fonts (SoundModuleHost) instead of ending. The signals are
         // caught before the session opens its output (JACK ports appear then: a SIGTERM right after they do
         // ends cleanly, not with the default action's 143), before a recording starts (it is then completed or
@@ -109,15 +100,15 @@ enum LiveSessionRunner {
         do {
             session = try LiveSamplerSession(configuration)
             if control.isActive { host = try soundModuleHost(session, control) }
-            peers.control = host?.control
+            if let host { peers?.report(to: host) }
             let host = host
             session.onConnection = { [unowned session] source, error in
                 if let error { return status("Cannot connect \(source): \(error)") }
-                let name = session.ports?.client.portInfo(source).map { " (\($0.clientName): \($0.name))" } ?? ""
-                host?.control.inputConnected("\(source)\(name)")
-                status("Connected \(source)\(name)")
+                let name = session.describe(source)
+                host?.control.inputConnected(name)
+                status("Connected \(name)")
             }
-            session.onBridgePortChange = report
+            session.onBridgePortChange = { CommandLineOutput.note("\($0)") }
         } catch {
             throw CommandFailure(mapping: error, command: command)
         }
@@ -126,7 +117,7 @@ enum LiveSessionRunner {
         } catch {
             throw CommandFailure(mapping: error, command: command)
         }
-        status(describe(session))
+        status(session.servingDescription)
         if session.network?.bridgeError != nil {
             CommandLineOutput.note("\(session.network!.bridgeError!); ALSA programs cannot send to network peers")
         }
@@ -150,8 +141,7 @@ enum LiveSessionRunner {
             CommandLineOutput.note("wrote \(recording.framesWritten) frames to \(path)"
                 + (recording.droppedFrames > 0 ? " (\(recording.droppedFrames) dropped: the disk fell behind)" : ""))
         }
-        try SequencerCommandSupport.printLine("late events: \(summary.lateEvents), underruns: \(summary.underruns)"
-            + (summary.outputClockPPM.map { String(format: ", output clock %+.1f ppm against the system clock", $0) } ?? ""))
+        try SequencerCommandSupport.printLine(LiveSamplerSession.describe(summary))
         if summary.droppedMessages > 0 {
             CommandLineOutput.note("\(summary.droppedMessages) MIDI events were dropped (the input queue was full)")
         }
@@ -173,52 +163,8 @@ enum LiveSessionRunner {
         return host
     }
 
-    /// "seqplay serve: ports 128:0 128:1; network session at 127.0.0.1:5004; default at 48000 Hz, …"
-    private static func describe(_ session: LiveSamplerSession) -> String {
-        var parts: [String] = []
-        if let ports = session.ports {
-            parts.append("ports " + ports.ports.map { "\($0.address)" }.joined(separator: " "))
-            if case .timestamped(let frames) = session.portDelivery {
-                parts.append(String(format: "timestamped, look-ahead %.1f ms", Double(frames) / Double(session.output.sampleRate) * 1000))
-            } else {
-                parts.append("immediate")
-            }
-        }
-        if let network = session.network { parts.append("network session at \(network.session.controlAddress)") }
-        parts += session.configuration.inputs.map(\.name)
-        let rate = session.output.sampleRate
-        switch session.configuration.output {
-        case .soundCard(let device, _):
-            let latency = (session.output as? ALSAOutput).map { Double($0.device.bufferFrames) / Double(rate) * 1000 } ?? 0
-            parts.append(String(format: "%@ at %d Hz, period %d, buffer %.1f ms", device, rate, session.output.periodFrames, latency))
-        case .recording(let path, _):
-            parts.append("recording to \(path) at \(rate) Hz")
-        case .opened:
-            parts.append("JACK at \(rate) Hz, block \(session.output.periodFrames)")
-        }
-        return "\(session.configuration.clientName): serving on " + parts.joined(separator: "; ")
-    }
-
     /// A line of the session's own on standard error (as the VM checks read them: "Playing", "Connected").
     private static func status(_ line: String) {
         CommandLineOutput.writeStandardError(Data((line + "\n").utf8))
-    }
-
-    private static func report(_ change: NetworkALSABridge.PortChange) {
-        switch change {
-        case .added(let peer, let port): CommandLineOutput.note("network peer \(peer.displayName) is ALSA port \(port)")
-        case .removed(let peer, let port): CommandLineOutput.note("ALSA port \(port) of network peer \(peer.displayName) removed")
-        case .failed(let peer, let error): CommandLineOutput.note("no ALSA port for network peer \(peer.displayName): \(error)")
-        }
-    }
-}
-
-/// Where network peers that connect before the control model exists find it once it does.
-private final class PeerControl: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: SoundModuleControl?
-    var control: SoundModuleControl? {
-        get { lock.withLock { current } }
-        set { lock.withLock { current = newValue } }
     }
 }

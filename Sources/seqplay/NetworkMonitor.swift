@@ -13,7 +13,7 @@ extension MonitorCommand {
     static let pollInterval: UInt32 = 1_000
 
     func monitorNetwork() throws {
-        let queue = MonitorQueue()
+        let queue = NetworkMIDIEventQueue()
         let session: NetworkMIDISession
         do {
             session = try NetworkMIDISession(configuration: networkOptions.configuration(name: "seqplay monitor"), deliveringTo: queue)
@@ -54,25 +54,5 @@ extension MonitorCommand {
         if queue.dropped > 0 {
             CommandLineOutput.note("\(queue.dropped) events were dropped (the queue was full)")
         }
-    }
-}
-
-/// What the session delivers, queued for the printing thread (the session delivers from one thread).
-private final class MonitorQueue: NetworkMIDITimedReceiver, @unchecked Sendable {
-    struct Event {
-        var message: MIDIMessage
-        var time: UInt64
-        var ssrc: UInt32
-    }
-
-    let events = SingleProducerQueue(capacity: 1 << 16, filler: Event(message: .tuneRequest, time: 0, ssrc: 0))
-    private(set) var dropped = 0
-
-    func receive(_ message: MIDIMessage, scheduledAt time: UInt64, fromPeer ssrc: UInt32) {
-        if !events.append(Event(message: message, time: time, ssrc: ssrc)) { dropped += 1 }
-    }
-
-    func receive(_ message: MIDIMessage) {
-        receive(message, scheduledAt: MonotonicClock.now(), fromPeer: 0)
     }
 }

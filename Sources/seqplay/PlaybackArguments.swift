@@ -35,25 +35,15 @@ struct SongArguments: ParsableArguments {
 
     /// Reads the song, saying once on stderr when it needed repair; throws (3 or 5) when it cannot be read.
     func read() throws(CommandFailure) -> MusicSequence {
-        let result = try CommandLineOutput.readMIDIFile(song, strict: strict)
-        if !result.warnings.isEmpty {
-            let count = result.warnings.count
-            CommandLineOutput.note("\(song): repaired \(count) problem\(count == 1 ? "" : "s") (see `seqplay info \(song)`; --strict refuses such files)")
-        }
-        CommandLineOutput.noteNotesTransposedAway(options.transpose, dropped: result.sequence.noteCountDropped(transposingBy: options.transpose),
-                                                  "played")
-        return result.sequence
+        let sequence = try CommandLineOutput.readSong(song, strict: strict)
+        CommandLineOutput.noteNotesTransposedAway(options.transpose, dropped: sequence.noteCountDropped(transposingBy: options.transpose), "played")
+        return sequence
     }
 
     /// How `sequence` plays: the flags of `options`, and the loop.
     func songOptions(for sequence: MusicSequence) -> SongOptions {
-        var song = options.songOptions
-        if let loop {
-            let endTick = TempoMap(sequence: sequence.concatenatingPatterns()).endTick
-            song.loop = LoopRegion(from: loopFrom?.position ?? song.start ?? .tick(0),
-                                   to: loopTo?.position ?? song.end ?? .tick(endTick), count: loop)
-        }
-        return song
+        guard let loop else { return options.songOptions }
+        return options.songOptions.looping(loop, from: loopFrom?.position, to: loopTo?.position, in: sequence)
     }
 }
 

@@ -1,3 +1,4 @@
+import SeqplaySupport
 import AudioGraph
 import Sampler
 import LV2

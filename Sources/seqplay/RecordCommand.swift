@@ -69,22 +69,8 @@ struct RecordCommand: ParsableCommand {
             let keys = TerminalKeys()
             defer { keys.restore() }
             status("Recording at \(recording.port.address) into \(file). Space: pause/resume, q: stop.")
-            recording: while interruption.signalReceived == nil, try !recording.record() {
-                switch keys.nextKey() {
-                case " ", "p":
-                    let paused = recording.take.isPaused
-                    try { () throws(SequencerError) in
-                        paused ? try recording.resume() : try recording.pause()
-                    }()
-                    status(paused ? "Recording" : "Paused")
-                case "q", "\n":
-                    break recording
-                default:
-                    break
-                }
-            }
-            try recording.finish()
-        } catch let error as SequencerRecordingError {
+            try recording.run(until: interruption, keys: keys) { status($0) }
+        } catch {
             switch error {
             case .sequencer(let error): throw CommandFailure(mapping: error)
             case .cannotSave(let error): throw CommandFailure("\(error)", .inputOutput)

@@ -23,7 +23,8 @@ struct RenderToFile {
         if path == "-" && !encoding.dryRun { StandardOutput.reserveForData() }
         let renderer = try SongRenderer(sequence: sequence, soundFontPaths: fontPaths, options: options)
         if encoding.dryRun {
-            return print(encoding.dryRunReport(path: path, format: fileFormat(of: path), sampleFormat: file.bitDepth?.sampleFormat, renderer: renderer))
+            return print(renderer.dryRunReport(path: path, format: fileFormat(of: path), sampleFormat: file.bitDepth?.sampleFormat,
+                                               quality: encoding.quality, bitrateMode: encoding.bitrateMode))
         }
         let inputs = [sound.song.song] + fontPaths
         try waveform.refuseUnwritable(protecting: inputs + [path])

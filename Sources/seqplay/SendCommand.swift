@@ -1,3 +1,4 @@
+import SeqplaySupport
 import ALSA
 import ArgumentParser
 import Foundation

@@ -1,3 +1,4 @@
+import SeqplaySupport
 import ALSA
 import ArgumentParser
 import AudioGraph
@@ -36,7 +37,7 @@ extension RealtimeSong {
 
     /// Why the sound card cannot play, in a few words.
     private static func reason(_ error: AudioOutputError) -> String {
-        if let reason = DeviceArguments.noSoundCardReason(error) { return "no sound card: \(reason)" }
+        if let reason = error.noSoundCardReason { return "no sound card: \(reason)" }
         return "\(error)"
     }
 }

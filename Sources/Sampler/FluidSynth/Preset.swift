@@ -1,5 +1,11 @@
 /// One instrument a loaded SoundFont offers: where it sits in the bank/program grid and which font
 /// provides it.
+///
+/// Not `SoundFontContents.Preset` (`SoundFontFile`): that one is read from a file by seqplay's own
+/// reader, before or without FluidSynth, and counts the preset's zones; this one is what a running
+/// `Synthesizer` found in its font stack, and names the loaded font (its FluidSynth id) it comes from.
+/// `PresetState` (`Control`) is this preset as the control model saves and serves it (JSON, under its
+/// `FontState`).
 public struct Preset: Hashable, Sendable {
     /// MIDI bank number (128 is the percussion bank in General MIDI fonts).
     public let bank: Int

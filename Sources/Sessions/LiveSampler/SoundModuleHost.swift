@@ -6,6 +6,7 @@ import Foundation
 import MediaLibrary
 import Player
 import Sampler
+import Synchronization
 
 /// A live sampler session as a sound module you control, as `seqplay live`/`serve` run it: its
 /// `SoundModuleControl`, the state file (restored at start, saved on change), the FluidSynth shell and
@@ -21,7 +22,7 @@ import Sampler
 ///     host.stop(); _ = session.stop()
 public final class SoundModuleHost: @unchecked Sendable {
     public let control: SoundModuleControl
-    private let configuration: SoundModuleHostConfiguration
+    private let reloadsFontsOnHangUp: Bool
     private let log: @Sendable (String) -> Void
     private let recorder: OnRequestRecorder?
     private let songPlayer: LiveSongPlayer?
@@ -38,7 +39,7 @@ public final class SoundModuleHost: @unchecked Sendable {
     /// Throws `ControlFaceError` when a face cannot listen.
     public init(session: LiveSamplerSession, configuration: SoundModuleHostConfiguration,
                 log: @escaping @Sendable (String) -> Void = { _ in }) throws(ControlFaceError) {
-        self.configuration = configuration
+        reloadsFontsOnHangUp = configuration.reloadsFontsOnHangUp
         self.log = log
         control = SoundModuleControl(samplers: session.samplers)
         if case .recording(let path, _) = session.configuration.output {
@@ -110,7 +111,7 @@ public final class SoundModuleHost: @unchecked Sendable {
         if let shell { log("FluidSynth shell on \(shell.endpoint.host):\(shell.port)") }
         if let osc { log("OSC on \(osc.endpoint.host):\(osc.port)") }
         for face in faces { log(face.announcement) }
-        guard configuration.reloadsFontsOnHangUp else { return }
+        guard reloadsFontsOnHangUp else { return }
         signal(SIGHUP, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
         source.setEventHandler { [control, log] in
@@ -137,6 +138,40 @@ public final class SoundModuleHost: @unchecked Sendable {
         control.stop()
         for sampler in control.samplers { sampler.allNotesOff() }
         stateFile?.flush(control.state)
+    }
+}
+
+extension SoundModuleHost {
+    /// The network peers of a session as the control model's inputs ("network peer NAME" connected and
+    /// disconnected). Peers may connect as soon as the session opens, before the host (and its control
+    /// model) exists: make this over the configuration before the session, then `report(to:)` the host.
+    ///
+    ///     var configuration = LiveSamplerConfiguration(…)
+    ///     let peers = SoundModuleHost.NetworkPeers(reportingIn: &configuration)
+    ///     let session = try LiveSamplerSession(configuration)
+    ///     let host = try SoundModuleHost(session: session, configuration: module)
+    ///     peers.report(to: host)
+    public final class NetworkPeers: Sendable {
+        private let control = Mutex<SoundModuleControl?>(nil)
+
+        /// Makes `configuration`'s network session (if it has one and reports peer events) also tell the
+        /// control model, once `report(to:)` names its host, of peers connecting and leaving.
+        public init(reportingIn configuration: inout LiveSamplerConfiguration) {
+            guard let reportPeerEvent = configuration.network?.onPeerEvent else { return }
+            configuration.network?.onPeerEvent = { [self] event in
+                reportPeerEvent(event)
+                let current = self.control.withLock { $0 }
+                switch event {
+                case .connected(let peer): current?.inputConnected("network peer \(peer.displayName)")
+                case .ended(let peer, _): current?.inputDisconnected("network peer \(peer.displayName)")
+                }
+            }
+        }
+
+        /// From now on, peers connecting and leaving are inputs of `host`'s control model.
+        public func report(to host: SoundModuleHost) {
+            control.withLock { $0 = host.control }
+        }
     }
 }
 

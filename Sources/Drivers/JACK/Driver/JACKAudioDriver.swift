@@ -1,6 +1,7 @@
 import Atomics
 import AudioGraph
 import Foundation
+import MIDICore
 
 /// Where the output ports are connected when playback starts.
 public enum JACKConnection: Equatable, Sendable {
@@ -127,4 +128,25 @@ final class LockedReason: @unchecked Sendable {
 
     func set(_ value: String) { lock.withLock { reason = value } }
     var value: String { lock.withLock { reason } }
+}
+
+extension JACKConnection {
+    /// The connection a `--jack-connect` value names: nil is the physical playback ports, `none` none,
+    /// anything else a pattern of input port names.
+    public init(naming value: String?) {
+        switch value {
+        case nil: self = .physicalPlayback
+        case "none": self = .none
+        case let pattern?: self = .matching(pattern)
+        }
+    }
+}
+
+extension JACKOutputSettings {
+    /// The output ports of a song: the mix (`out_L`, `out_R`) and, `perChannel`, a stereo pair per MIDI
+    /// channel (`ch01_L`, `ch01_R`, …) beside it.
+    public static func songPortNames(perChannel: Bool) -> [String] {
+        let channels = perChannel ? (0..<16).flatMap { [MIDIChannel.name($0) + "_L", MIDIChannel.name($0) + "_R"] } : []
+        return ["out_L", "out_R"] + channels
+    }
 }

@@ -1,22 +1,31 @@
-import Sampler
 import Foundation
 import LV2
-import Rendering
+import Sampler
+import SeqplaySupport
 
 /// What the keys of real-time playback do (space, ←/→) and what the status line shows: the
 /// playback's own pause and seek, or the JACK transport's start/stop and locate.
-struct PlaybackKeys {
-    var togglePause: () -> Void
-    var seek: (_ seconds: Double) -> Void
-    var isPaused: () -> Bool
-    var position: () -> Double
+public struct PlaybackKeys {
+    public var togglePause: () -> Void
+    public var seek: (_ seconds: Double) -> Void
+    public var isPaused: () -> Bool
+    public var position: () -> Double
+
+    /// Keys that call these: space `togglePause`, ←/→ `seek` by ∓5 s; the status line shows `isPaused()` and `position()`.
+    public init(togglePause: @escaping () -> Void, seek: @escaping (_ seconds: Double) -> Void, isPaused: @escaping () -> Bool,
+                position: @escaping () -> Double) {
+        self.togglePause = togglePause
+        self.seek = seek
+        self.isPaused = isPaused
+        self.position = position
+    }
 
     /// Shows `playback`'s status line and acts on keys until `isDone`, the output's end, q (returns
     /// true) or a signal.
-    func run(_ playback: SongPlayback, interruption: Interruption, isDone: () -> Bool) -> Bool {
+    public func run(_ playback: SongPlayback, interruption: Interruption, isDone: () -> Bool) -> Bool {
         let terminal = Terminal()
         defer { terminal?.restore() }
-        let statusLine = StatusLine(player: playback.renderer.player)
+        let statusLine = PlaybackStatusLine(player: playback.renderer.player)
         while !interruption.isRequested && !playback.hasEnded && !isDone() {
             FluidSynthLog.forwardPendingMessages()
             LV2Log.forwardPendingMessages()

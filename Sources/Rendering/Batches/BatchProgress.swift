@@ -1,11 +1,11 @@
-import Rendering
 import Foundation
 
 /// The one progress line of a batch on standard error: files done of all, failures, speed as a
 /// multiple of real time (all workers together) and the time left (from the input bytes done, as the
 /// workers take the largest files first). Drawn only on a terminal, at most ten times a second;
-/// messages printed meanwhile clear the line first. Safe from any thread.
-final class BatchProgress: @unchecked Sendable {
+/// messages printed meanwhile (through `note`) clear the line first. Safe from any thread. Hand `record`
+/// to `BatchRenderer.run`'s observer; `finish()` ends the line.
+public final class BatchProgress: @unchecked Sendable {
     private let total: Int
     private let isEnabled: Bool
     private let lock = NSLock()
@@ -20,15 +20,21 @@ final class BatchProgress: @unchecked Sendable {
     private var isLineDrawn = false
 
     private let sampleRate: Double
+    private let printNote: @Sendable (String) -> Void
 
-    init(inputs: [BatchInput], sampleRate: Int, isEnabled: Bool = isatty(STDERR_FILENO) != 0) {
+    /// The progress of rendering `inputs` at `sampleRate`; `note` prints a message line (on standard
+    /// error); drawn when `isEnabled` (standard error is a terminal).
+    public init(inputs: [BatchInput], sampleRate: Int, isEnabled: Bool = isatty(STDERR_FILENO) != 0,
+                note: @escaping @Sendable (String) -> Void) {
+        printNote = note
         total = inputs.count
         totalBytes = isEnabled ? inputs.reduce(0) { $0 + max(1, $1.fileSize) } : 0
         self.sampleRate = Double(sampleRate)
         self.isEnabled = isEnabled
     }
 
-    func record(_ event: BatchRenderer.Event) {
+    /// Counts `event` and redraws the line (at most ten times a second).
+    public func record(_ event: BatchRenderer.Event) {
         lock.withLock {
             switch event {
             case .progress(let frames): audioSeconds += Double(frames) / sampleRate
@@ -45,15 +51,16 @@ final class BatchProgress: @unchecked Sendable {
     }
 
     /// Prints `message` on its own line (the progress line redrawn after it).
-    func note(_ message: String) {
+    public func note(_ message: String) {
         lock.withLock {
             clear()
-            CommandLineOutput.note(message)
+            printNote(message)
             draw(force: true)
         }
     }
 
-    func finish() {
+    /// Draws the line a last time and ends it.
+    public func finish() {
         lock.withLock {
             draw(force: true)
             if isLineDrawn { FileHandle.standardError.write(Data("\n".utf8)) }

@@ -5,16 +5,16 @@ import Glibc
 /// The controlling terminal during playback: raw keyboard input on stdin (no line buffering, no echo;
 /// Ctrl-C still raises SIGINT) and a status line redrawn in place on stderr. Only made when both are
 /// terminals; `restore()` puts stdin back as it was, and runs at exit too, whatever the exit path.
-final class Terminal {
+public final class Terminal {
     /// A key the player reacts to.
-    enum Key {
+    public enum Key {
         case space, left, right, quit
     }
 
     nonisolated(unsafe) private static var savedSettings: termios?
 
     /// The terminal in raw mode, or nil when stdin or stderr is not a terminal.
-    init?() {
+    public init?() {
         guard isatty(STDERR_FILENO) == 1, let settings = Self.enterRawMode() else { return nil }
         Self.savedSettings = settings
         atexit { Terminal.restoreSavedSettings() }
@@ -23,7 +23,7 @@ final class Terminal {
     /// Puts standard input, when it is a terminal, in raw mode: each key is readable as it is
     /// pressed (no line buffering, no echo, reads never wait; Ctrl-C still raises SIGINT). Returns
     /// the settings to put back with `restore(_:)`, or nil when stdin is not a terminal.
-    static func enterRawMode() -> termios? {
+    public static func enterRawMode() -> termios? {
         var settings = termios()
         guard isatty(STDIN_FILENO) == 1, tcgetattr(STDIN_FILENO, &settings) == 0 else { return nil }
         let saved = settings
@@ -37,13 +37,13 @@ final class Terminal {
     }
 
     /// Puts standard input back as `enterRawMode()` found it.
-    static func restore(_ settings: termios) {
+    public static func restore(_ settings: termios) {
         var settings = settings
         tcsetattr(STDIN_FILENO, TCSANOW, &settings)
     }
 
     /// Puts stdin back as it was and ends the status line.
-    func restore() {
+    public func restore() {
         Self.restoreSavedSettings()
         write("\r\u{1B}[K")
     }
@@ -53,7 +53,7 @@ final class Terminal {
     }
 
     /// Waits up to `milliseconds` for input and returns the keys typed (unknown keys ignored).
-    func readKeys(waitingUpTo milliseconds: Int32) -> [Key] {
+    public func readKeys(waitingUpTo milliseconds: Int32) -> [Key] {
         var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
         guard poll(&descriptor, 1, milliseconds) > 0 else { return [] }
         var bytes = [UInt8](repeating: 0, count: 64)
@@ -63,7 +63,7 @@ final class Terminal {
     }
 
     /// The keys in raw input: space, q/Q, and the arrow escape sequences ESC [ C / ESC [ D.
-    static func keys(in bytes: ArraySlice<UInt8>) -> [Key] {
+    public static func keys(in bytes: ArraySlice<UInt8>) -> [Key] {
         var keys: [Key] = []
         var index = bytes.startIndex
         while index < bytes.endIndex {
@@ -82,7 +82,7 @@ final class Terminal {
     }
 
     /// Replaces the status line with `text`.
-    func showStatus(_ text: String) { write("\r\u{1B}[K" + text) }
+    public func showStatus(_ text: String) { write("\r\u{1B}[K" + text) }
 
     private func write(_ text: String) {
         var text = text

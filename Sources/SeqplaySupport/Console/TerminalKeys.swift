@@ -4,16 +4,16 @@ import Glibc
 
 /// Keys pressed on standard input, read without waiting: on a terminal each key counts as pressed
 /// (raw mode, no echo; the terminal is restored by `restore()`); from a pipe each byte is a key.
-final class TerminalKeys {
+public final class TerminalKeys {
     private var savedTerminal: termios?
     private var inputEnded = false
 
-    init() {
+    public init() {
         savedTerminal = Terminal.enterRawMode()
     }
 
     /// The next key pressed, if one is waiting (never waits).
-    func nextKey() -> Character? {
+    public func nextKey() -> Character? {
         guard !inputEnded else { return nil }
         var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
         guard poll(&descriptor, 1, 0) > 0 else { return nil }
@@ -26,7 +26,7 @@ final class TerminalKeys {
     }
 
     /// Puts the terminal back as it was.
-    func restore() {
+    public func restore() {
         if let savedTerminal { Terminal.restore(savedTerminal) }
     }
 }

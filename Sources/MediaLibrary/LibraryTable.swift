@@ -1,44 +1,48 @@
 import Foundation
-import MediaLibrary
 
-/// How `library` results are printed: aligned columns for people, JSON for programs.
-enum LibraryOutput {
-    static func json(_ object: Any) -> String {
+/// Library results as `seqplay library` prints them: aligned columns for people (`songs`, `presets`,
+/// `groups`: a header line, then a row each), JSON for programs (`json`).
+///
+///     let rows = try library.songs(LibraryQuery(where: "tempo >= 120"))
+///     print(LibraryTable.songs(rows))
+public enum LibraryTable {
+    /// `object` (rows' `values`, groups as dictionaries) as pretty JSON, keys sorted, slashes unescaped.
+    public static func json(_ object: Any) -> String {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
 
-    static func printSongs(_ rows: [LibraryRow]) {
+    /// Songs: duration, bars, tempo, time and key signature, title (one line, 40 characters), path.
+    public static func songs(_ rows: [LibraryRow]) -> String {
         table(["duration", "bars", "tempo", "time", "key", "title", "path"], rows.map { row in
             let values = row.values
             return [clock(values["duration"] as? Double), number(values["bars"] as? Double), number(values["tempo"] as? Double),
                     (values["time_signature"] as? [String])?.first ?? "", (values["key"] as? [String])?.first ?? "",
                     oneLine(values["title"] as? String ?? ""), row.path]
         })
-        CommandLineOutput.writeStandardError(Data("\(rows.count) song\(rows.count == 1 ? "" : "s")\n".utf8))
     }
 
-    static func printPresets(_ rows: [LibraryRow]) {
+    /// Presets: bank:program, name, font, path.
+    public static func presets(_ rows: [LibraryRow]) -> String {
         table(["bank:program", "name", "font", "path"], rows.map { row in
             ["\(row.values["bank"] ?? 0):\(row.values["program"] ?? 0)", row.values["name"] as? String ?? "",
              row.values["font"] as? String ?? "", row.path]
         })
-        CommandLineOutput.writeStandardError(Data("\(rows.count) preset\(rows.count == 1 ? "" : "s")\n".utf8))
     }
 
-    static func printGroups(_ groups: [LibraryGroup], field: String) {
+    /// Groups by `field`: its value, the songs and their total duration.
+    public static func groups(_ groups: [LibraryGroup], field: String) -> String {
         table([field, "songs", "duration"], groups.map { [$0.value ?? "(none)", String($0.count), clock($0.totalDuration)] })
     }
 
-    private static func table(_ header: [String], _ rows: [[String]]) {
+    private static func table(_ header: [String], _ rows: [[String]]) -> String {
         let all = [header] + rows
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
-        for row in all {
-            let cells = row.enumerated().map { column, cell in
+        return all.map { row in
+            row.enumerated().map { column, cell in
                 column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
-            }
-            print(cells.joined(separator: "  "))
-        }
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
     }
 
     private static func oneLine(_ text: String) -> String {

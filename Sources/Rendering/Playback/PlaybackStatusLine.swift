@@ -3,12 +3,15 @@ import MIDIFile
 import Player
 
 /// The one-line playback display: position / duration, bar:beat, tempo, voices, xruns and a level meter.
-struct StatusLine {
-    let player: MusicPlayer
+public struct PlaybackStatusLine {
+    public let player: MusicPlayer
+
+    /// The line of `player`'s song.
+    public init(player: MusicPlayer) { self.player = player }
 
     /// The line for this moment; `position` is in seconds of playback. Bar and tempo are those of
     /// the song position (a `--loop` repeat shows the loop's bars again).
-    func text(paused: Bool, position: Double, duration: Double, voices: Int, xruns: Int, level: LevelMeterTap.Level?) -> String {
+    public func text(paused: Bool, position: Double, duration: Double, voices: Int, xruns: Int, level: LevelMeterTap.Level?) -> String {
         let sample = Int64((position * Double(player.sampleRate)).rounded(.down))
         let place = player.tempoMap.barBeatTick(atTick: player.songTick(atSample: sample))
         let tempo = player.beatsPerMinute(atSample: sample)
@@ -18,14 +21,14 @@ struct StatusLine {
     }
 
     /// `m:ss.s`.
-    static func clock(_ seconds: Double) -> String {
+    public static func clock(_ seconds: Double) -> String {
         let tenths = Int((max(0, seconds) * 10).rounded(.down))
         let secondsPart = tenths % 600
         return "\(tenths / 600):\(secondsPart < 100 ? "0" : "")\(secondsPart / 10).\(secondsPart % 10)"
     }
 
     /// A 20-cell bar over −60…0 dBFS of the peak, the held peak marked, and the RMS in dB.
-    static func meter(_ level: LevelMeterTap.Level, cells: Int = 20) -> String {
+    public static func meter(_ level: LevelMeterTap.Level, cells: Int = 20) -> String {
         func cell(_ decibels: Float) -> Int {
             guard decibels.isFinite else { return 0 }
             return Int(((decibels + 60) / 60 * Float(cells)).rounded()).clamped(to: 0...cells)
@@ -39,5 +42,5 @@ struct StatusLine {
 }
 
 extension Comparable {
-    func clamped(to range: ClosedRange<Self>) -> Self { min(max(self, range.lowerBound), range.upperBound) }
+    fileprivate func clamped(to range: ClosedRange<Self>) -> Self { min(max(self, range.lowerBound), range.upperBound) }
 }

@@ -7,12 +7,12 @@ import Foundation
 /// process, so the command can restore the terminal, send notes off, drain the device, close its
 /// files (or remove a half-written one) and say goodbye to its peers first. Wait for it, or poll
 /// `isRequested` from a loop.
-final class Interruption: @unchecked Sendable {
+public final class Interruption: @unchecked Sendable {
     private let wake = DispatchSemaphore(value: 0)
     private let received = ManagedAtomic<Int32>(0)
     private var sources: [DispatchSourceSignal] = []
 
-    init(signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]) {
+    public init(signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]) {
         for number in signals {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -26,21 +26,21 @@ final class Interruption: @unchecked Sendable {
     }
 
     /// The signal received so far, if any.
-    var signalReceived: Int32? {
+    public var signalReceived: Int32? {
         let number = received.load(ordering: .acquiring)
         return number == 0 ? nil : number
     }
 
     /// Whether a signal has arrived.
-    var isRequested: Bool { signalReceived != nil }
+    public var isRequested: Bool { signalReceived != nil }
 
     /// Ends the wait without a signal.
-    func finish() { wake.signal() }
+    public func finish() { wake.signal() }
 
     /// Waits as `wait(timeout:)` does, running `periodically` on this thread every `interval` seconds
     /// meanwhile (forwarding FluidSynth's queued messages, say).
     @discardableResult
-    func wait(timeout: Double? = nil, every interval: Double, _ periodically: () -> Void) -> Int32? {
+    public func wait(timeout: Double? = nil, every interval: Double, _ periodically: () -> Void) -> Int32? {
         let end = timeout.map { DispatchTime.now() + $0 }
         while true {
             let next = DispatchTime.now() + interval
@@ -53,7 +53,7 @@ final class Interruption: @unchecked Sendable {
 
     /// Runs `play` (true when it played to the end) on this thread while a signal calls `stop` from
     /// another; returns what `play` returned.
-    func run(stopping stop: @escaping @Sendable () -> Void, _ play: () throws -> Bool) rethrows -> Bool {
+    public func run(stopping stop: @escaping @Sendable () -> Void, _ play: () throws -> Bool) rethrows -> Bool {
         Thread.detachNewThread { [self] in
             if wait() != nil { stop() }
         }
@@ -64,7 +64,7 @@ final class Interruption: @unchecked Sendable {
     /// Waits for a signal, `finish()` or `timeout` seconds (nil: no limit). Returns the signal that
     /// ended the wait, or nil.
     @discardableResult
-    func wait(timeout: Double? = nil) -> Int32? {
+    public func wait(timeout: Double? = nil) -> Int32? {
         if let timeout {
             _ = wake.wait(timeout: .now() + timeout)
         } else {

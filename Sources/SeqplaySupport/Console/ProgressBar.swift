@@ -2,8 +2,8 @@ import Foundation
 
 /// A one-line progress display on standard error while rendering: a bar, percent done, time
 /// elapsed and speed as a multiple of real time. Draws only when standard error is a terminal,
-/// and at most ten times a second.
-final class ProgressBar {
+/// and at most ten times a second. Counts rendered frames, or items of a unit ("files").
+public final class ProgressBar {
     private let totalSeconds: Double
     private let sampleRate: Double
     private let isEnabled: Bool
@@ -14,7 +14,7 @@ final class ProgressBar {
     private static let width = 30
 
     /// `expectedFrames` is the length the render is expected to reach (the song and its tail).
-    init(expectedFrames: Int64, sampleRate: Int, isEnabled: Bool = isatty(STDERR_FILENO) != 0) {
+    public init(expectedFrames: Int64, sampleRate: Int, isEnabled: Bool = isatty(STDERR_FILENO) != 0) {
         totalSeconds = Double(max(1, expectedFrames)) / Double(sampleRate)
         self.sampleRate = Double(sampleRate)
         self.isEnabled = isEnabled
@@ -22,7 +22,7 @@ final class ProgressBar {
     }
 
     /// A bar counting `total` items of `unit` ("files") with `update(frames:)` given the count done.
-    init(total: Int, unit: String, isEnabled: Bool = isatty(STDERR_FILENO) != 0) {
+    public init(total: Int, unit: String, isEnabled: Bool = isatty(STDERR_FILENO) != 0) {
         totalSeconds = Double(max(1, total))
         sampleRate = 1
         self.isEnabled = isEnabled
@@ -30,7 +30,7 @@ final class ProgressBar {
     }
 
     /// Shows `frames` rendered so far (redrawing at most every 0.1 s).
-    func update(frames: Int64) {
+    public func update(frames: Int64) {
         guard isEnabled else { return }
         let now = Date()
         guard now.timeIntervalSince(lastDrawn) >= 0.1 else { return }
@@ -39,10 +39,10 @@ final class ProgressBar {
     }
 
     /// Draws the final state and ends the line.
-    func finish(frames: Int64) {
+    public func finish(frames: Int64) {
         guard isEnabled else { return }
         draw(frames: frames, now: Date(), complete: true)
-        CommandLineOutput.writeStandardError(Data("\n".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("\n".utf8))
     }
 
     private func draw(frames: Int64, now: Date, complete: Bool = false) {
@@ -55,7 +55,7 @@ final class ProgressBar {
         let percent = String(Int(fraction * 100))
         let line = "\r[\(bar)] \(String(repeating: " ", count: 3 - percent.count))\(percent)%  "
             + "\(Self.clock(elapsed)) elapsed  " + (unit.map { "\(Int(speed)) \($0)/s " } ?? "\(String(format: "%.1f", speed))× real time ")
-        CommandLineOutput.writeStandardError(Data(line.utf8))
+        try? FileHandle.standardError.write(contentsOf: Data(line.utf8))
     }
 
     private static func clock(_ seconds: Double) -> String {

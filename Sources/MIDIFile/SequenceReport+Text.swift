@@ -1,9 +1,8 @@
 import Foundation
-import MIDIFile
 
 extension SequenceReport {
-    /// The report as people read it.
-    var humanReadable: String {
+    /// The report as people read it (what `seqplay info` prints).
+    public var humanReadable: String {
         var lines: [String] = []
         let divisionText = division.ticksPerQuarter.map { "\($0) ticks per quarter note" }
             ?? "SMPTE \(division.framesPerSecond == 29 ? "29.97" : String(division.framesPerSecond ?? 0)) fps, \(division.ticksPerFrame ?? 0) ticks per frame"
@@ -69,5 +68,22 @@ extension SequenceReport {
         let tenths = Int64((seconds * 10).rounded())
         let minutes = tenths / 600, rest = tenths % 600
         return "\(minutes):\(rest < 100 ? "0" : "")\(rest / 10).\(rest % 10)"
+    }
+}
+
+extension SequenceReport {
+    /// The tempo map as a table: every tempo and time signature, by tick (time signatures first at a tick).
+    public var tempoMapLines: [String] {
+        let rows = (timeSignatures.map { ($0.tick, 0, $0.position, $0.seconds, "\($0.value) time") }
+            + tempos.map { ($0.tick, 1, $0.position, $0.seconds, ($0.bpm.map { String(format: "%.3f BPM", $0) } ?? "0 µs") + " (\($0.microsecondsPerQuarter) µs per quarter)") })
+            .sorted { ($0.0, $0.1) < ($1.0, $1.1) }
+        guard rows.count > 2 || tempos.count > 1 else { return [] }
+        let header = ["tick", "bar:beat:tick", "seconds", "change"]
+        let cells = rows.map { [String($0.0), $0.2, String(format: "%.3f", $0.3), $0.4] }
+        let widths = (0..<3).map { column in ([header] + cells).map { $0[column].count }.max() ?? 0 }
+        func line(_ row: [String]) -> String {
+            "  " + (0..<3).map { row[$0].padding(toLength: widths[$0] + 2, withPad: " ", startingAt: 0) }.joined() + row[3]
+        }
+        return ["Tempo map:", line(header)] + cells.map(line)
     }
 }
