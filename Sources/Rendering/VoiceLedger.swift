@@ -17,8 +17,9 @@ import Sampler
 /// those boundaries voices only end, so the groups render freely.
 ///
 /// Real-time safe: no allocation or lock after init; a group waiting for another on another thread
-/// spins a little, then sleeps on that group's semaphore (posted when it moves while someone waits),
-/// so a thread whose partner is descheduled gives its core away instead of burning it.
+/// spins a little, then sleeps on that group's semaphore (posted when it moves, or its render is
+/// abandoned, while someone waits), so a thread whose partner is descheduled gives its core away instead of burning it.
+// Why unchecked: each group's counts are written by its own thread and read after its position (atomic, sequentially consistent) moves.
 final class VoiceLedger: @unchecked Sendable {
     /// The most voices sounding at once in the whole render.
     let budget: Int
@@ -126,10 +127,12 @@ final class VoiceLedger: @unchecked Sendable {
     }
 
     /// Waits until group `group` has reached `position`; false when `abandon` said to stop waiting.
-    /// Spins first (the other thread is usually a block away), then sleeps on the group's semaphore,
-    /// waking every 2 ms to ask `abandon`. A waiter counts itself in before it looks again, and a mover
-    /// stores before it counts the waiters (both sequentially consistent), so no wake is lost; a post
-    /// left over from an earlier wait only makes one look more.
+    /// Spins first (the other thread is usually a block away), then sleeps on the group's semaphore
+    /// until the group moves or whoever makes `abandon` true calls `wakeWaiters()`. A waiter counts
+    /// itself in before it looks again (at the position and at `abandon`, which must read its flags
+    /// sequentially consistent), and a mover or an abandoner stores before it counts the waiters
+    /// (both sequentially consistent), so no wake is lost; a post left over from an earlier wait only
+    /// makes one look more.
     private func wait(for group: Int, to position: Int64, abandon: () -> Bool) -> Bool {
         var spins = 0
         while positions[group].load(ordering: .acquiring) < position {
@@ -137,16 +140,21 @@ final class VoiceLedger: @unchecked Sendable {
             spins += 1
             if spins < 200 { continue }
             waiters[group].wrappingIncrement(ordering: .sequentiallyConsistent)
-            if positions[group].load(ordering: .sequentiallyConsistent) < position {
-                var deadline = timespec()
-                clock_gettime(CLOCK_REALTIME, &deadline)
-                deadline.tv_nsec += 2_000_000
-                if deadline.tv_nsec >= 1_000_000_000 { deadline.tv_sec += 1; deadline.tv_nsec -= 1_000_000_000 }
-                _ = sem_timedwait(moved + group, &deadline)
+            if positions[group].load(ordering: .sequentiallyConsistent) < position && !abandon() {
+                _ = sem_wait(moved + group)  // interrupted or woken: the loop looks again
             }
             waiters[group].wrappingDecrement(ordering: .sequentiallyConsistent)
         }
         return true
+    }
+
+    /// Wakes every group's sleeping waiters so they ask their `abandon` again: called by whoever
+    /// made it true (sequentially consistent), after doing so. No allocation, no lock.
+    func wakeWaiters() {
+        for group in 0..<groupCount {
+            let sleeping = waiters[group].load(ordering: .sequentiallyConsistent)
+            for _ in 0..<sleeping { sem_post(moved + group) }
+        }
     }
 
     /// At the boundary `sampleTime` (which every group reaches): waits until the groups before

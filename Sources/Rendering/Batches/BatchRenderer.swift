@@ -2,6 +2,7 @@ import Atomics
 import AudioFiles
 import Sampler
 import Foundation
+import SeqplaySupport
 import MIDIFile
 import SoundFontFile
 
@@ -56,10 +57,9 @@ public final class BatchRenderer: Sendable {
             !settings.overwritesFinishedOutputs && FileManager.default.fileExists(atPath: settings.outputPath(for: input))
         }
         let results = ResultTable(count: inputs.count)
-        let group = DispatchGroup()
-        for _ in 0..<max(1, min(settings.jobs, inputs.count)) {
-            group.enter()
-            let thread = Thread { [self] in
+        let workers = (0..<max(1, min(settings.jobs, inputs.count))).map { _ in ServiceThread() }
+        for worker in workers {
+            worker.start(name: "seqplay batch", stackSize: 4 << 20) { [self] in
                 let worker = BatchWorker(settings: settings, fonts: fonts, isCancelled: isCancelled, observer: observer, options: options)
                 // Each output is completed (closed, synced, renamed) on this queue while the worker
                 // renders the next song; at most one waits, so the worker never runs ahead of the disk.
@@ -79,12 +79,9 @@ public final class BatchRenderer: Sendable {
                     }
                 }
                 finishing.sync {}
-                group.leave()
             }
-            thread.stackSize = 4 << 20
-            thread.start()
         }
-        group.wait()
+        workers.forEach { $0.join() }
         return results.all
     }
 
