@@ -3,6 +3,7 @@ import AudioFiles
 import Sampler
 import Foundation
 import SeqplaySupport
+import Synchronization
 import MIDIFile
 import SoundFontFile
 
@@ -120,15 +121,14 @@ public struct PlannedOutput: Sendable {
 }
 
 /// Results stored by index from several threads.
-private final class ResultTable: @unchecked Sendable {
-    private var results: [BatchResult?]
-    private let lock = NSLock()
+private final class ResultTable: Sendable {
+    private let results: Mutex<[BatchResult?]>
 
-    init(count: Int) { results = Array(repeating: nil, count: count) }
+    init(count: Int) { results = Mutex(Array(repeating: nil, count: count)) }
 
     func set(_ index: Int, _ result: BatchResult) {
-        lock.withLock { results[index] = result }
+        results.withLock { $0[index] = result }
     }
 
-    var all: [BatchResult] { lock.withLock { results.compactMap { $0 } } }
+    var all: [BatchResult] { results.withLock { table in table.compactMap { $0 } } }
 }
