@@ -70,7 +70,7 @@ shell)
 osc)
     # liblo decodes (not instrumented), then the OSC face's requests (Control with its OSC/ server).
     extra=(-I "$root/Sources/CLiblo")
-    module SeqplaySupport "$root"/Sources/SeqplaySupport/Realtime/ServiceThread.swift
+    module SeqplaySupport "$root"/Sources/SeqplaySupport/Realtime/{ServiceThread,StopRequest,MonotonicClock}.swift
     module Sampler "$root"/Sources/Sampler/FluidSynth/SamplerSettings.swift
     module Control "$root"/Sources/Control/OSC/*.swift "$root"/Sources/Control/{ControlCommand,ControlEvent,ControlState,ShellCommandParser,OSCRequest}.swift
     libs=(-lControl -lSampler -lSeqplaySupport -llo); source_file=OSCMessageFuzzTarget.swift; max_len=4096

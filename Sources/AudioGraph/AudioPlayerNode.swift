@@ -14,6 +14,7 @@ import Atomics
 /// Scheduling, `play()` and `stop()` may be called from any one control thread while the engine
 /// renders; they reach the render thread through atomics, without locks. A scheduled buffer must not
 /// be changed until it has played.
+// Why unchecked: the AudioNode contract: set up while its engine is stopped, rendered by the render thread alone.
 public final class AudioPlayerNode: AudioNode, @unchecked Sendable {
     /// `loops` value that repeats until `stop()`.
     public static let loopForever = Int.max

@@ -14,6 +14,7 @@
 /// own at its rate and attach a `SampleRateConverterNode` (module Effects) playing it: a source
 /// that pulls the inner engine through a resampler. To change the rate of a whole engine's output,
 /// pull it through a `VarispeedRenderer` (Effects).
+// Why unchecked: the AudioNode contract: set up while its engine is stopped, rendered by the render thread alone.
 public final class ConverterNode: AudioNode, @unchecked Sendable {
     /// Output channel count.
     public let outputChannelCount: Int

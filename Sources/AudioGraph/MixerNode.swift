@@ -9,6 +9,7 @@ import Foundation
 /// the equal-power law (each side −3 dB at centre, so loudness stays even across the field); a
 /// stereo input into a stereo mixer is balanced (unity at centre, the opposite side turned down along
 /// the same cosine curve). Other layouts ignore pan.
+// Why unchecked: the AudioNode contract: set up while its engine is stopped, rendered by the render thread alone.
 public final class MixerNode: AudioNode, @unchecked Sendable {
     /// Most inputs one mixer takes.
     public static let maximumInputCount = 1024

@@ -3,6 +3,7 @@
 /// device channels (a mono input goes to every one of them); device channels no route names are
 /// silent. E.g. with `main:1-2,click:3-4` on a 4-channel device, a stereo main mix feeds bus 0 and a
 /// stereo click bus 1. `AudioEngine.connectRoutes(_:map:)` wires one in front of the output node.
+// Why unchecked: the AudioNode contract: set up while its engine is stopped, rendered by the render thread alone.
 public final class OutputRouterNode: AudioNode, @unchecked Sendable {
     /// The routes, one per input bus.
     public let map: ChannelMap

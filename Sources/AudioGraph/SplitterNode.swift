@@ -1,6 +1,7 @@
 /// Sends one input to several destinations: each output bus carries a copy of the input, in its
 /// format. Use it where one node's output must feed several inputs (the engine refuses to connect
 /// one output bus to more than one input).
+// Why unchecked: the AudioNode contract: set up while its engine is stopped, rendered by the render thread alone.
 public final class SplitterNode: AudioNode, @unchecked Sendable {
     private let outputCount: Int
 

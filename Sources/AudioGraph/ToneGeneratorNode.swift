@@ -3,6 +3,7 @@ import Foundation
 /// A test-signal source: a sine wave or a single impulse, the same on every channel. Useful for
 /// checking a graph and for measuring effects (an impulse gives a node's impulse response).
 /// `frequency` and `amplitude` may be changed from any thread while the engine plays.
+// Why unchecked: the AudioNode contract: set up while its engine is stopped, rendered by the render thread alone.
 public final class ToneGeneratorNode: AudioNode, @unchecked Sendable {
     /// What the generator produces.
     public enum Waveform: Sendable {

@@ -5,6 +5,7 @@ import SeqplaySupport
 /// change (debounced, atomically through OutputFiles). A file that cannot be read as a state is
 /// renamed aside (`FILE.damaged`, or `FILE.damaged.2`… when that is taken) and reported in one line;
 /// never fatal.
+// Why unchecked: the pending state is touched only on `queue`; `onWriteFailure` and `subscription` are set before use, from one thread.
 public final class ControlStateFile: @unchecked Sendable {
     /// The file.
     public let path: String

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The OSC face: OSC over UDP (through liblo, `OSCServer`) over a `SoundModuleControl`, in the
 /// address space `OSCRequest` documents. `/seqplay/state` replies to the sender; `/seqplay/subscribe`
@@ -6,7 +7,7 @@ import Foundation
 /// messages outside the address space are ignored with one log line each (the latter rate-limited), its outside
 /// text escaped (`LogText`). Commands are queued without waiting for the render thread; a state request
 /// sees them.
-public final class OSCFace: @unchecked Sendable {
+public final class OSCFace: Sendable {
     public let endpoint: ControlEndpoint
     public var port: UInt16 { server.port }
     /// The most subscribers kept (the oldest is dropped).
@@ -16,9 +17,9 @@ public final class OSCFace: @unchecked Sendable {
     private let server: OSCServer
     private let access: ControlAccess
     private let log: @Sendable (String) -> Void
-    private let lock = NSLock()
-    private var subscribers: [OSCAddress] = []
-    private var subscription: ControlSubscription?
+    /// Where changes go (`/seqplay/subscribe`), the oldest first.
+    private let subscribers = Mutex<[OSCAddress]>([])
+    private let subscription = Mutex<ControlSubscription?>(nil)
 
     public init(control: SoundModuleControl, endpoint: ControlEndpoint, access: ControlAccess,
                 log: @escaping @Sendable (String) -> Void) throws(ControlFaceError) {
@@ -42,18 +43,19 @@ public final class OSCFace: @unchecked Sendable {
 
     /// Starts answering messages and sending changes to subscribers.
     public func start() {
-        subscription = control.subscribe { [weak self] event in
+        let subscribed = control.subscribe { [weak self] event in
             guard let self else { return }
-            let targets = lock.withLock { subscribers }
+            let targets = subscribers.withLock { $0 }
             guard !targets.isEmpty else { return }
             let messages = OSCRequest.messages(for: event)
             for target in targets { for message in messages { server.send(message, to: target) } }
         }
+        subscription.withLock { $0 = subscribed }
         server.start { [weak self] message, sender in self?.handle(message, from: sender) }
     }
 
     public func stop() {
-        subscription?.cancel()
+        subscription.withLock { $0 }?.cancel()
         server.stop()
     }
 
@@ -72,14 +74,14 @@ public final class OSCFace: @unchecked Sendable {
             for reply in OSCRequest.messages(for: control.state) { server.send(reply, to: target) }
         case .success(.subscribe(let port)):
             let target = port.map { OSCAddress(host: sender.host, port: "\($0)") } ?? sender
-            lock.withLock {
+            subscribers.withLock { subscribers in
                 subscribers.removeAll { $0 == target }
                 subscribers.append(target)
                 if subscribers.count > Self.maximumSubscribers { subscribers.removeFirst() }
             }
         case .success(.unsubscribe(let port)):
             let target = port.map { OSCAddress(host: sender.host, port: "\($0)") } ?? sender
-            lock.withLock { subscribers.removeAll { $0 == target } }
+            subscribers.withLock { subscribers in subscribers.removeAll { $0 == target } }
         case .success(.perform(let command)):
             do {
                 try control.performWithoutWaiting(command)

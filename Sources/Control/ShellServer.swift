@@ -1,4 +1,6 @@
 import Foundation
+import SeqplaySupport
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,6 +12,7 @@ import Glibc
 /// answered with one error and skipped. A thread per connection (a handful are expected), at most
 /// `maximumConnections`; a connection that sends nothing for `idleLimit` seconds is told so and
 /// closed, so idle clients cannot keep the others out for long.
+// Why unchecked: `idleLimit` and `log` are set before `start()` (stored, as the 0.14 API has them); the rest is a Mutex or immutable.
 public final class ShellServer: @unchecked Sendable {
     public let endpoint: ControlEndpoint
     /// The port bound (the endpoint's, or the one the system chose for port 0).
@@ -24,10 +27,9 @@ public final class ShellServer: @unchecked Sendable {
     private let session: ShellSession
     private let access: ControlAccess
     private let listener: Int32
-    private let lock = NSLock()
-    private var connections: Set<Int32> = []
-    private var stopped = false
-    private var acceptThread: Thread?
+    /// The connections being served, and whether `stop()` was called.
+    private let state = Mutex<(connections: Set<Int32>, stopped: Bool)>(([], false))
+    private let accepting = ServiceThread()
 
     /// Binds and listens; `start()` accepts.
     public init(control: SoundModuleControl, endpoint: ControlEndpoint, access: ControlAccess) throws(ControlFaceError) {
@@ -63,25 +65,25 @@ public final class ShellServer: @unchecked Sendable {
 
     /// Accepts connections on a thread of its own.
     public func start() {
-        let thread = Thread { [self] in acceptLoop() }
-        thread.name = "seqplay shell"
-        acceptThread = thread
-        thread.start()
+        accepting.start(name: "seqplay shell") { [self] in acceptLoop() }
     }
 
     /// Closes the listener and every connection.
     public func stop() {
-        lock.lock()
-        guard !stopped else { lock.unlock(); return }
-        stopped = true
-        let open = connections
-        lock.unlock()
+        let open: Set<Int32>? = state.withLock { state in
+            guard !state.stopped else { return nil }
+            state.stopped = true
+            return state.connections
+        }
+        guard let open else { return }
+        accepting.requestStop()
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
         for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+        accepting.join()
     }
 
-    private var isStopped: Bool { lock.withLock { stopped } }
+    private var isStopped: Bool { state.withLock { $0.stopped } }
 
     private func acceptLoop() {
         while !isStopped {
@@ -99,7 +101,7 @@ public final class ShellServer: @unchecked Sendable {
                 close(fd)
                 continue
             }
-            guard lock.withLock({ connections.count }) < Self.maximumConnections else {
+            guard state.withLock({ $0.connections.count }) < Self.maximumConnections else {
                 _ = send("too many connections (\(Self.maximumConnections)): try again later\n", to: fd)
                 close(fd)
                 continue
@@ -108,10 +110,10 @@ public final class ShellServer: @unchecked Sendable {
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
             var idle = timeval(tv_sec: Int(idleLimit), tv_usec: Int(idleLimit * 1_000_000) % 1_000_000)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, socklen_t(MemoryLayout<timeval>.size))
-            lock.withLock { _ = connections.insert(fd) }
+            state.withLock { _ = $0.connections.insert(fd) }
             let thread = Thread { [self] in
                 serve(fd)
-                lock.withLock { _ = connections.remove(fd) }
+                state.withLock { _ = $0.connections.remove(fd) }
                 close(fd)
             }
             thread.name = "seqplay shell connection"

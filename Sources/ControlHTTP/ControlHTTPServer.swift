@@ -2,6 +2,7 @@ import Control
 import FlyingFox
 import FlyingSocks
 import Foundation
+import Synchronization
 
 /// The HTTP face of a sound module (`--http [ADDR:]PORT` on `live` and `serve`): a JSON API over a
 /// `SoundModuleControl`, a WebSocket of its change events, levels and notes, and the web page at `/`
@@ -23,6 +24,7 @@ import Foundation
 /// Errors are `{"error": "..."}` with 400 (bad request), 401 (no token), 403 (another site's page),
 /// 404 (no such thing), 405, 413 (body over 64 KiB), 414 (request line over 4 KiB), 415 (not JSON)
 /// or 431 (over 100 header lines, 4 KiB a line or 16 KiB in all).
+// Why unchecked: `task` is set and cleared by start/stop, called from one thread; the rest is immutable or thread-safe.
 public final class ControlHTTPServer: @unchecked Sendable {
     /// How the server is set up.
     public struct Configuration: Sendable {
@@ -134,13 +136,12 @@ public final class ControlHTTPServer: @unchecked Sendable {
     }
 
     /// The first outcome of starting, handed to the thread waiting for it.
-    private final class StartOutcome: @unchecked Sendable {
-        private let lock = NSLock()
+    private final class StartOutcome: Sendable {
         private let ready = DispatchSemaphore(value: 0)
-        private var outcome: Result<Socket.Address?, any Error>?
+        private let outcome = Mutex<Result<Socket.Address?, any Error>?>(nil)
 
         func finish(_ result: Result<Socket.Address?, any Error>) {
-            let first = lock.withLock { () -> Bool in
+            let first = outcome.withLock { outcome -> Bool in
                 guard outcome == nil else { return false }
                 outcome = result
                 return true
@@ -150,7 +151,7 @@ public final class ControlHTTPServer: @unchecked Sendable {
 
         func wait() -> Result<Socket.Address?, any Error> {
             ready.wait()
-            return lock.withLock { outcome! }
+            return outcome.withLock { $0! }
         }
     }
 }

@@ -7,6 +7,7 @@ import Foundation
 /// output's level 20 times a second while it is not silent (`{"type": "levels", "master": [dB, dB]}`)
 /// and the notes played (`{"type": "notes", "notes": [{"channel": 1, "key": 60, "velocity": 100}]}`,
 /// velocity 0 for a note's end). What clients send is ignored (a close ends the stream).
+// Why unchecked: `clients` is under `lock`; `subscription`, `pulse` and `lastLevels` are set in start/stop (one thread) and the pulse queue.
 final class EventStream: WSMessageHandler, @unchecked Sendable {
     private let control: SoundModuleControl
     private let monitor: SoundMonitor?

@@ -1,6 +1,8 @@
 import Control
 import FlyingFox
 import Foundation
+import SeqplaySupport
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +16,7 @@ import Glibc
 /// `peer(of:)` gives the client's real address. A thread per connection, at most
 /// `maximumConnections`; a request head not complete within `headTimeLimit` seconds, or nothing
 /// either way for `idleLimit` seconds (but on a WebSocket), closes it.
-final class HTTPRequestGate: @unchecked Sendable {
+final class HTTPRequestGate: Sendable {
     /// The most connections at once (WebSocket clients included); one more is closed at once.
     static let maximumConnections = 128
     /// Seconds a request head may take to arrive, from its first byte.
@@ -28,11 +30,16 @@ final class HTTPRequestGate: @unchecked Sendable {
     let backendPath: String
     private let directory: String
     private let listener: Int32
-    private let lock = NSLock()
-    private var peers: [String: HTTPRequest.Address] = [:]
-    private var connections: Set<Int32> = []
-    private var nextName = 0
-    private var stopped = false
+    /// What the connections share: the client behind each of the gate's Unix names, the connections
+    /// open, the last name given, whether `stop()` was called.
+    private struct State {
+        var peers: [String: HTTPRequest.Address] = [:]
+        var connections: Set<Int32> = []
+        var nextName = 0
+        var stopped = false
+    }
+    private let state = Mutex(State())
+    private let accepting = ServiceThread()
 
     /// Listens on `address` (numeric, IPv4 or IPv6); `start()` accepts.
     init(address: ControlEndpoint) throws(ControlHTTPServer.StartError) {
@@ -76,22 +83,22 @@ final class HTTPRequestGate: @unchecked Sendable {
 
     /// Accepts connections on a thread of its own (FlyingFox listens on `backendPath` by now).
     func start() {
-        let thread = Thread { [self] in acceptLoop() }
-        thread.name = "seqplay http gate"
-        thread.start()
+        accepting.start(name: "seqplay http gate") { [self] in acceptLoop() }
     }
 
     /// Closes the listener and every connection, and removes the private directory.
     func stop() {
-        let open: Set<Int32>? = lock.withLock {
-            guard !stopped else { return nil }
-            stopped = true
-            return connections
+        let open: Set<Int32>? = state.withLock { state in
+            guard !state.stopped else { return nil }
+            state.stopped = true
+            return state.connections
         }
         guard let open else { return }
+        accepting.requestStop()
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
         for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+        accepting.join()
         try? FileManager.default.removeItem(atPath: directory)
     }
 
@@ -99,10 +106,10 @@ final class HTTPRequestGate: @unchecked Sendable {
     /// `address` itself when it is not one of the gate's.
     func peer(of address: HTTPRequest.Address?) -> HTTPRequest.Address? {
         guard case .unix(let path) = address else { return address }
-        return lock.withLock { peers[path] } ?? address
+        return state.withLock { $0.peers[path] } ?? address
     }
 
-    fileprivate var isStopped: Bool { lock.withLock { stopped } }
+    fileprivate var isStopped: Bool { state.withLock { $0.stopped } }
 
     private func acceptLoop() {
         while !isStopped {
@@ -116,9 +123,9 @@ final class HTTPRequestGate: @unchecked Sendable {
                 if errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE { continue }
                 return
             }
-            let admitted = lock.withLock {
-                guard !stopped, connections.count < Self.maximumConnections else { return false }
-                connections.insert(fd)
+            let admitted = state.withLock { state in
+                guard !state.stopped, state.connections.count < Self.maximumConnections else { return false }
+                state.connections.insert(fd)
                 return true
             }
             guard admitted else { close(fd); continue }
@@ -126,7 +133,7 @@ final class HTTPRequestGate: @unchecked Sendable {
             let address: HTTPRequest.Address = host.contains(":") ? .ip6(host, port: port) : .ip4(host, port: port)
             let thread = Thread { [self] in
                 Connection(client: fd, peer: address, gate: self).run()
-                lock.withLock { _ = connections.remove(fd) }
+                state.withLock { _ = $0.connections.remove(fd) }
                 close(fd)
             }
             thread.name = "seqplay http connection"
@@ -136,9 +143,9 @@ final class HTTPRequestGate: @unchecked Sendable {
 
     /// A Unix socket connected to FlyingFox from a name of the gate's own, which `peer(of:)` maps to `peer`.
     fileprivate func connectBackend(for peer: HTTPRequest.Address) -> (fd: Int32, name: String)? {
-        let name: String = lock.withLock {
-            nextName += 1
-            return "\(directory)/c\(nextName)"
+        let name: String = state.withLock { state in
+            state.nextName += 1
+            return "\(directory)/c\(state.nextName)"
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return nil }
@@ -153,7 +160,7 @@ final class HTTPRequestGate: @unchecked Sendable {
         }
         var own = unixAddress(name), server = unixAddress(backendPath)
         let size = socklen_t(MemoryLayout<sockaddr_un>.size)
-        lock.withLock { peers[name] = peer }
+        state.withLock { $0.peers[name] = peer }
         let connected = withUnsafePointer(to: &own) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) } } == 0
             && withUnsafePointer(to: &server) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, size) } } == 0
         unlink(name)  // the socket keeps its name for FlyingFox's getpeername
@@ -166,11 +173,11 @@ final class HTTPRequestGate: @unchecked Sendable {
     }
 
     fileprivate func forget(_ name: String) {
-        lock.withLock { _ = peers.removeValue(forKey: name) }
+        state.withLock { _ = $0.peers.removeValue(forKey: name) }
     }
 
     fileprivate func track(_ fd: Int32, _ open: Bool) {
-        lock.withLock { if open { connections.insert(fd) } else { connections.remove(fd) } }
+        state.withLock { if open { $0.connections.insert(fd) } else { $0.connections.remove(fd) } }
     }
 
     /// The numeric host and port of a socket address.

@@ -14,6 +14,7 @@ public enum ChorusWaveform: String, Sendable, CaseIterable {
 /// A chorus (as FluidSynth's and the classic ensemble effect): `voices` copies of the input, each read from a
 /// delay line whose delay sweeps by `depth` milliseconds at `rate` Hz, their phases spread evenly (the right
 /// channel a quarter cycle behind the left, for width), averaged and mixed with the dry signal by `wetDryMix`.
+// Why unchecked: the EffectKernel contract: parameters in atomics (any thread), DSP state the render thread's alone.
 public final class ChorusKernel: EffectKernel, @unchecked Sendable {
     /// The shortest delay of a voice, in milliseconds: the sweep runs from here to here + `depth`.
     public static let baseDelay: Float = 5

@@ -2,6 +2,7 @@ import Foundation
 
 /// A feedback echo (after AVAudioUnitDelay): each channel's delay line is read at `delayTime`, low-pass
 /// filtered, fed back by `feedback` and mixed with the dry signal by `wetDryMix`.
+// Why unchecked: the EffectKernel contract: parameters in atomics (any thread), DSP state the render thread's alone.
 public final class DelayKernel: EffectKernel, @unchecked Sendable {
     /// The longest delay time, in seconds; the delay lines are allocated this long in `prepare`.
     public static let maximumDelayTime: Float = 2

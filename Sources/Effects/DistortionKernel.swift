@@ -19,6 +19,7 @@ public enum DistortionMode: String, Sendable, CaseIterable {
 
 /// A waveshaping distortion (after AVAudioUnitDistortion): the input is amplified by `preGain`, shaped by the
 /// `mode`'s curve and mixed with the dry signal by `wetDryMix`.
+// Why unchecked: the EffectKernel contract: parameters in atomics (any thread), DSP state the render thread's alone.
 public final class DistortionKernel: EffectKernel, @unchecked Sendable {
     private let generation = ParameterGeneration()
     private let modeParameter: IntParameter

@@ -3,6 +3,7 @@ import Foundation
 /// A feed-forward compressor: a peak envelope follower (linked across channels, with `attackTime` and
 /// `releaseTime`) drives a gain computer that reduces everything above `threshold` by `ratio`, with a soft
 /// knee of `kneeWidth` dB, then adds `makeUpGain`.
+// Why unchecked: the EffectKernel contract: parameters in atomics (any thread), DSP state the render thread's alone.
 public final class DynamicsProcessorKernel: EffectKernel, @unchecked Sendable {
     private let generation = ParameterGeneration()
     private let thresholdParameter: FloatParameter

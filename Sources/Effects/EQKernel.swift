@@ -51,6 +51,7 @@ public final class EQBand: Sendable {
 }
 
 /// A multi-band equaliser (after AVAudioUnitEQ): a cascade of cookbook biquads and a global gain.
+// Why unchecked: the EffectKernel contract: parameters in atomics (any thread), DSP state the render thread's alone.
 public final class EQKernel: EffectKernel, @unchecked Sendable {
     /// The bands, applied in order. Their number is fixed at creation.
     public let bands: [EQBand]

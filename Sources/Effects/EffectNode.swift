@@ -6,6 +6,7 @@ import AudioGraph
 /// The kernel's parameters read and write straight through the node (`reverb.wetDryMix = 30`), from any
 /// thread, while the engine plays. Use the named aliases (`ReverbNode`, `EQNode`, …) and their initialisers.
 @dynamicMemberLookup
+// Why unchecked: the AudioNode contract: set up while its engine is stopped, rendered by the render thread alone.
 public final class EffectNode<Kernel: EffectKernel>: AudioNode, @unchecked Sendable {
     /// The DSP this node runs.
     public let kernel: Kernel

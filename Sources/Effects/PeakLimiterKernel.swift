@@ -7,6 +7,7 @@ import Foundation
 /// while the audio is delayed by the look-ahead. Every value averaged for a frame is at most the gain that
 /// frame needs, so the smoothed gain already keeps it under the ceiling; the output is finally clamped to the
 /// ceiling so rounding cannot break the guarantee. Latency: `attackTime` seconds.
+// Why unchecked: the EffectKernel contract: parameters in atomics (any thread), DSP state the render thread's alone.
 public final class PeakLimiterKernel: EffectKernel, @unchecked Sendable {
     /// The longest look-ahead, in seconds.
     public static let maximumAttackTime: Float = 0.03

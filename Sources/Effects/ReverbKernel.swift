@@ -4,6 +4,7 @@ import Foundation
 /// all-pass diffusers into an 8-line feedback delay network with a Householder matrix. Each line's gain gives
 /// the preset's decay time exactly at low frequencies; a one-pole low pass per line makes highs die sooner.
 /// Two decorrelated sums of the lines feed the left and right outputs.
+// Why unchecked: the EffectKernel contract: parameters in atomics (any thread), DSP state the render thread's alone.
 public final class ReverbKernel: EffectKernel, @unchecked Sendable {
     /// Base delay-line lengths in milliseconds (size 1), chosen mutually prime-ish for a dense echo pattern.
     private static let lineMilliseconds: [Double] = [31.3, 37.9, 41.7, 47.3, 53.9, 59.1, 67.3, 73.7]

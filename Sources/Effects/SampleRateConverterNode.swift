@@ -24,6 +24,7 @@ import AudioGraph
 /// real-time driver). Each outer cycle of N frames renders about N × inner rate / this rate inner frames, in
 /// blocks of the inner engine's `maximumFrameCount`. Preparing the outer engine makes the converter and starts
 /// the inner engine; rendering neither allocates nor locks. The converter delays the sound by a few frames.
+// Why unchecked: the AudioNode contract: set up while its engine is stopped, rendered by the render thread alone.
 public final class SampleRateConverterNode: AudioNode, @unchecked Sendable {
     /// The engine whose output this node plays.
     public let innerEngine: AudioEngine

@@ -1,5 +1,6 @@
 import Atomics
 internal import CLilv
+import SeqplaySupport
 import Foundation
 
 /// Where an LV2 plugin's scheduled work (the worker extension) runs.
@@ -14,6 +15,7 @@ public enum LV2WorkerMode: Sendable, Equatable {
 
 /// A single-producer, single-consumer queue of byte messages, each at most `capacity` / 2 bytes: no lock, no
 /// allocation after init.
+// Why unchecked: one writer and one reader thread, their positions atomic (release/acquire).
 final class ByteRing: @unchecked Sendable {
     private let capacity: Int
     private let bytes: UnsafeMutablePointer<UInt8>
@@ -66,12 +68,12 @@ final class ByteRing: @unchecked Sendable {
 /// The non-real-time thread of one instance's worker: takes requests from the render thread, calls the
 /// plugin's `work`, queues its responses for the render thread. Polls every millisecond when idle, so the
 /// render thread only writes to a queue (no semaphore, no lock).
+// Why unchecked: the plugin's `work` runs on the worker thread only; the rings carry the rest.
 final class LV2WorkerThread: @unchecked Sendable {
     static let messageCapacity = 8192
     let requests = ByteRing(capacity: 1 << 16)
     let responses = ByteRing(capacity: 1 << 16)
-    private let stopping = ManagedAtomic(false)
-    private let finished = DispatchSemaphore(value: 0)
+    private let working = ServiceThread()
     private let work: @convention(c) (LV2_Handle?, LV2_Worker_Respond_Function?, LV2_Worker_Respond_Handle?, UInt32, UnsafeRawPointer?) -> LV2_Worker_Status
     private let handle: LV2_Handle?
 
@@ -79,25 +81,21 @@ final class LV2WorkerThread: @unchecked Sendable {
          handle: LV2_Handle?, name: String) {
         self.work = work
         self.handle = handle
-        let thread = Thread { [self] in run() }
-        thread.name = "lv2 worker: \(name)"
-        thread.start()
+        working.start(name: "lv2 worker: \(name)") { [self] in run() }
     }
 
     private func run() {
         let message = UnsafeMutableRawPointer.allocate(byteCount: Self.messageCapacity, alignment: 16)
-        defer {
-            message.deallocate()
-            finished.signal()
-        }
+        defer { message.deallocate() }
         let respond: LV2_Worker_Respond_Function = { handle, size, data in
             guard let handle else { return LV2_WORKER_ERR_UNKNOWN }
             let worker = Unmanaged<LV2WorkerThread>.fromOpaque(handle).takeUnretainedValue()
             return worker.responses.write(size: size, data: data) ? LV2_WORKER_SUCCESS : LV2_WORKER_ERR_NO_SPACE
         }
-        while !stopping.load(ordering: .relaxed) {
+        while !working.isStopRequested {
             guard let size = requests.read(into: message, bufferSize: Self.messageCapacity) else {
-                usleep(1000)
+                // The render thread signals no one (it only writes to the queue): look again in 1 ms.
+                working.waitForStop(nanoseconds: 1_000_000)
                 continue
             }
             _ = work(handle, respond, Unmanaged.passUnretained(self).toOpaque(), size, message)
@@ -106,7 +104,6 @@ final class LV2WorkerThread: @unchecked Sendable {
 
     /// Stops the thread and waits for it to end.
     func stop() {
-        stopping.store(true, ordering: .relaxed)
-        finished.wait()
+        working.stop()
     }
 }

@@ -44,6 +44,7 @@ extension NetworkMIDISession {
         } catch {
             countDropped("\(source): \(error)")
         }
+        lock.broadcast()
         lock.unlock()
         hand(outbox)
     }

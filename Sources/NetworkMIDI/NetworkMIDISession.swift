@@ -22,6 +22,7 @@ import MIDICore
 /// - Threads: one network thread receives and runs timers; `receive(_:)`/`send(_:at:)` encode and
 ///   `sendto` on the caller's thread under a short lock (call them from a sequencing thread, not from
 ///   an audio render callback).
+// Why unchecked: the session's state is touched only under `lock` (see "Guarded by `lock`"); the sockets are thread-safe.
 public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
     /// Everything that shapes a session; the defaults follow Apple's driver.
     public struct Configuration: Sendable {
@@ -100,7 +101,8 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
 
     let controlSocket: UDPSocket
     let dataSocket: UDPSocket
-    let lock = NSLock()
+    /// Guards the session's state; broadcast after each datagram handled (`waitForConnectedPeers`).
+    let lock = NSCondition()
     let playout: PlayoutScheduler?
     let receiver: (any MIDIReceiver)?
     let clockBase = UInt64(UInt32.random(in: 0...UInt32.max))
@@ -204,13 +206,15 @@ public final class NetworkMIDISession: MIDIReceiver, @unchecked Sendable {
     /// Waits until at least `count` peers are connected (and, if `clockSyncExchanges` > 0, have
     /// completed that many clock-sync exchanges). Returns false on timeout.
     public func waitForConnectedPeers(_ count: Int = 1, clockSyncExchanges: Int = 0, timeout: Double) -> Bool {
-        let deadline = MonotonicClock.now() + UInt64(nanoseconds: timeout)
-        while MonotonicClock.now() < deadline {
-            let ready = peers.filter { $0.state == .connected && $0.clockSyncExchanges >= clockSyncExchanges }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        lock.lock()
+        defer { lock.unlock() }
+        while true {
+            let ready = connections.lazy.map(\.snapshot).filter { $0.state == .connected && $0.clockSyncExchanges >= clockSyncExchanges }
             if ready.count >= count { return true }
-            MonotonicClock.sleep(until: MonotonicClock.now() + 2_000_000)
+            // Woken by the network thread after each datagram it handled (a peer's invitation, a clock sync).
+            guard lock.wait(until: deadline) else { return false }
         }
-        return false
     }
 
     /// Sends `message` to every connected peer now (the `MIDIReceiver` conformance).

@@ -4,6 +4,7 @@ import SeqplaySupport
 
 /// Delivers received messages to a receiver at their scheduled monotonic time, from a thread of its
 /// own: the playout buffer that turns RTP timestamps back into even timing.
+// Why unchecked: the heap and `stopping` are touched only under `condition`.
 final class PlayoutScheduler: @unchecked Sendable {
     private struct Entry {
         var time: UInt64
@@ -18,17 +19,14 @@ final class PlayoutScheduler: @unchecked Sendable {
     private var heap: [Entry] = []
     private var nextOrder: UInt64 = 0
     private var stopping = false
-    private let finished = DispatchSemaphore(value: 0)
+    private let playout = ServiceThread()
 
     init(receiver: any MIDIReceiver, realTimePriority: Int32) {
         self.receiver = receiver
-        let thread = Thread {
+        playout.start(name: "NetworkMIDI playout", qualityOfService: .userInteractive) { [self] in
             RealtimeScheduling.raiseCurrentThread(toPriority: realTimePriority)
-            self.run()
+            run()
         }
-        thread.name = "NetworkMIDI playout"
-        thread.qualityOfService = .userInteractive
-        thread.start()
     }
 
     /// Queues `message` (nil: the peer left) for delivery at monotonic time `time` (nanoseconds);
@@ -47,7 +45,7 @@ final class PlayoutScheduler: @unchecked Sendable {
         stopping = true
         condition.signal()
         condition.unlock()
-        finished.wait()
+        playout.join()
     }
 
     private func run() {
@@ -65,6 +63,7 @@ final class PlayoutScheduler: @unchecked Sendable {
                     _ = condition.wait(until: Date(timeIntervalSinceNow: Double(first.time - now - 1_000_000) / 1e9))
                 } else {
                     condition.unlock()
+                    // Kept: the last millisecond to a message's time, to the clock's precision (a condition wakes late).
                     MonotonicClock.sleep(until: first.time)
                     condition.lock()
                 }
@@ -76,7 +75,6 @@ final class PlayoutScheduler: @unchecked Sendable {
             condition.lock()
         }
         condition.unlock()
-        finished.signal()
     }
 
     private static func before(_ a: Entry, _ b: Entry) -> Bool {

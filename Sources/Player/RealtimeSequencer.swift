@@ -1,4 +1,3 @@
-import Atomics
 import Foundation
 import SeqplaySupport
 #if canImport(Glibc)
@@ -18,6 +17,7 @@ import Glibc
 /// timing.
 ///
 /// Control it (start, stop, wait) from one thread.
+// Why unchecked: `startTime` and `started` are written by `start()` before the sending thread starts, which only reads them.
 public final class RealtimeSequencer: @unchecked Sendable {
     public let player: MusicPlayer
     public let destination: any SongDestination
@@ -27,9 +27,8 @@ public final class RealtimeSequencer: @unchecked Sendable {
     public private(set) var startTime: UInt64 = 0
 
     private static let tickNanoseconds: UInt64 = 1_000_000
-    private let stopRequested = ManagedAtomic(false)
-    private let finished = DispatchSemaphore(value: 0)
-    private var thread: Thread?
+    private let sending = ServiceThread()
+    private var started = false
 
     public init(player: MusicPlayer, destination: any SongDestination, lookahead: Double = 0.02) {
         precondition(player.sampleRate == MusicPlayer.nanosecondRate, "a real-time sequencer's player counts nanoseconds")
@@ -49,42 +48,34 @@ public final class RealtimeSequencer: @unchecked Sendable {
     /// Starts playing so that the player's sample 0 sounds at monotonic time `startTime` (default:
     /// one lookahead from now, so the first events are not late).
     public func start(at startTime: UInt64? = nil) {
-        precondition(thread == nil, "a RealtimeSequencer plays once")
+        precondition(!started, "a RealtimeSequencer plays once")
+        started = true
         self.startTime = startTime ?? MonotonicClock.now() + UInt64(lookahead * 1e9)
-        let thread = Thread { [self] in
-            run()
-            finished.signal()
-        }
-        thread.name = "RealtimeSequencer"
-        thread.qualityOfService = .userInteractive
-        self.thread = thread
-        thread.start()
+        sending.start(name: "RealtimeSequencer", qualityOfService: .userInteractive) { [self] in run() }
     }
 
     /// Stops sending after the events in progress and waits for the thread to end.
     public func stop() {
-        stopRequested.store(true, ordering: .releasing)
-        waitUntilFinished()
+        sending.stop()
     }
 
     /// Waits until every event has been sent (or `stop()` was called).
     public func waitUntilFinished() {
-        guard thread != nil else { return }
-        finished.wait()
-        finished.signal()
+        sending.join()
     }
 
     private func run() {
         let restamped = MonotonicStamps(destination, startTime: startTime)
         let lookaheadNanoseconds = Int64(lookahead * 1e9)
         var deadline = MonotonicClock.now()
-        while !stopRequested.load(ordering: .acquiring) {
+        while !sending.isStopRequested {
             let horizon = Int64(bitPattern: MonotonicClock.now() &- startTime) + lookaheadNanoseconds
             while let next = player.nextEventSampleTime, next < horizon {
                 player.deliverEvents(before: next + 1, to: restamped)
             }
             if player.nextEventSampleTime == nil && horizon >= player.durationInSamples { return }
             deadline += Self.tickNanoseconds
+            // Kept: the tick is time itself (an absolute deadline, so no drift); nothing else to wait on.
             MonotonicClock.sleep(until: deadline)
         }
     }

@@ -2,6 +2,7 @@ import Atomics
 import AudioGraph
 import Foundation
 import Sampler
+import SeqplaySupport
 
 /// Channel groups rendered ahead of the mix on helper threads: helper t renders the groups g with
 /// g % threads == t, range after range of `rangeFrames` frames, up to `depth` ranges ahead of the
@@ -11,6 +12,7 @@ import Sampler
 /// The groups' output does not depend on the threads: ranges start at the same sample times, and
 /// each range renders with the events due in it queued before it starts. No allocation or lock
 /// after init: atomics, and semaphores to sleep on.
+// Why unchecked: the driving thread's state is its own; helpers share only atomics, semaphores and rings they alone write.
 final class GroupRenderAhead: @unchecked Sendable {
     /// The memory all groups may render ahead into: 64 MiB, 95 s of two groups at 44.1 kHz. The
     /// lead absorbs a group being the busier for a long passage (a movement for brass alone); on a
@@ -56,7 +58,8 @@ final class GroupRenderAhead: @unchecked Sendable {
     /// Helper t sleeps on `wake[t]`; the driving thread sleeps on `progress` (posted after each range).
     private let wake: UnsafeMutablePointer<sem_t>
     private let progress: UnsafeMutablePointer<sem_t>
-    private let finished: UnsafeMutablePointer<sem_t>
+    /// The helper threads, one per `threadCount`.
+    private var helpers: [ServiceThread] = []
 
     /// Calls made on each helper thread (tests count its allocations with them): before it renders
     /// range j, and when it ends.
@@ -105,28 +108,24 @@ final class GroupRenderAhead: @unchecked Sendable {
         for thread in 0..<threads { sem_init(wake + thread, 0, 0) }
         progress = .allocate(capacity: 1)
         sem_init(progress, 0, 0)
-        finished = .allocate(capacity: 1)
-        sem_init(finished, 0, 0)
         fanOut.waitForRoom = { [unowned self] group in waitForRoom(inQueueOf: group) }
-        for thread in 0..<threads {
-            let helper = Thread { [unowned self] in renderAhead(thread: thread) }
-            helper.name = "seqplay group \(thread)"
-            helper.start()
+        helpers = (0..<threads).map { _ in ServiceThread() }
+        for (thread, helper) in helpers.enumerated() {
+            helper.start(name: "seqplay group \(thread)") { [unowned self] in renderAhead(thread: thread) }
         }
     }
 
     /// Ends the helper threads (waits for them). Call once, before the last reference goes.
     func stop() {
         stopping.store(true, ordering: .sequentiallyConsistent)
+        ledger.wakeWaiters()
         for thread in 0..<threadCount { sem_post(wake + thread) }
-        for _ in 0..<threadCount { sem_wait(finished) }
+        for helper in helpers { helper.join() }
         fanOut.waitForRoom = nil
         for thread in 0..<threadCount { sem_destroy(wake + thread) }
         sem_destroy(progress)
-        sem_destroy(finished)
         wake.deallocate()
         progress.deallocate()
-        finished.deallocate()
         for ring in rings { munmap(ring, ringBytes) }
     }
 
@@ -158,6 +157,7 @@ final class GroupRenderAhead: @unchecked Sendable {
         epoch = (epoch + 1) & Tagged.epochMask
         publishedCount = 0
         published.store(Tagged(epoch: epoch, count: 0).word, ordering: .sequentiallyConsistent)
+        ledger.wakeWaiters()
         wakeHelpers()
         for thread in 0..<threadCount {
             while Tagged(rendered[thread].load(ordering: .sequentiallyConsistent)).epoch != epoch { sem_wait(progress) }
@@ -233,7 +233,7 @@ final class GroupRenderAhead: @unchecked Sendable {
             let start = origin + Int64(range * rangeFrames), slot = range % depth
             ledger.render(samplers, groups: stride(from: thread, to: samplers.count, by: threadCount),
                           from: start, to: start + Int64(rangeFrames),
-                          abandon: { stopping.load(ordering: .relaxed) || Tagged(published.load(ordering: .relaxed)).epoch != epoch }) { group in
+                          abandon: { stopping.load(ordering: .sequentiallyConsistent) || Tagged(published.load(ordering: .sequentiallyConsistent)).epoch != epoch }) { group in
                 let buffer = outputs[group][slot][0]
                 return (buffer[0].baseAddress!, buffer[1].baseAddress!)
             }
@@ -242,7 +242,6 @@ final class GroupRenderAhead: @unchecked Sendable {
             sem_post(progress)
         }
         probe?.didStop(thread)
-        sem_post(finished)
     }
 }
 

@@ -1,6 +1,7 @@
 import Atomics
 import AudioGraph
 import MIDIFile
+import SeqplaySupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,7 +14,7 @@ import Glibc
 /// ```swift
 /// let playback = try SongPlayback(sequence: song, soundFontPaths: fonts, options: RenderOptions(), output: output)
 /// try playback.start()
-/// while !playback.isFinished && !playback.hasEnded { sleep(1) }
+/// playback.waitUntilFinishedOrEnded()
 /// playback.stop(draining: true)
 /// ```
 ///
@@ -22,6 +23,7 @@ import Glibc
 /// thread, before its next block, sees it, acknowledges the ticket and plays silence instead of touching
 /// the renderer. Once acknowledged, the control thread owns the renderer: a seek (which allocates the
 /// chased controller state) runs there, never on the render thread, and the hold is lowered again.
+// Why unchecked: the renderer belongs to the render thread except while the hold (atomic tickets) hands it to the control thread.
 public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
     public let renderer: SongRenderer
     public let output: RealtimeOutput
@@ -32,6 +34,10 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
     private let acknowledgedHold = ManagedAtomic<Int>(0)
     private let finished = ManagedAtomic<Bool>(false)
     private let ended = ManagedAtomic<Bool>(false)
+    /// Posted when `finished` or `ended` turns true (by the render thread) and by `wakeWaiters()`.
+    private let changed = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+    /// Posted when the render thread acknowledges a new hold ticket, and when playback ends.
+    private let acknowledged = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
     private var lastTicket = 0
     /// Whether the user paused (control thread only).
     public private(set) var isPaused = false
@@ -52,6 +58,15 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
         }
         self.renderer = renderer
         self.output = output
+        sem_init(changed, 0, 0)
+        sem_init(acknowledged, 0, 0)
+    }
+
+    deinit {
+        sem_destroy(changed)
+        changed.deallocate()
+        sem_destroy(acknowledged)
+        acknowledged.deallocate()
     }
 
     /// Playback of `sequence` through the sampler graph `options` describe, rendered at the output's
@@ -77,9 +92,27 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
     /// `source`, when given, stands in front of this playback on the render thread (a transport
     /// follower): it calls `renderBlock` for the periods that play and `skipBlock` for the others.
     public func start(through source: (any RealtimeRenderSource)? = nil) throws(AudioOutputError) {
-        try output.start(engine: renderer.engine, source: source ?? self) { [ended] _ in
+        try output.start(engine: renderer.engine, source: source ?? self) { [ended, weak self] _ in
             ended.store(true, ordering: .releasing)
+            self?.playbackEnded()
         }
+    }
+
+    /// Waits until the song and its tail have played (`isFinished`) or the render thread has ended
+    /// (`hasEnded`), or, once `wakeWaiters()` is called, `interrupted` is true. Woken by the render
+    /// thread when either happens: no polling. Call it from one thread at a time.
+    public func waitUntilFinishedOrEnded(unless interrupted: () -> Bool = { false }) {
+        // A post counts until taken, so a change or a wake between a look and the wait is never lost.
+        while !interrupted() && !isFinished && !hasEnded { _ = sem_wait(changed) }
+    }
+
+    /// Wakes `waitUntilFinishedOrEnded` so that it asks its `interrupted` again (after making it true).
+    public func wakeWaiters() { sem_post(changed) }
+
+    /// The render thread has ended: whoever waits for the song or for a hold wakes.
+    private func playbackEnded() {
+        sem_post(changed)
+        sem_post(acknowledged)
     }
 
     /// True once the song and its tail have played (the control thread then calls `stop(draining: true)`).
@@ -142,15 +175,22 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
         let ticket = nextTicket()
         holdRequest.store(ticket, ordering: .releasing)
         defer { holdRequest.store(isPaused ? ticket : 0, ordering: .releasing) }
-        for _ in 0..<2_000 {
-            if acknowledgedHold.load(ordering: .acquiring) == ticket {
-                body()
-                return true
-            }
-            if hasEnded { break }
-            usleep(500)
+        // The render thread posts `acknowledged` when it takes a new ticket, and the end of playback posts it too.
+        let deadline = MonotonicClock.now() + 1_000_000_000
+        while acknowledgedHold.load(ordering: .acquiring) != ticket {
+            guard !hasEnded, MonotonicClock.now() < deadline else { return false }
+            MonotonicClock.wait(on: acknowledged, until: deadline)
         }
-        return false
+        body()
+        return true
+    }
+
+    /// The render thread holds off the renderer for ticket `hold`: it says so, and wakes the control
+    /// thread once per ticket (a futex wake: no lock, no allocation).
+    private func acknowledge(_ hold: Int) {
+        guard acknowledgedHold.load(ordering: .relaxed) != hold else { return }
+        acknowledgedHold.store(hold, ordering: .releasing)
+        sem_post(acknowledged)
     }
 
     private func nextTicket() -> Int {
@@ -163,11 +203,14 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
     public func renderBlock(frameCount: Int) -> AudioBuffer? {
         let hold = holdRequest.load(ordering: .acquiring)
         if hold != 0 {
-            acknowledgedHold.store(hold, ordering: .releasing)
+            acknowledge(hold)
             return nil
         }
         let block = renderer.renderBlock(frameCount: frameCount)
-        if renderer.isFinished { finished.store(true, ordering: .releasing) }
+        if renderer.isFinished && !finished.load(ordering: .relaxed) {
+            finished.store(true, ordering: .releasing)
+            sem_post(changed)  // a futex wake: no lock, no allocation
+        }
         return block
     }
 
@@ -176,6 +219,6 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
     /// allocation, locks or I/O.
     public func skipBlock() {
         let hold = holdRequest.load(ordering: .acquiring)
-        if hold != 0 { acknowledgedHold.store(hold, ordering: .releasing) }
+        if hold != 0 { acknowledge(hold) }
     }
 }

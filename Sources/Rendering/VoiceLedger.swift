@@ -17,8 +17,9 @@ import Sampler
 /// those boundaries voices only end, so the groups render freely.
 ///
 /// Real-time safe: no allocation or lock after init; a group waiting for another on another thread
-/// spins a little, then sleeps on that group's semaphore (posted when it moves while someone waits),
-/// so a thread whose partner is descheduled gives its core away instead of burning it.
+/// spins a little, then sleeps on a semaphore of its own (posted when the group it awaits moves, or
+/// its render is abandoned), so a thread whose partner is descheduled gives its core away instead of burning it.
+// Why unchecked: each group's counts are written by its own thread and read after its position (atomic, sequentially consistent) moves.
 final class VoiceLedger: @unchecked Sendable {
     /// The most voices sounding at once in the whole render.
     let budget: Int
@@ -29,8 +30,9 @@ final class VoiceLedger: @unchecked Sendable {
     /// Per group: 2 × t once it has rendered up to boundary t (its `before` set), 2 × t + 1 once it
     /// has settled there (its `after` set).
     private let positions: [ManagedAtomic<Int64>]
-    /// Per group: the threads sleeping until it moves, and the semaphore they sleep on.
-    private let waiters: [ManagedAtomic<Int>]
+    /// Per waiting group: the group whose move it sleeps until (-1: none), and the semaphore it
+    /// alone sleeps on (one each, so a waiter woken for nothing can never take another's wake).
+    private let awaited: [ManagedAtomic<Int>]
     private let moved: UnsafeMutablePointer<sem_t>
     /// The boundaries marked, by block number (sample time / 64) in a ring: entry n % count holds n when block n is one.
     private let marks: UnsafeMutablePointer<Int64>
@@ -46,7 +48,7 @@ final class VoiceLedger: @unchecked Sendable {
         after = .allocate(capacity: max(1, groups))
         after.initialize(repeating: 0, count: max(1, groups))
         positions = (0..<groups).map { _ in ManagedAtomic(Int64(0)) }
-        waiters = (0..<groups).map { _ in ManagedAtomic(0) }
+        awaited = (0..<groups).map { _ in ManagedAtomic(-1) }
         moved = .allocate(capacity: max(1, groups))
         for group in 0..<groups { sem_init(moved + group, 0, 0) }
         markCount = spanFrames / SamplerNode.blockFrames + 8
@@ -121,32 +123,39 @@ final class VoiceLedger: @unchecked Sendable {
     /// Publishes group `group`'s position and wakes whoever sleeps until it moves.
     private func move(_ group: Int, to position: Int64) {
         positions[group].store(position, ordering: .sequentiallyConsistent)
-        let sleeping = waiters[group].load(ordering: .sequentiallyConsistent)
-        for _ in 0..<sleeping { sem_post(moved + group) }
+        for waiter in 0..<groupCount where awaited[waiter].load(ordering: .sequentiallyConsistent) == group {
+            sem_post(moved + waiter)
+        }
     }
 
-    /// Waits until group `group` has reached `position`; false when `abandon` said to stop waiting.
-    /// Spins first (the other thread is usually a block away), then sleeps on the group's semaphore,
-    /// waking every 2 ms to ask `abandon`. A waiter counts itself in before it looks again, and a mover
-    /// stores before it counts the waiters (both sequentially consistent), so no wake is lost; a post
-    /// left over from an earlier wait only makes one look more.
-    private func wait(for group: Int, to position: Int64, abandon: () -> Bool) -> Bool {
+    /// Waits (as group `waiter`) until group `group` has reached `position`; false when `abandon`
+    /// said to stop waiting. Spins first (the other thread is usually a block away), then sleeps on
+    /// the waiter's own semaphore until the group moves or whoever makes `abandon` true calls
+    /// `wakeWaiters()`. A waiter says which group it awaits before it looks again (at the position
+    /// and at `abandon`, which must read its flags sequentially consistent), and a mover or an
+    /// abandoner stores before it looks who waits (both sequentially consistent), so no wake is
+    /// lost; a post left over from an earlier wait only makes one look more.
+    private func wait(as waiter: Int, for group: Int, to position: Int64, abandon: () -> Bool) -> Bool {
         var spins = 0
         while positions[group].load(ordering: .acquiring) < position {
             if abandon() { return false }
             spins += 1
             if spins < 200 { continue }
-            waiters[group].wrappingIncrement(ordering: .sequentiallyConsistent)
-            if positions[group].load(ordering: .sequentiallyConsistent) < position {
-                var deadline = timespec()
-                clock_gettime(CLOCK_REALTIME, &deadline)
-                deadline.tv_nsec += 2_000_000
-                if deadline.tv_nsec >= 1_000_000_000 { deadline.tv_sec += 1; deadline.tv_nsec -= 1_000_000_000 }
-                _ = sem_timedwait(moved + group, &deadline)
+            awaited[waiter].store(group, ordering: .sequentiallyConsistent)
+            if positions[group].load(ordering: .sequentiallyConsistent) < position && !abandon() {
+                _ = sem_wait(moved + waiter)  // interrupted or woken: the loop looks again
             }
-            waiters[group].wrappingDecrement(ordering: .sequentiallyConsistent)
+            awaited[waiter].store(-1, ordering: .sequentiallyConsistent)
         }
         return true
+    }
+
+    /// Wakes every sleeping waiter so it asks its `abandon` again: called by whoever made it true
+    /// (sequentially consistent), after doing so. No allocation, no lock.
+    func wakeWaiters() {
+        for waiter in 0..<groupCount where awaited[waiter].load(ordering: .sequentiallyConsistent) >= 0 {
+            sem_post(moved + waiter)
+        }
     }
 
     /// At the boundary `sampleTime` (which every group reaches): waits until the groups before
@@ -158,7 +167,7 @@ final class VoiceLedger: @unchecked Sendable {
         var others = 0
         for other in 0..<groupCount where other != group {
             let target = 2 * sampleTime + (other < group ? 1 : 0)
-            guard wait(for: other, to: target, abandon: abandon) else { return 0 }
+            guard wait(as: group, for: other, to: target, abandon: abandon) else { return 0 }
             others += other < group ? after[other] : before[other]
         }
         var voices = sampler.takeEvents(at: sampleTime)

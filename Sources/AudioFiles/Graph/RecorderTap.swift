@@ -1,6 +1,7 @@
 import Atomics
 import AudioGraph
 import Foundation
+import SeqplaySupport
 
 /// Records the audio at a tap point to a file while the engine plays: an `ObserveTap` hands the
 /// frames to a writer thread, which writes them through `AudioFileWriter` (WAV, AIFF, FLAC, Ogg).
@@ -10,6 +11,7 @@ import Foundation
 /// and dropped. The render thread never waits for the disk: when the writer falls more than
 /// `bufferFrames` behind, whole render cycles are dropped and counted, never delayed. When the
 /// writer keeps up, the file holds every frame rendered between `start()` and `stop()`.
+// Why unchecked: the render thread reads only `recording` (an atomic) and the observer's lock-free ring; the rest is the control thread's.
 public final class RecorderTap: ProcessingTap, @unchecked Sendable {
     /// What a finished recording holds.
     public struct Summary: Equatable, Sendable {
@@ -105,6 +107,7 @@ public final class RecorderTap: ProcessingTap, @unchecked Sendable {
     }
 
     /// The writer thread of one recording: moves frames from the ring to the file until finished.
+    // Why unchecked: the writer fields are its thread's until `endThread()` has joined it; counters are atomic.
     private final class WriterSession: @unchecked Sendable {
         let format: AudioFormat
         let droppedBefore: Int
@@ -113,8 +116,7 @@ public final class RecorderTap: ProcessingTap, @unchecked Sendable {
         private let observer: ObserveTap
         private let chunk: AudioBuffer
         private let interleaved: UnsafeMutablePointer<Float>
-        private let finishRequested = ManagedAtomic<Bool>(false)
-        private let exited = DispatchSemaphore(value: 0)
+        private let writing = ServiceThread()
         private var failure: AudioFileError?
 
         init(writer: AudioFileWriter, observer: ObserveTap, format: AudioFormat) {
@@ -134,17 +136,16 @@ public final class RecorderTap: ProcessingTap, @unchecked Sendable {
         }
 
         func start() {
-            let thread = Thread { [self] in
+            writing.start(name: "seqplay recorder") { [self] in
                 while true {
-                    let finishing = finishRequested.load(ordering: .acquiring)
+                    let finishing = writing.isStopRequested
                     let moved = writeWaitingFrames()
                     if finishing && moved == 0 { break }
-                    if moved == 0 { usleep(2_000) }
+                    // The ring is filled by the render thread, which signals no one: look again in 2 ms
+                    // (a finish request cuts the pause short).
+                    if moved == 0 { writing.waitForStop(nanoseconds: 2_000_000) }
                 }
-                exited.signal()
             }
-            thread.name = "seqplay recorder"
-            thread.start()
         }
 
         /// Writes up to one chunk from the ring; returns the frames moved (0 when none or failed).
@@ -184,8 +185,7 @@ public final class RecorderTap: ProcessingTap, @unchecked Sendable {
         }
 
         private func endThread() {
-            finishRequested.store(true, ordering: .releasing)
-            exited.wait()
+            writing.stop()
         }
     }
 }

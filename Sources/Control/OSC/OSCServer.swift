@@ -6,6 +6,7 @@ import SeqplaySupport
 /// Swift handler with its sender, and sends messages from the same port (so replies reach the
 /// sender as its own port). liblo decodes the packets; a malformed one never reaches the handler
 /// and is reported to `OSCServer.log` in one line. Nothing above this type sees a C pointer.
+// Why unchecked: liblo's server is read by the receiving thread only and sent on under `sendLock`; `handler` is set before that thread starts.
 public final class OSCServer: @unchecked Sendable {
     /// The port bound (the one asked for, or the system's choice for 0).
     public let port: UInt16

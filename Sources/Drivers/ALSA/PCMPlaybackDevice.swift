@@ -150,6 +150,7 @@ public final class PCMPlaybackDevice {
         var attempts = 0
         while result == -EAGAIN && attempts < 500 {
             var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+            // Kept: alsa-lib tells no one when a suspended device can resume (aplay retries the same way).
             nanosleep(&pause, nil)
             result = snd_pcm_resume(pcm)
             attempts += 1

@@ -2,6 +2,8 @@ import Atomics
 import AudioFiles
 import Sampler
 import Foundation
+import SeqplaySupport
+import Synchronization
 import MIDIFile
 import SoundFontFile
 
@@ -56,10 +58,9 @@ public final class BatchRenderer: Sendable {
             !settings.overwritesFinishedOutputs && FileManager.default.fileExists(atPath: settings.outputPath(for: input))
         }
         let results = ResultTable(count: inputs.count)
-        let group = DispatchGroup()
-        for _ in 0..<max(1, min(settings.jobs, inputs.count)) {
-            group.enter()
-            let thread = Thread { [self] in
+        let workers = (0..<max(1, min(settings.jobs, inputs.count))).map { _ in ServiceThread() }
+        for worker in workers {
+            worker.start(name: "seqplay batch", stackSize: 4 << 20) { [self] in
                 let worker = BatchWorker(settings: settings, fonts: fonts, isCancelled: isCancelled, observer: observer, options: options)
                 // Each output is completed (closed, synced, renamed) on this queue while the worker
                 // renders the next song; at most one waits, so the worker never runs ahead of the disk.
@@ -79,12 +80,9 @@ public final class BatchRenderer: Sendable {
                     }
                 }
                 finishing.sync {}
-                group.leave()
             }
-            thread.stackSize = 4 << 20
-            thread.start()
         }
-        group.wait()
+        workers.forEach { $0.join() }
         return results.all
     }
 
@@ -123,15 +121,14 @@ public struct PlannedOutput: Sendable {
 }
 
 /// Results stored by index from several threads.
-private final class ResultTable: @unchecked Sendable {
-    private var results: [BatchResult?]
-    private let lock = NSLock()
+private final class ResultTable: Sendable {
+    private let results: Mutex<[BatchResult?]>
 
-    init(count: Int) { results = Array(repeating: nil, count: count) }
+    init(count: Int) { results = Mutex(Array(repeating: nil, count: count)) }
 
     func set(_ index: Int, _ result: BatchResult) {
-        lock.withLock { results[index] = result }
+        results.withLock { $0[index] = result }
     }
 
-    var all: [BatchResult] { lock.withLock { results.compactMap { $0 } } }
+    var all: [BatchResult] { results.withLock { table in table.compactMap { $0 } } }
 }

@@ -1,9 +1,15 @@
 import Atomics
+import SeqplaySupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What each of a synthesizer's 16 channels plays (font, bank, program) and its volume (CC 7) and
 /// pan (CC 10), as the render thread last set them: written lock-free and without allocating by
 /// the render thread (program changes, controllers, resets, fonts loaded), read by any thread. A
-/// control model polls `generation` to see that something changed.
+/// control model polls `generation` to see that something changed, and waits on `waitForCycles`
+/// for the render thread to apply a command.
+// @unchecked: the tables are atomics, and the semaphore is only posted and waited on (thread-safe calls).
 public final class ChannelStatusTable: @unchecked Sendable {
     /// One channel's published state.
     public struct Channel: Hashable, Sendable {
@@ -23,8 +29,12 @@ public final class ChannelStatusTable: @unchecked Sendable {
     private let controllers: [ManagedAtomic<UInt64>]
     private let counter = ManagedAtomic<UInt64>(0)
     private let cycles = ManagedAtomic<UInt64>(0)
+    /// Threads in `waitForCycles`, and the semaphore the render thread posts for them at each cycle's end.
+    private let cycleWaiters = ManagedAtomic<Int>(0)
+    private let cycleEnded = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
 
     init() {
+        sem_init(cycleEnded, 0, 0)
         programs = (0..<16).map { _ in ManagedAtomic<UInt64>(0) }
         controllers = (0..<16).map { _ in ManagedAtomic<UInt64>(100 | 64 << 8) }
     }
@@ -37,8 +47,32 @@ public final class ChannelStatusTable: @unchecked Sendable {
     /// before the command arrived).
     public var completedCycles: UInt64 { cycles.load(ordering: .acquiring) }
 
-    /// The render thread ended a cycle.
-    func cycleCompleted() { cycles.wrappingIncrement(ordering: .releasing) }
+    deinit {
+        sem_destroy(cycleEnded)
+        cycleEnded.deallocate()
+    }
+
+    /// The render thread ended a cycle: counts it and, only while a thread waits for cycles, posts
+    /// the semaphore (a futex wake; no lock, no allocation).
+    func cycleCompleted() {
+        cycles.wrappingIncrement(ordering: .sequentiallyConsistent)
+        if cycleWaiters.load(ordering: .sequentiallyConsistent) > 0 { sem_post(cycleEnded) }
+    }
+
+    /// Waits until `count` cycles have ended since `completedCycles` read `start`, or until the
+    /// monotonic time `deadline` (ns); returns whether they did. Woken by the render thread at each
+    /// cycle's end: a waiter counts itself in before it looks, the render thread counts the cycle
+    /// before it counts the waiters (both sequentially consistent), so no wake is lost; a post left
+    /// from an earlier wait only makes one look more.
+    public func waitForCycles(_ count: UInt64, after start: UInt64, deadline: UInt64) -> Bool {
+        cycleWaiters.wrappingIncrement(ordering: .sequentiallyConsistent)
+        defer { cycleWaiters.wrappingDecrement(ordering: .sequentiallyConsistent) }
+        while cycles.load(ordering: .sequentiallyConsistent) &- start < count {
+            guard MonotonicClock.now() < deadline else { return false }
+            MonotonicClock.wait(on: cycleEnded, until: deadline)
+        }
+        return true
+    }
 
     /// Channel `channel` (0-based, 0...15).
     public subscript(channel: Int) -> Channel {

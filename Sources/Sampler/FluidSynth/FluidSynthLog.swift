@@ -2,6 +2,7 @@ import CFluidSynth
 import Foundation
 import Logging
 import SeqplaySupport
+import Synchronization
 
 /// Routes FluidSynth's log output (which it otherwise prints to stderr) into seqplay's logging,
 /// under the label `seqplay.fluidsynth`.
@@ -88,12 +89,11 @@ public enum FluidSynthLog {
     static let maximumDistinctTexts = 1024
 
     /// A set of strings any thread may add to, of at most `maximumDistinctTexts`.
-    private final class LoggedTexts: @unchecked Sendable {
-        private let lock = NSLock()
-        private var texts: Set<String> = []
+    private final class LoggedTexts: Sendable {
+        private let texts = Mutex<Set<String>>([])
         /// Adds `text`; true if it was not there before and there was room for it.
         func insert(_ text: String) -> Bool {
-            lock.withLock { texts.count < FluidSynthLog.maximumDistinctTexts && texts.insert(text).inserted }
+            texts.withLock { $0.count < FluidSynthLog.maximumDistinctTexts && $0.insert(text).inserted }
         }
     }
 

@@ -22,4 +22,21 @@ public enum MonotonicClock {
         var spec = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &spec, nil) == EINTR {}
     }
+
+    #if canImport(Glibc)
+    /// Waits on `semaphore` until it is posted or the clock reaches `deadline` (`sem_timedwait`,
+    /// whose deadline is on the wall clock, given the time left); returns whether it was posted.
+    /// Real-time safe (no allocation, no lock); a wall clock stepped meanwhile only moves the wake.
+    @discardableResult
+    public static func wait(on semaphore: UnsafeMutablePointer<sem_t>, until deadline: UInt64) -> Bool {
+        let current = now()
+        guard current < deadline else { return sem_trywait(semaphore) == 0 }
+        var until = timespec()
+        clock_gettime(CLOCK_REALTIME, &until)
+        let nanoseconds = until.tv_nsec + Int(min(deadline - current, 86_400_000_000_000))
+        until.tv_sec += nanoseconds / 1_000_000_000
+        until.tv_nsec = nanoseconds % 1_000_000_000
+        return sem_timedwait(semaphore, &until) == 0
+    }
+    #endif
 }

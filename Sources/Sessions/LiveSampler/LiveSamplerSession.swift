@@ -1,5 +1,4 @@
 import ALSA
-import Atomics
 import AudioFiles
 import AudioGraph
 import Foundation
@@ -26,6 +25,7 @@ import Sampler
 /// session (its own sampler, after the ports') and `configuration.inputs` (a sampler each, after those). While it plays, a control thread of its own follows
 /// the clocks once a second (the kernel queue's, the sound card's) and connects sources that appear
 /// (hot-plug, `configuration.connect`).
+// Why unchecked: started and stopped from one thread; its control thread reads only what `start()` set before starting it.
 public final class LiveSamplerSession: @unchecked Sendable {
     public let configuration: LiveSamplerConfiguration
     public let engine = AudioEngine()
@@ -48,9 +48,8 @@ public final class LiveSamplerSession: @unchecked Sendable {
     /// Called when a network peer's ALSA port is added or removed.
     public var onBridgePortChange: (@Sendable (NetworkALSABridge.PortChange) -> Void)?
 
-    private let stopping = ManagedAtomic(false)
-    private let controlDone = DispatchSemaphore(value: 0)
-    private var controlThread: Thread?
+    /// The thread that connects appearing sources and calibrates the clocks (`runControlThread`).
+    private let control = ServiceThread()
 
     /// What a session did, reported by `stop()`.
     public struct Summary: Sendable {
@@ -202,10 +201,7 @@ public final class LiveSamplerSession: @unchecked Sendable {
         if let ports, let filter = configuration.connect {
             for source in filter.sources(seenBy: ports.client) { connect(source) }
         }
-        let thread = Thread { [unowned self] in self.runControlThread() }
-        thread.name = "live sampler control"
-        controlThread = thread
-        thread.start()
+        control.start(name: "live sampler control") { [unowned self] in self.runControlThread() }
     }
 
     /// Connects `source` to the first port (reported to `onConnection`).
@@ -223,7 +219,7 @@ public final class LiveSamplerSession: @unchecked Sendable {
     /// output and the recording; returns what happened.
     @discardableResult
     public func stop() -> Summary {
-        if controlThread != nil, !stopping.exchange(true, ordering: .relaxed) { controlDone.wait() }
+        control.stop()
         stopProducers()
         let end = output.stop()
         var summary = Summary(lateEvents: input.lateEventCount, droppedMessages: input.droppedCount,
@@ -263,8 +259,8 @@ public final class LiveSamplerSession: @unchecked Sendable {
     /// Once a second: the clocks; every 20 ms: sources that appeared.
     private func runControlThread() {
         var lastCalibration = MonotonicClock.now()
-        while !stopping.load(ordering: .relaxed) {
-            MonotonicClock.sleep(until: MonotonicClock.now() + 20_000_000)
+        // Periods, not polls for something awaited: the sequencer announces new ports to no one of ours.
+        while !control.waitForStop(nanoseconds: 20_000_000) {
             if let ports {
                 for address in ports.portsAppeared() where configuration.connect?.accepts(address, seenBy: ports.client) == true {
                     connect(address)
@@ -276,6 +272,5 @@ public final class LiveSamplerSession: @unchecked Sendable {
                 lastCalibration = MonotonicClock.now()
             }
         }
-        controlDone.signal()
     }
 }

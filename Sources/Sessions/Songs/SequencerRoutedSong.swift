@@ -1,10 +1,10 @@
 import ALSA
-import Atomics
 import AudioGraph
 import Foundation
 import MIDIFile
 import Player
 import Rendering
+import SeqplaySupport
 
 /// A song played to its own sampler through the ALSA sequencer, so other programs can watch or tap
 /// the stream: the song goes on a kernel queue from the song client's port to a `LiveSamplerHost`
@@ -19,6 +19,7 @@ import Rendering
 ///                                    songClient: SequencerClient(name: "app"), samplerClient: SequencerClient(name: "app sampler"))
 /// try song.play()
 /// ```
+// Why unchecked: immutable after init but for `play()` (one thread); `stop()` only forwards to thread-safe stops.
 public final class SequencerRoutedSong: @unchecked Sendable {
     /// How far behind its kernel timestamp the sampler plays an event by default: more than a period
     /// of the default device plus the input thread's wake-up, also under load.
@@ -74,29 +75,25 @@ public final class SequencerRoutedSong: @unchecked Sendable {
             _ = playback.stop(draining: false)
             throw .sequencer(error)
         }
-        let songEnded = ManagedAtomic(false)
-        let recalibrated = DispatchSemaphore(value: 0)
-        Thread.detachNewThread { [host] in
-            while !songEnded.load(ordering: .acquiring) {
-                usleep(1_000_000)
-                try? host.calibrate()
-            }
-            recalibrated.signal()
+        let calibrating = ServiceThread()
+        calibrating.start(name: "seqplay calibration") { [host, calibrating] in
+            while !calibrating.waitForStop(nanoseconds: 1_000_000_000) { try? host.calibrate() }
         }
         defer { host.stop() }
         let finished: Bool
         do throws(SongSessionError) {
             finished = try session.play()
         } catch {
-            songEnded.store(true, ordering: .releasing)
+            calibrating.stop()
             _ = playback.stop(draining: false)
             throw error
         }
-        songEnded.store(true, ordering: .releasing)
-        recalibrated.wait()
-        // The last events reach the sampler a look-ahead after their timestamps; then the tail plays out.
-        if finished { usleep(UInt32(lookAhead * 1_000_000)) }
-        while finished && !session.isStopped && !playback.isFinished && !playback.hasEnded { usleep(10_000) }
+        calibrating.stop()
+        if finished {
+            // The last events reach the sampler a look-ahead after their timestamps; then the tail plays out.
+            session.waitUntilStopped(orFor: UInt64(nanoseconds: lookAhead))
+            playback.waitUntilFinishedOrEnded(unless: { session.isStopped })
+        }
         if !finished || session.isStopped { playback.allNotesOff() }
         if case .failed(let error) = playback.stop(draining: true) { throw .deviceFailed(error) }
         return finished && !session.isStopped
@@ -105,5 +102,6 @@ public final class SequencerRoutedSong: @unchecked Sendable {
     /// Ends playback early (any thread): all notes off on the sampler and the listeners.
     public func stop() {
         session.stop()
+        playback.wakeWaiters()
     }
 }

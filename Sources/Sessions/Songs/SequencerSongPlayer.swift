@@ -1,7 +1,7 @@
 import ALSA
-import Atomics
 import MIDICore
 import Player
+import SeqplaySupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,6 +16,7 @@ import Glibc
 /// clock goes to every destination. Like aplaymidi, the player connects its port to every destination
 /// before playing: kernel drivers (hardware MIDI ports, snd-virmidi) only open their device for a port
 /// that has a subscriber, and ignore events sent to it otherwise.
+// Why unchecked: the state of `play()` is its thread's; `stop()` (any thread) only makes the stop request.
 public final class SequencerSongPlayer: SongDestination, @unchecked Sendable {
     /// Events handed to the kernel before its queue starts, so the first ones are not late (the
     /// kernel's output pool for a client holds 200 events; writing more would wait for the queue).
@@ -38,7 +39,7 @@ public final class SequencerSongPlayer: SongDestination, @unchecked Sendable {
     /// Whether every event goes to the port's subscribers rather than to its destination alone.
     private let sendsToSubscribers: Bool
     /// Set by `stop()` from another thread (a signal handler's queue); read by `play()`.
-    private let stopRequested = ManagedAtomic(false)
+    private let stopRequest = StopRequest()
     // The state of `play()`, which the events it pulls from the player (`receive`) update.
     private var sent = 0
     private var queueStarted = false
@@ -89,7 +90,7 @@ public final class SequencerSongPlayer: SongDestination, @unchecked Sendable {
         failure = nil
         withoutActuallyEscaping(queueStarting) { queueStarting in
             self.queueStarting = queueStarting
-            while failure == nil, !stopRequested.load(ordering: .relaxed), let next = player.nextEventSampleTime {
+            while failure == nil, !stopRequest.isRequested, let next = player.nextEventSampleTime {
                 player.deliverEvents(before: next + 1, to: self)
             }
             if failure == nil && !queueStarted {
@@ -107,10 +108,14 @@ public final class SequencerSongPlayer: SongDestination, @unchecked Sendable {
         // clock read at `end` may not have sent the events stamped `end` yet (the note-offs of the notes held
         // at the song's end); the queue goes with the client. Waiting a margin past the end lets them leave.
         let end = UInt64(player.durationInSamples) + Self.leadNanoseconds + Self.deliveryMarginNanoseconds
-        while !stopRequested.load(ordering: .relaxed), try queue.position().nanoseconds < end {
-            usleep(10_000)
+        // The queue's clock runs with the monotonic clock: wait for the time it still needs (a stop ends
+        // the wait), then look again in case the kernel's timer lags.
+        while !stopRequest.isRequested {
+            let position = try queue.position().nanoseconds
+            guard position < end else { break }
+            stopRequest.wait(nanoseconds: end - position)
         }
-        guard !stopRequested.load(ordering: .relaxed) else {
+        guard !stopRequest.isRequested else {
             try silence()
             return false
         }
@@ -140,7 +145,7 @@ public final class SequencerSongPlayer: SongDestination, @unchecked Sendable {
 
     /// Asks `play()` to stop as soon as it can (safe from any thread).
     public func stop() {
-        stopRequested.store(true, ordering: .relaxed)
+        stopRequest.request()
     }
 
     private func startQueue(_ queueStarting: () -> Void) throws(SequencerError) {

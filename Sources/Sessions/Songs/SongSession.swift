@@ -31,6 +31,7 @@ import SeqplaySupport
 /// starts; otherwise `startLead` after `play()` begins. The network sends stamp events with that
 /// time; the sampler's output starts one output latency (`RealtimeOutput.outputLatency`) before it,
 /// so its first sample is heard when the first event goes out.
+// Why unchecked: `play()` runs on one thread; `stop()` (any thread) touches only the stop request and thread-safe destinations.
 public final class SongSession: @unchecked Sendable {
     /// The sampler's part: SoundFonts, the output it plays to, and how it sounds (`options.song` is
     /// replaced by the session's, which every destination plays).
@@ -58,10 +59,11 @@ public final class SongSession: @unchecked Sendable {
     /// The network sender, when there is a network session.
     public let network: RealtimeSequencer?
     private let networkSession: NetworkMIDISession?
-    private let stopRequested = ManagedAtomic(false)
+    /// `stop()`: the waits for a time (the sampler's start, the song's end) end at it.
+    private let stopRequest = StopRequest()
     private let samplerStarted = ManagedAtomic(false)
-    /// Signalled once the sampler's output has been started (or failed to start).
-    private let samplerStartTried = DispatchSemaphore(value: 0)
+    /// Starts the sampler's output at its time; joined once it has started (or failed to start).
+    private let samplerStarter = ServiceThread()
     private var began = false
     private let notice: @Sendable (String) -> Void
 
@@ -149,13 +151,19 @@ public final class SongSession: @unchecked Sendable {
     /// Ends playback early (any thread, e.g. a signal handler's): `play()` then silences every
     /// destination and returns false.
     public func stop() {
-        stopRequested.store(true, ordering: .releasing)
+        stopRequest.request()
+        sampler?.wakeWaiters()
         ports?.stop()
         network?.stop()
     }
 
+    /// Waits `nanoseconds`, or until `stop()`.
+    func waitUntilStopped(orFor nanoseconds: UInt64) {
+        stopRequest.wait(nanoseconds: nanoseconds)
+    }
+
     /// Whether `stop()` was called.
-    public var isStopped: Bool { stopRequested.load(ordering: .acquiring) }
+    public var isStopped: Bool { stopRequest.isRequested }
 
     /// Starts the network and the sampler so that song time 0 sounds at monotonic time `songStart`.
     private func begin(songStart: UInt64) {
@@ -165,15 +173,14 @@ public final class SongSession: @unchecked Sendable {
         let latency = UInt64(sampler.output.outputLatency * 1e9)
         let startAt = songStart - min(latency, songStart)
         let notice = self.notice
-        Thread.detachNewThread { [samplerStarted, samplerStartTried] in
-            MonotonicClock.sleep(until: startAt)
+        samplerStarter.start(name: "seqplay sampler start") { [samplerStarted, stopRequest] in
+            stopRequest.wait(until: startAt)  // a stop starts the output at once (`finishSampler` stops it)
             do {
                 try sampler.start()
                 samplerStarted.store(true, ordering: .releasing)
             } catch {
                 notice("audio off (\(error)): playing to the other destinations only")
             }
-            samplerStartTried.signal()
         }
     }
 
@@ -184,10 +191,13 @@ public final class SongSession: @unchecked Sendable {
         return !isStopped
     }
 
-    /// Sleeps until `time` (monotonic ns), waking early on `stop()` when `orStop`.
+    /// Waits until `time` (monotonic ns), or until `stop()` when `orStop`.
     private func waitUntil(_ time: UInt64, orStop: Bool) {
-        while MonotonicClock.now() < time && !(orStop && isStopped) {
-            MonotonicClock.sleep(until: min(time, MonotonicClock.now() + 10_000_000))
+        if orStop {
+            stopRequest.wait(until: time)
+        } else {
+            // Kept: the time itself is awaited (the All Notes Off sent for it must leave before the session goes).
+            MonotonicClock.sleep(until: time)
         }
     }
 
@@ -203,10 +213,9 @@ public final class SongSession: @unchecked Sendable {
     /// Lets the sampler play out its tail (or ends its notes when stopped) and stops its output.
     private func finishSampler() throws(SongSessionError) {
         guard let sampler, began else { return }
-        samplerStartTried.wait()
-        samplerStartTried.signal()
+        samplerStarter.join()
         guard samplerStarted.load(ordering: .acquiring) else { return }
-        while !isStopped && !sampler.isFinished && !sampler.hasEnded { usleep(10_000) }
+        sampler.waitUntilFinishedOrEnded(unless: { isStopped })
         if isStopped { sampler.allNotesOff() }
         if case .failed(let error) = sampler.stop(draining: true) { throw .deviceFailed(error) }
     }

@@ -3,6 +3,7 @@ import AudioGraph
 import Foundation
 import JACK
 import Rendering
+import SeqplaySupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,6 +20,7 @@ import Glibc
 /// request is three atomic stores and `sem_post` (a futex wake, async-signal-safe). The seek itself
 /// (the player's chase allocates) runs on the seek thread while `SongPlayback` holds the render
 /// thread off the renderer (`skipBlock` acknowledges the hold).
+// Why unchecked: `wasRolling` is the render thread's own; all it shares with the seek thread are atomics and a semaphore.
 final class TransportFollower: RealtimeRenderSource, JACKSyncHandler, @unchecked Sendable {
     private let playback: SongPlayback
     private let client: JACKClient
@@ -35,25 +37,22 @@ final class TransportFollower: RealtimeRenderSource, JACKSyncHandler, @unchecked
     let isRolling = ManagedAtomic(false)
     /// Seeks done so far.
     let seekCount = ManagedAtomic(0)
-    private let stopping = ManagedAtomic(false)
+    /// The seek thread: it sleeps on `wake` (the render thread's post), so its stop is a post too.
+    private let seeking = ServiceThread()
     /// Render thread only: whether the transport rolled in the previous cycle.
     private var wasRolling = false
     private let wake = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
-    private let seekThreadEnded = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
 
     init(playback: SongPlayback, client: JACKClient) {
         self.playback = playback
         self.client = client
         sampleRate = client.sampleRate
         sem_init(wake, 0, 0)
-        sem_init(seekThreadEnded, 0, 0)
     }
 
     deinit {
         sem_destroy(wake)
-        sem_destroy(seekThreadEnded)
         wake.deallocate()
-        seekThreadEnded.deallocate()
     }
 
     // MARK: Render thread
@@ -106,10 +105,10 @@ final class TransportFollower: RealtimeRenderSource, JACKSyncHandler, @unchecked
 
     /// Starts the thread that carries out the seeks the render thread asks for.
     func startSeekThread() {
-        let thread = Thread { [self] in
+        seeking.start(name: "seqplay JACK transport") { [self] in
             while true {
                 while sem_wait(wake) != 0 {}
-                if stopping.load(ordering: .acquiring) { break }
+                if seeking.isStopRequested { break }
                 guard seekPending.load(ordering: .acquiring) else { continue }
                 let frame = requestedFrame.load(ordering: .relaxed)
                 // A seek ends every note and silences the voices, then chases controllers and programs.
@@ -117,16 +116,14 @@ final class TransportFollower: RealtimeRenderSource, JACKSyncHandler, @unchecked
                 seekCount.wrappingIncrement(ordering: .relaxed)
                 seekPending.store(false, ordering: .releasing)
             }
-            sem_post(seekThreadEnded)
         }
-        thread.name = "seqplay JACK transport"
-        thread.start()
     }
 
     /// Ends the seek thread and waits for it.
     func stopSeekThread() {
-        guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard seeking.isRunning else { return }
+        seeking.requestStop()
         sem_post(wake)
-        while sem_wait(seekThreadEnded) != 0 {}
+        seeking.join()
     }
 }

@@ -91,6 +91,7 @@ public final class JACKAudioDriver: CallbackAudioDriver, @unchecked Sendable {
         // Rendering starts once the connections are in the server's graph (applied at the next cycle),
         // so the first frame is heard; at most a second is waited for a stalled server.
         let connectedAt = process.cycles.load(ordering: .acquiring)
+        // Kept: the process callback only counts cycles (it signals no one); once per start, 1 s at most.
         for _ in 0..<500 where process.cycles.load(ordering: .acquiring) < connectedAt + 2 { usleep(2_000) }
         process.rendering.store(true, ordering: .releasing)
     }
