@@ -29,6 +29,17 @@ extension SoundFontEngine {
         }
     }
 
+    /// Sends `controller` (all sound off 120, reset controllers 121, all notes off 123...) with value 0 to all 16 channels.
+    public func applyToEveryChannel(controller: Int) {
+        for channel in 0..<16 { apply(.controlChange(channel: channel, controller: controller, value: 0)) }
+    }
+
+    /// A system reset: every voice silenced, every channel's controllers, program and bank as at start.
+    public func reset() {
+        for v in 0..<polyphony { voices[v].active = false }
+        for channel in 0..<16 { resetChannel(channel, program: true) }
+    }
+
     func resetChannel(_ channel: Int, program: Bool) {
         let cc = controllers + channel * 128
         cc.initialize(repeating: 0, count: 128)

@@ -142,6 +142,16 @@ public final class SoundFontEngine {
         }
     }
 
+    /// Ends up to `count` sounding voices, those FluidSynth would steal first; returns how many it ended.
+    public func endVoices(_ count: Int) -> Int {
+        var ended = 0
+        while ended < count && activeVoiceCount > 0 {
+            voices[freeVoice()].active = false
+            ended += 1
+        }
+        return ended
+    }
+
     /// A free voice, or the one FluidSynth would steal: released before sustained before held, oldest first.
     func freeVoice() -> Int {
         var best = 0
