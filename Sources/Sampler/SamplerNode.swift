@@ -345,7 +345,7 @@ extension SamplerNode: SongDestination {
 }
 
 extension SoundFontEngine.Message {
-    /// The engine's form of a channel message; nil for what it does not play (key pressure, system messages).
+    /// The engine's form of a channel message; nil for what it does not play (system messages).
     init?(_ message: MIDIMessage) {
         switch message {
         case let .noteOn(channel, note, velocity):
@@ -356,6 +356,7 @@ extension SoundFontEngine.Message {
         case let .programChange(channel, program): self = .programChange(channel: Int(channel), program: Int(program))
         case let .pitchBend(channel, value): self = .pitchBend(channel: Int(channel), value: Int(value))
         case let .channelPressure(channel, pressure): self = .channelPressure(channel: Int(channel), value: Int(pressure))
+        case let .polyPressure(channel, note, pressure): self = .keyPressure(channel: Int(channel), key: Int(note), value: Int(pressure))
         default: return nil
         }
     }

@@ -26,6 +26,10 @@ extension SoundFontEngine {
             guard (0..<16).contains(channel) else { return }
             channels[channel].pressure = min(max(value, 0), 127)
             updateModulators(channel: channel)
+        case let .keyPressure(channel, key, value):
+            guard (0..<16).contains(channel), (0...127).contains(key) else { return }
+            keyPressures[channel * 128 + key] = UInt8(min(max(value, 0), 127))
+            updateModulators(channel: channel, key: key)
         }
     }
 
@@ -44,7 +48,11 @@ extension SoundFontEngine {
         let cc = controllers + channel * 128
         cc.initialize(repeating: 0, count: 128)
         cc[7] = 100; cc[10] = 64; cc[11] = 127
-        cc[101] = 127; cc[100] = 127  // no RPN selected
+        cc[101] = 127; cc[100] = 127; cc[99] = 127; cc[98] = 127  // no RPN or NRPN selected
+        (keyPressures + channel * 128).update(repeating: 0, count: 128)
+        (generatorOffsets + channel * Gen.count).update(repeating: 0, count: Gen.count)
+        channels[channel].nrpnSelect = 0
+        channels[channel].nrpnActive = false
         channels[channel].pitchBend = 8192
         channels[channel].pitchSensitivity = 2
         channels[channel].pressure = 0
@@ -65,8 +73,19 @@ extension SoundFontEngine {
         switch controller {
         case 0:  // bank select MSB (GS style, as FluidSynth's default); the drum channel stays on bank 128
             if channel != 9 { channels[channel].bank = value }
-        case 6:  // data entry: RPN 0 is the pitch bend range in semitones
-            if cc[101] == 0 && cc[100] == 0 { channels[channel].pitchSensitivity = value; updateModulators(channel: channel) }
+        case 6:  // data entry MSB: the selected RPN or SoundFont NRPN
+            dataEntry(channel: channel, value: value)
+        case 98...101:  // NRPN and RPN numbers
+            selectParameter(channel: channel, controller: controller, value: value)
+        case 66:  // sostenuto: the notes sounding when it is pressed are held past their note-off until it is released
+            if value >= 64 {
+                channels[channel].sostenutoOrder = noteCounter + 1
+            } else {
+                for v in 0..<polyphony where voices[v].active && voices[v].channel == channel && voices[v].heldBySostenuto {
+                    voices[v].heldBySostenuto = false
+                    noteOffVoice(v)
+                }
+            }
         case 64:
             if value < 64 {
                 for v in 0..<polyphony where voices[v].active && voices[v].channel == channel && voices[v].sustained {
@@ -92,9 +111,15 @@ extension SoundFontEngine {
         }
     }
 
-    /// A note-off for one voice: held by the sustain pedal, or released.
+    /// A note-off for one voice: held by the sostenuto pedal (when it started before the pedal went down),
+    /// by the sustain pedal, or released (fluid_voice_noteoff).
     func noteOff(voice v: Int) {
-        if controllers[voices[v].channel * 128 + 64] >= 64 { voices[v].sustained = true; return }
+        let channel = voices[v].channel
+        if controllers[channel * 128 + 66] >= 64 && voices[v].note < channels[channel].sostenutoOrder {
+            voices[v].heldBySostenuto = true
+            return
+        }
+        if controllers[channel * 128 + 64] >= 64 { voices[v].sustained = true; return }
         noteOffVoice(v)
     }
 
@@ -109,6 +134,7 @@ extension SoundFontEngine {
         // A new note on a sounding key releases the old one first (FluidSynth's release of the same note).
         for v in 0..<polyphony where voices[v].active && voices[v].channel == channel && voices[v].key == key && !voices[v].released {
             voices[v].sustained = false
+            voices[v].heldBySostenuto = false
             noteOffVoice(v)
         }
         let preset = channels[channel].preset
@@ -145,4 +171,9 @@ struct Channel {
     var pitchBend = 8192
     var pitchSensitivity = 2
     var pressure = 0
+    /// The generator a SoundFont NRPN selects, and whether data entry goes to an NRPN (not an RPN).
+    var nrpnSelect = 0
+    var nrpnActive = false
+    /// Voices of notes numbered below this are held by the sostenuto pedal (the next note's number when it went down).
+    var sostenutoOrder: UInt64 = 0
 }

@@ -186,6 +186,9 @@ extension SoundFontEngine {
         bank.generators.withUnsafeBufferPointer { table in
             gens.update(from: table.baseAddress! + region.generatorBase, count: Gen.count)
         }
+        // The channel's RPN tuning and NRPN offsets (fluid_voice_init takes them as each generator's `nrpn`).
+        let offsets = generatorOffsets + channel * Gen.count
+        for g in 0..<Gen.count { gens[g] += offsets[g] }
         let header = bank.hydra.samples[region.sample]
         var voice = Voice()
         voice.active = true
@@ -229,9 +232,9 @@ extension SoundFontEngine {
         voices[v].gainRampLeft = 0
     }
 
-    /// Re-evaluates the modulators of every voice on `channel` after a controller moved.
-    func updateModulators(channel: Int) {
-        for v in 0..<polyphony where voices[v].active && voices[v].channel == channel {
+    /// Re-evaluates the modulators of every voice on `channel` (playing `key`, when given) after a controller moved.
+    func updateModulators(channel: Int, key: Int? = nil) {
+        for v in 0..<polyphony where voices[v].active && voices[v].channel == channel && (key == nil || voices[v].key == key) {
             computeModulators(v)
             updateParameters(v, envelopes: false)
         }
@@ -267,6 +270,7 @@ extension SoundFontEngine {
             case 0: value = range
             case 2: value = Float(voices[v].actualVelocity)
             case 3: value = Float(voices[v].actualKey)
+            case 10: value = Float(keyPressures[channel * 128 + voices[v].key])
             case 13: value = Float(channels[channel].pressure)
             case 14: value = Float(channels[channel].pitchBend); range = 16384
             case 16: value = Float(channels[channel].pitchSensitivity)
@@ -363,6 +367,7 @@ struct Voice {
     var blockLeft = 0
     var released = false
     var sustained = false
+    var heldBySostenuto = false
     var noteOffPending = false
     var volume = Envelope()
     var modulation = Envelope()

@@ -17,6 +17,8 @@ public final class SoundFontEngine {
         case programChange(channel: Int, program: Int)
         case pitchBend(channel: Int, value: Int)
         case channelPressure(channel: Int, value: Int)
+        /// Polyphonic key pressure (aftertouch) on one key.
+        case keyPressure(channel: Int, key: Int, value: Int)
     }
 
     /// A message and the frame of the render call it happens on (0 is the call's first frame).
@@ -47,6 +49,10 @@ public final class SoundFontEngine {
     let channels: UnsafeMutablePointer<Channel>
     /// 16 × 128 controller values.
     let controllers: UnsafeMutablePointer<UInt8>
+    /// 16 × 128 key pressures.
+    let keyPressures: UnsafeMutablePointer<UInt8>
+    /// Per channel, `Gen.count` generator offsets set by RPN tuning and SoundFont NRPNs (added to every voice's generators).
+    let generatorOffsets: UnsafeMutablePointer<Float>
     let scratch: UnsafeMutablePointer<Float>
     let sampleCount: Int
     var noteCounter: UInt64 = 0
@@ -66,6 +72,10 @@ public final class SoundFontEngine {
         channels = .allocate(capacity: 16)
         channels.initialize(repeating: Channel(), count: 16)
         controllers = .allocate(capacity: 16 * 128)
+        keyPressures = .allocate(capacity: 16 * 128)
+        keyPressures.initialize(repeating: 0, count: 16 * 128)
+        generatorOffsets = .allocate(capacity: 16 * Gen.count)
+        generatorOffsets.initialize(repeating: 0, count: 16 * Gen.count)
         scratch = .allocate(capacity: Self.blockSize)
         scratch.initialize(repeating: 0, count: Self.blockSize)
         sampleCount = bank.hydra.sampleData.count
@@ -78,7 +88,7 @@ public final class SoundFontEngine {
         voices.deinitialize(count: polyphony); voices.deallocate()
         generatorValues.deallocate(); modulatorSums.deallocate()
         channels.deinitialize(count: 16); channels.deallocate()
-        controllers.deallocate(); scratch.deallocate()
+        controllers.deallocate(); keyPressures.deallocate(); generatorOffsets.deallocate(); scratch.deallocate()
     }
 
     /// Voices sounding now.
@@ -158,7 +168,7 @@ public final class SoundFontEngine {
         var bestScore = Int.max
         for v in 0..<polyphony {
             if !voices[v].active { return v }
-            let state = voices[v].released ? 0 : voices[v].sustained ? 1 : 2
+            let state = voices[v].released ? 0 : voices[v].sustained || voices[v].heldBySostenuto ? 1 : 2
             let score = state << 56 | Int(truncatingIfNeeded: voices[v].note & ((1 << 56) - 1))
             if score < bestScore { bestScore = score; best = v }
         }
