@@ -66,14 +66,7 @@ final class MIDIControlTests: XCTestCase {
     }
 
     static func fluidSynthRender(_ song: Song, scratch: ScratchDirectory) throws -> [Float] {
-        let path = scratch.path("song.mid"), output = scratch.path("out.raw")
-        try midiFile(song).write(to: URL(fileURLWithPath: path))
-        let run = try runCommand(URL(fileURLWithPath: "/usr/bin/fluidsynth"),
-                                 ["-ni", "-q", "-R", "0", "-C", "0", "-g", "1", "-r", "\(rate)", "-F", output, "-T", "raw", "-O", "float", "-E", "little", font, path],
-                                 timeLimit: 120)
-        XCTAssertEqual(run.status, 0, run.standardError)
-        let data = try Data(contentsOf: URL(fileURLWithPath: output))
-        return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        try SamplerEngineTests.fluidSynthRender(font: font, midi: midiFile(song), scratch: scratch)
     }
 
     /// Renders `song` both ways, prints and checks level and envelope alike; returns (ours, fluidsynth's).
