@@ -22,24 +22,14 @@ trap 'rm -rf "$work"' EXIT
 dense="$bench/dense-1000000.mid"
 [ -f "$dense" ] || python3 Benchmarks/make-dense-song.py "$dense" 1000000
 
-# run NAME OUTPUT COMMAND...: prints one row (wall, CPU, peak RSS, audio) and remembers them in $last_*
-run() {
-    local name=$1 output=$2; shift 2
-    local start=$EPOCHREALTIME
-    /usr/bin/time -v "$@" >/dev/null 2>"$work/time.txt" || { echo "$name failed:"; tail -5 "$work/time.txt"; return 1; }
-    last_wall=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
-    last_cpu=$(awk -F': ' '/(User|System) time \(seconds\)/ { s += $2 } END { printf "%.2f", s }' "$work/time.txt")
-    last_rss=$(awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$work/time.txt")
-    last_audio=$(soxi -D "$output" 2>/dev/null || echo 0)
-    printf '%-40s %8s %8s %9s %8.1f' "$name" "$last_wall" "$last_cpu" "$last_rss" "$last_audio"
-}
+source Benchmarks/timed-run.sh
 # row: the ratio of fluidsynth's wall time to this one's (speed), the RSS difference, ns per voice-sample
 compared() {
     awk -v w="$last_wall" -v fw="$fluid_wall" -v r="$last_rss" -v fr="$fluid_rss" -v c="$last_cpu" -v a="$last_audio" -v p="$polyphony" \
         'BEGIN { printf "  %5.2fx  %+7.1f MB  %6.2f ns\n", fw / w, r - fr, (a > 0 ? c * 1e9 / (a * 44100 * p) : 0) }'
 }
 
-printf '%-40s %8s %8s %9s %8s  %s\n' "" "wall s" "CPU s" "peak MB" "audio s" "speed vs fluidsynth, RSS, ns/voice-sample"
+printf '%-44s %8s %8s %9s %8s  %s\n' "" "wall s" "CPU s" "peak MB" "audio s" "speed vs fluidsynth, RSS, ns/voice-sample"
 for song in "$dense" "$typical"; do
     label=$(basename "$song" .mid)
     run "$label: fluidsynth -F" "$work/f.wav" \
