@@ -76,7 +76,7 @@ let package = Package(
         // The sampler: the thin FluidSynth wrapper (FluidSynth/: synthesizers, presets, voice limits, shared fonts)
         // and SamplerNode, FluidSynth as a node of the audio graph and a MIDI endpoint.
         .target(name: "Sampler", dependencies: [
-            "CFluidSynth", "FluidSynthOpenMP", "MIDICore", "Player", "AudioGraph", "SeqplaySupport", "SoundFontFile", logging, atomics,
+            "CFluidSynth", "FluidSynthOpenMP", "MIDICore", "Player", "AudioGraph", "AudioFiles", "SeqplaySupport", "SoundFontFile", logging, atomics,
         ]),
         // Runs FluidSynth's one-thread OpenMP regions inline, so rendering with reverb/chorus does not allocate.
         .target(name: "FluidSynthOpenMP"),

@@ -27,17 +27,7 @@ for notes in "${songs[@]}"; do
     [ -f "$bench/dense-$notes.mid" ] || python3 Benchmarks/make-dense-song.py "$bench/dense-$notes.mid" "$notes"
 done
 
-# run NAME OUTPUT COMMAND...: prints one row (wall, CPU, peak RSS, audio) and remembers them in $last_*
-run() {
-    local name=$1 output=$2; shift 2
-    local start=$EPOCHREALTIME
-    /usr/bin/time -v "$@" >/dev/null 2>"$work/time.txt" || { echo "$name failed:"; tail -5 "$work/time.txt"; return 1; }
-    last_wall=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
-    last_cpu=$(awk -F': ' '/(User|System) time \(seconds\)/ { s += $2 } END { printf "%.2f", s }' "$work/time.txt")
-    last_rss=$(awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$work/time.txt")
-    last_audio=$([ -n "$output" ] && soxi -D "$output" 2>/dev/null || echo -)
-    printf '%-44s %8s %8s %9s %8s' "$name" "$last_wall" "$last_cpu" "$last_rss" "$last_audio"
-}
+source Benchmarks/timed-run.sh
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 printf '%-44s %8s %8s %9s %8s  %s\n' "" "wall s" "CPU s" "peak MB" "audio s" "vs fluidsynth (wall, RSS)"

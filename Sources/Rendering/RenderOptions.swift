@@ -63,10 +63,13 @@ public struct RenderOptions: Sendable {
     /// the thread count, so the output is the same bytes on any number of threads and cores.
     public static let fileChannelGroups = 2
 
-    /// These options as `seqplay` renders to a file: `fileChannelGroups` channel groups on `threads` threads.
+    /// These options as `seqplay` renders to a file: `fileChannelGroups` channel groups on `threads` threads
+    /// (FluidSynth), or one sampler (`SamplerSettings.Engine.seqplay`).
     public func renderingToFile(threads: Int) -> RenderOptions {
         var options = self
-        options.channelSplit = .balanced(Self.fileChannelGroups)
+        // seqplay's engine plays every channel from one voice pool, so it renders without groups (the
+        // same bytes on any thread count too).
+        options.channelSplit = sampler.engine == .seqplay ? .none : .balanced(Self.fileChannelGroups)
         options.threads = threads
         return options
     }

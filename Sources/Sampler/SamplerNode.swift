@@ -18,6 +18,12 @@ import SoundFontFile
 /// engine is stopped. The render thread takes no lock: programs, gain, effects and notes-off set from
 /// other threads are queued and applied at the next block; loading a font while the engine runs makes
 /// the sampler play silence until it is loaded (the render thread never waits for it).
+///
+/// With `SamplerSettings.engine` `.seqplay`, seqplay's own `SoundFontEngine` plays instead (FluidSynth
+/// still loads the fonts, for the presets and the rest of this API): each scheduled event is applied
+/// on its own sample (the source's `nextEventSampleTime`), not on the 64-frame grid; live MIDI starts
+/// at the next render call. It plays one font, dry, and leaves out what it does not have yet (the
+/// control thread's queue, mutes, forced programs, reverb and chorus).
 public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     /// FluidSynth renders, and takes events, in blocks of this many frames.
     public static let blockFrames = 64
@@ -32,12 +38,20 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     /// Space for the frames `reset()` renders and discards to realign FluidSynth's blocks.
     private let discardLeft: UnsafeMutablePointer<Float>
     private let discardRight: UnsafeMutablePointer<Float>
+    /// seqplay's engine when the settings ask for it and a font is loaded; nil: FluidSynth plays.
+    private var soundFontEngine: SoundFontEngine?
+    /// What the engine plays (set with the fonts), and its master gain (FluidSynth's `synth.gain`).
+    private var engineBank: SoundFontBank?
+    private var engineGain: Float
+    /// Why the seqplay engine cannot play the fonts given (`prepare` throws it).
+    private var engineFontError: SoundFontError?
 
     /// A sampler with no fonts loaded, made as `settings` say (`Synthesizer.init(settings:sampleRate:)`);
     /// load fonts, then `apply(settings)` for the rest. `sampleRate` is replaced by the engine's rate
     /// at prepare (making it at that rate saves rebuilding the effects then).
     public init(name: String? = nil, settings: SamplerSettings = SamplerSettings(), sampleRate: Double = 44_100) throws(SynthesizerError) {
         synthesizer = try Synthesizer(settings: settings, sampleRate: sampleRate)
+        engineGain = settings.gain
         discardLeft = .allocate(capacity: Self.blockFrames)
         discardRight = .allocate(capacity: Self.blockFrames)
         super.init(name: name ?? "sampler")
@@ -53,11 +67,30 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     /// Loads an SF2/SF3 font; it takes priority over fonts loaded before it.
     @discardableResult
     public func loadSoundFont(at path: String) throws(SoundFontError) -> SoundFontID {
-        try synthesizer.loadSoundFont(at: path)
+        let font = try synthesizer.loadSoundFont(at: path)
+        if usesSeqplayEngine { try startEngine(playing: SoundFontBank(onlyFontOf: synthesizer.soundFonts.map(\.path))) }
+        return font
     }
 
     /// Plays `fonts`, loaded once and shared with other samplers, as if loaded here in their order.
-    public func addSoundFonts(_ fonts: SharedSoundFonts) { synthesizer.addSoundFonts(fonts) }
+    /// (When the seqplay engine cannot play them, preparing the sampler for an engine fails, saying why.)
+    public func addSoundFonts(_ fonts: SharedSoundFonts) {
+        synthesizer.addSoundFonts(fonts)
+        guard usesSeqplayEngine else { return }
+        do throws(SoundFontError) {
+            startEngine(playing: try fonts.engineBank())
+        } catch {
+            engineFontError = error
+        }
+    }
+
+    private var usesSeqplayEngine: Bool { synthesizer.settings.engine == .seqplay }
+
+    /// Makes seqplay's engine play `bank` at the sampler's rate (between render cycles).
+    private func startEngine(playing bank: SoundFontBank) {
+        engineBank = bank
+        soundFontEngine = SoundFontEngine(bank: bank, sampleRate: synthesizer.sampleRate, polyphony: synthesizer.settings.polyphony)
+    }
 
     /// The voices a note would start here after `setup` (`Synthesizer.noteVoices`): for a sampler
     /// that estimates what a song costs, not one that plays it.
@@ -95,7 +128,10 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
 
     /// Applies polyphony, gain, interpolation, reverb/chorus, drum channels, channel fonts and forced
     /// programs (see `Synthesizer.apply(_:)`).
-    public func apply(_ settings: SamplerSettings) throws(SynthesizerError) { try synthesizer.apply(settings) }
+    public func apply(_ settings: SamplerSettings) throws(SynthesizerError) {
+        try synthesizer.apply(settings)
+        engineGain = settings.gain
+    }
 
     /// The settings the sampler was made with or last given, as later changes left them.
     public var settings: SamplerSettings { synthesizer.settings }
@@ -105,7 +141,7 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     /// Master gain.
     public var gain: Float {
         get { synthesizer.gain }
-        set { synthesizer.gain = newValue }
+        set { synthesizer.gain = newValue; engineGain = newValue }
     }
 
     /// Whether the reverb is on.
@@ -135,16 +171,28 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     // MARK: MIDI
 
     /// Acts on `message` now. On the render thread only (an `eventSource` delivers there); real-time safe.
-    public func receive(_ message: MIDIMessage) { synthesizer.receive(message) }
+    public func receive(_ message: MIDIMessage) {
+        guard let soundFontEngine else { return synthesizer.receive(message) }
+        if let message = SoundFontEngine.Message(message) { soundFontEngine.apply(message) }
+    }
 
     /// Sends a system, GM, GS or XG reset.
-    public func sendReset(_ kind: ResetKind) { synthesizer.reset(kind) }
+    public func sendReset(_ kind: ResetKind) {
+        synthesizer.reset(kind)
+        soundFontEngine?.reset()
+    }
 
     /// Releases every sounding note.
-    public func allNotesOff() { synthesizer.allNotesOff() }
+    public func allNotesOff() {
+        synthesizer.allNotesOff()
+        soundFontEngine?.applyToEveryChannel(controller: 123)
+    }
 
     /// Silences every voice at once.
-    public func allSoundsOff() { synthesizer.allSoundsOff() }
+    public func allSoundsOff() {
+        synthesizer.allSoundsOff()
+        soundFontEngine?.applyToEveryChannel(controller: 120)
+    }
 
     // MARK: Control of a running sampler (queued for the render thread)
 
@@ -182,11 +230,13 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
 
     public override func prepare(_ setup: AudioNodeRenderSetup) throws {
         synthesizer.sampleRate = setup.outputFormats[0].sampleRate
+        if let engineFontError { throw engineFontError }
+        if let engineBank, soundFontEngine?.sampleRate != synthesizer.sampleRate { startEngine(playing: engineBank) }
     }
 
     /// Silences every voice and realigns FluidSynth's 64-frame blocks with sample time 0.
     public override func reset() {
-        synthesizer.allSoundsOff()
+        allSoundsOff()
         synthesizer.withSynthBetweenCycles {
             let phase = Int(synthesizerFrames % Int64(Self.blockFrames))
             if phase != 0 {
@@ -212,6 +262,9 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
             return
         }
         defer { synthesizer.endRenderCycle() }
+        if let soundFontEngine {
+            return render(soundFontEngine, sampleTime: sampleTime, frameCount: frameCount, left: left, right: right)
+        }
         var done = 0
         while done < frameCount {
             let phase = Int(synthesizerFrames % Int64(Self.blockFrames))
@@ -223,6 +276,31 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
         }
     }
 
+    /// Renders through seqplay's engine, each scheduled event on its own sample: up to the source's next
+    /// event time, then the events of that time, and so on. A source that cannot tell when its next event
+    /// is (live input) has its events due in these frames applied before them.
+    private func render(_ engine: SoundFontEngine, sampleTime: Int64, frameCount: Int,
+                        left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+        var done = 0
+        if let eventSource {
+            let end = sampleTime + Int64(frameCount)
+            while let next = eventSource.nextEventSampleTime, next < end {
+                let at = max(next, sampleTime + Int64(done))
+                let frames = Int(at - sampleTime) - done
+                engine.render(frames: frames, left: left + done, right: right + done)
+                done += frames
+                eventSource.deliverEvents(before: at + 1, to: self)
+                // Nothing delivered: the source only knows no event comes sooner (or it is live).
+                if eventSource.nextEventSampleTime == next { break }
+            }
+            eventSource.deliverEvents(before: end, to: self)
+        }
+        engine.render(frames: frameCount - done, left: left + done, right: right + done)
+        if engineGain != 1 {
+            for i in 0..<frameCount { left[i] *= engineGain; right[i] *= engineGain }
+        }
+    }
+
     /// At the 64-frame block boundary `blockStart`, rendered up to: takes the events due there now
     /// (as the next `render` would) and returns the voices sounding then (`activeVoiceCount`'s count),
     /// so a voice budget shared with other samplers can be settled before the block renders. Real-time safe.
@@ -230,7 +308,7 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
         guard synthesizer.beginRenderCycle() else { return synthesizer.activeVoiceCount }
         defer { synthesizer.endRenderCycle() }
         eventSource?.deliverEvents(before: blockStart + Int64(Self.blockFrames / 2), to: self)
-        return synthesizer.soundingVoiceCount()
+        return soundFontEngine?.activeVoiceCount ?? synthesizer.soundingVoiceCount()
     }
 
     /// Ends up to `count` sounding voices, those of lowest priority first (`Synthesizer.endVoices`);
@@ -238,7 +316,7 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     package func endVoices(_ count: Int) -> Int {
         guard synthesizer.beginRenderCycle() else { return 0 }
         defer { synthesizer.endRenderCycle() }
-        return synthesizer.endVoices(count)
+        return soundFontEngine?.endVoices(count) ?? synthesizer.endVoices(count)
     }
 
     /// At the block boundary `blockStart`: delivers the events due there, then returns how many frames
@@ -263,5 +341,23 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
 extension SamplerNode: SongDestination {
     public func receive(_ event: SongEvent) {
         receive(event.message)
+    }
+}
+
+extension SoundFontEngine.Message {
+    /// The engine's form of a channel message; nil for what it does not play (system messages).
+    init?(_ message: MIDIMessage) {
+        switch message {
+        case let .noteOn(channel, note, velocity):
+            self = .noteOn(channel: Int(channel), key: Int(note), velocity: Int(velocity))
+        case let .noteOff(channel, note, _): self = .noteOff(channel: Int(channel), key: Int(note))
+        case let .controlChange(channel, controller, value):
+            self = .controlChange(channel: Int(channel), controller: Int(controller), value: Int(value))
+        case let .programChange(channel, program): self = .programChange(channel: Int(channel), program: Int(program))
+        case let .pitchBend(channel, value): self = .pitchBend(channel: Int(channel), value: Int(value))
+        case let .channelPressure(channel, pressure): self = .channelPressure(channel: Int(channel), value: Int(pressure))
+        case let .polyPressure(channel, note, pressure): self = .keyPressure(channel: Int(channel), key: Int(note), value: Int(pressure))
+        default: return nil
+        }
     }
 }

@@ -9,7 +9,8 @@
 ///
 /// Samples are kept as `Float` (16-bit points divided by 32768, or 24-bit points with `sm24` divided by
 /// 8388608): one layout for both depths and no conversion in the voice loop, at twice the memory of
-/// 16-bit integers. SF3 fonts (Ogg Vorbis samples) are refused for now.
+/// 16-bit integers. SF3 fonts (Ogg Vorbis samples) are decoded at load by the decoder the caller gives
+/// (this module links no codec; `SoundFontBank(path:)` passes libsndfile's); without one they are refused.
 public struct SoundFontHydra: Sendable {
     /// One generator of a zone: its SoundFont operator number and its 16-bit amount.
     public struct Generator: Sendable, Equatable {
@@ -70,7 +71,8 @@ public struct SoundFontHydra: Sendable {
         public var zones: [Zone]
     }
 
-    /// A sample header (`shdr`): points index `sampleData`, ends are exclusive.
+    /// A sample header (`shdr`): points index `sampleData`, ends are exclusive (an SF3 sample's too, once
+    /// decoded: its loop points, relative to the sample in the file, are made absolute).
     public struct SampleHeader: Sendable, Equatable {
         public var name: String
         public var start: Int
@@ -96,8 +98,9 @@ public struct SoundFontHydra: Sendable {
     /// True when the font carried `sm24` and the points have 24 bits.
     public let has24BitSamples: Bool
 
-    /// Reads the whole font at `path`, sample data included.
-    public init(path: String) throws(SoundFontError) {
+    /// Reads the whole font at `path`, sample data included. `decodeCompressedSample` turns an SF3 sample's
+    /// bytes (an Ogg Vorbis stream) into its points in [-1, 1), nil when they cannot be decoded.
+    public init(path: String, decodeCompressedSample: ((UnsafeRawBufferPointer) -> [Float]?)? = nil) throws(SoundFontError) {
         let structure = try SoundFontStructure(path: path)
         func fail(_ reason: String) -> SoundFontError { SoundFontError(path: path, problem: .unreadable(reason)) }
         let names = SoundFontStructure.pdtaRecordSizes.map(\.name)
@@ -174,9 +177,11 @@ public struct SoundFontHydra: Sendable {
                 originalKey: Int(shdr.bytes[index * 46 + 40]), correction: Int(Int8(bitPattern: shdr.bytes[index * 46 + 41])),
                 link: shdr.uint16(index, 42), type: shdr.uint16(index, 44))
             if header.type & 0x10 != 0 {
-                throw fail("sample \(index) is Ogg Vorbis compressed: SF3 not yet supported by the seqplay engine")
-            }
-            if header.type & 0x8000 == 0 {
+                guard decodeCompressedSample != nil else { throw fail("sample \(index) is Ogg Vorbis compressed and no decoder was given") }
+                guard header.start <= header.end, header.end <= smpl.size else {
+                    throw fail("sample \(index) '\(header.name)' spans bytes \(header.start)..<\(header.end) outside the \(smpl.size) of its chunk")
+                }
+            } else if header.type & 0x8000 == 0 {
                 guard header.start <= header.end, header.end <= points else {
                     throw fail("sample \(index) '\(header.name)' spans \(header.start)..<\(header.end) outside the \(points) sample points")
                 }
@@ -204,10 +209,40 @@ public struct SoundFontHydra: Sendable {
                 }
             }
         }
+        if let decode = decodeCompressedSample, samples.contains(where: { $0.type & 0x10 != 0 }) {
+            (samples, floats) = try Self.decoded(samples, smpl: raw[0], points: floats, decode: decode, fail: fail)
+        }
         self.presets = presets
         self.instruments = instruments
         self.samples = samples
         self.sampleData = floats
         self.has24BitSamples = useSM24
+    }
+
+    /// The sample data of an SF3 font: each sample's points in turn (a compressed one decoded, an
+    /// uncompressed one copied from `points`), and the headers moved onto them.
+    private static func decoded(_ headers: [SampleHeader], smpl: [UInt8], points: [Float], decode: (UnsafeRawBufferPointer) -> [Float]?,
+                                fail: (String) -> SoundFontError) throws(SoundFontError) -> ([SampleHeader], [Float]) {
+        var samples = headers
+        var data: [Float] = []
+        for (index, header) in headers.enumerated() {
+            let base = data.count
+            var moved = header
+            if header.type & 0x10 != 0 {
+                let decoded = smpl.withUnsafeBytes { decode(UnsafeRawBufferPointer(rebasing: $0[header.start..<header.end])) }
+                guard let decoded else { throw fail("sample \(index) '\(header.name)': its Ogg Vorbis data cannot be decoded") }
+                data += decoded
+                moved.loopStart = base + header.loopStart
+                moved.loopEnd = base + header.loopEnd
+            } else if header.type & 0x8000 == 0 {
+                data += points[header.start..<header.end]
+                moved.loopStart = header.loopStart - header.start + base
+                moved.loopEnd = header.loopEnd - header.start + base
+            }
+            moved.start = base
+            moved.end = data.count
+            samples[index] = moved
+        }
+        return (samples, data)
     }
 }

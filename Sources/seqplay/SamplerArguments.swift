@@ -12,6 +12,8 @@ extension SamplerSettings.Chorus.Waveform: ExpressibleByArgument {
 
 extension SamplerSettings.BankSelectMode: ExpressibleByArgument {}
 
+extension SamplerSettings.Engine: ExpressibleByArgument {}
+
 /// How the sampler sounds, on the command line of every command that plays through it (`seqplay
 /// SONG`, `render`, `live`, `serve`): the SoundFonts, gain, reverb and chorus, and the controls
 /// FluidSynth's and TiMidity's users know (forced programs, channel fonts, drum channels, bank
@@ -40,6 +42,9 @@ struct SamplerArguments: ParsableArguments {
 
     @Option(help: ArgumentHelp("How bank select (CC 0/32) is read: gm (ignored), gs (CC 0, the default), xg (CC 0 = 127 drums, CC 32 bank), mma (CC 0 x 128 + CC 32).", valueName: "gm|gs|xg|mma"))
     var bankSelect: SamplerSettings.BankSelectMode?
+
+    @Option(help: ArgumentHelp("The SoundFont synthesis engine: fluidsynth (libfluidsynth, the default) or seqplay (seqplay's own, opt-in while it is completed: every note on its exact sample; one SF2 font, no reverb or chorus yet).", valueName: "fluidsynth|seqplay"))
+    var engine: SamplerSettings.Engine = .fluidsynth
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The most voices at once (1-65535, default 256).", valueName: "voices"))
     var polyphony: Int?
@@ -105,6 +110,7 @@ struct SamplerArguments: ParsableArguments {
         var settings = SamplerSettings(gain: gain)
         settings.reverb.isEnabled = !noReverb
         settings.chorus.isEnabled = !noChorus
+        settings.engine = engine
         if let polyphony = try check(polyphony, ranges.polyphony, "--polyphony") { settings.polyphony = polyphony }
         let limits = SamplerSettings.noteLimitRanges
         settings.maximumNotesPerKey = try check(maxNotesPerKey, limits.maximumNotesPerKey, "--max-notes-per-key")

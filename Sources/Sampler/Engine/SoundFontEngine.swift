@@ -17,6 +17,8 @@ public final class SoundFontEngine {
         case programChange(channel: Int, program: Int)
         case pitchBend(channel: Int, value: Int)
         case channelPressure(channel: Int, value: Int)
+        /// Polyphonic key pressure (aftertouch) on one key.
+        case keyPressure(channel: Int, key: Int, value: Int)
     }
 
     /// A message and the frame of the render call it happens on (0 is the call's first frame).
@@ -39,18 +41,22 @@ public final class SoundFontEngine {
     /// FluidSynth's control block: envelopes, LFOs and modulation move once per 64 samples of a voice's life.
     static let blockSize = 64
 
-    private let voices: UnsafeMutablePointer<Voice>
+    let voices: UnsafeMutablePointer<Voice>
     /// Per voice, `Gen.count` generator values (region values; the nominal pitch at `Gen.pitch`).
-    private let generatorValues: UnsafeMutablePointer<Float>
+    let generatorValues: UnsafeMutablePointer<Float>
     /// Per voice, `Gen.count` modulator sums.
-    private let modulatorSums: UnsafeMutablePointer<Float>
-    private let channels: UnsafeMutablePointer<Channel>
+    let modulatorSums: UnsafeMutablePointer<Float>
+    let channels: UnsafeMutablePointer<Channel>
     /// 16 × 128 controller values.
-    private let controllers: UnsafeMutablePointer<UInt8>
-    private let scratch: UnsafeMutablePointer<Float>
-    private let sampleCount: Int
-    private var noteCounter: UInt64 = 0
-    private let minimumNoteTicks: Int
+    let controllers: UnsafeMutablePointer<UInt8>
+    /// 16 × 128 key pressures.
+    let keyPressures: UnsafeMutablePointer<UInt8>
+    /// Per channel, `Gen.count` generator offsets set by RPN tuning and SoundFont NRPNs (added to every voice's generators).
+    let generatorOffsets: UnsafeMutablePointer<Float>
+    let scratch: UnsafeMutablePointer<Float>
+    let sampleCount: Int
+    var noteCounter: UInt64 = 0
+    let minimumNoteTicks: Int
 
     /// An engine playing `bank` at `sampleRate` with `polyphony` voices (FluidSynth's default is 256).
     public init(bank: SoundFontBank, sampleRate: Double = 44100, polyphony: Int = 256) {
@@ -66,6 +72,10 @@ public final class SoundFontEngine {
         channels = .allocate(capacity: 16)
         channels.initialize(repeating: Channel(), count: 16)
         controllers = .allocate(capacity: 16 * 128)
+        keyPressures = .allocate(capacity: 16 * 128)
+        keyPressures.initialize(repeating: 0, count: 16 * 128)
+        generatorOffsets = .allocate(capacity: 16 * Gen.count)
+        generatorOffsets.initialize(repeating: 0, count: 16 * Gen.count)
         scratch = .allocate(capacity: Self.blockSize)
         scratch.initialize(repeating: 0, count: Self.blockSize)
         sampleCount = bank.hydra.sampleData.count
@@ -78,7 +88,7 @@ public final class SoundFontEngine {
         voices.deinitialize(count: polyphony); voices.deallocate()
         generatorValues.deallocate(); modulatorSums.deallocate()
         channels.deinitialize(count: 16); channels.deallocate()
-        controllers.deallocate(); scratch.deallocate()
+        controllers.deallocate(); keyPressures.deallocate(); generatorOffsets.deallocate(); scratch.deallocate()
     }
 
     /// Voices sounding now.
@@ -110,7 +120,7 @@ public final class SoundFontEngine {
         events.withUnsafeBufferPointer { render(frames: frames, events: $0, left: left, right: right) }
     }
 
-    private func renderVoices(from start: Int, count: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
+    func renderVoices(from start: Int, count: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
         guard count > 0 else { return }
         // The bank's sample points, read in place through a plain pointer for the whole call (no copy,
         // no bounds checks in the voice loop): the array is immutable while the bank lives.
@@ -120,7 +130,7 @@ public final class SoundFontEngine {
         }
     }
 
-    private func renderVoices(from start: Int, count: Int, data: UnsafePointer<Float>, left: UnsafeMutablePointer<Float>,
+    func renderVoices(from start: Int, count: Int, data: UnsafePointer<Float>, left: UnsafeMutablePointer<Float>,
                               right: UnsafeMutablePointer<Float>) {
         for v in 0..<polyphony where voices[v].active {
             var done = 0
@@ -142,526 +152,26 @@ public final class SoundFontEngine {
         }
     }
 
-    /// The per-block work of fluid_rvoice_write before the samples: pending note-off, envelopes,
-    /// LFOs, amplitude target (or the voice's end), pitch increment, filter coefficients.
-    private func controlBlock(_ v: Int) {
-        let voice = voices + v
-        if voice.pointee.noteOffPending && voice.pointee.ticks >= minimumNoteTicks { release(v) }
-        let ticks = voice.pointee.ticks
-        voice.pointee.ticks += Self.blockSize
-
-        voice.pointee.volume.step()
-        if voice.pointee.volume.section == Envelope.finished { voice.pointee.active = false; return }
-        voice.pointee.modulation.step()
-        voice.pointee.modLFO.step(ticks: ticks)
-        voice.pointee.vibLFO.step(ticks: ticks)
-
-        let modLFO = voice.pointee.modLFO.value, vibLFO = voice.pointee.vibLFO.value
-        let envelope = voice.pointee.volume.value
-        let lfoCentibels = modLFO * -voice.pointee.modLFOToVolume
-        voice.pointee.sounding = true
-        var target: Float
-        switch voice.pointee.volume.section {
-        case Envelope.delay:
-            voice.pointee.sounding = false  // silent, and the sample does not move (FluidSynth 2.3)
-            return
-        case Envelope.attack:
-            target = SynthMath.cb2amp(voice.pointee.attenuation) * SynthMath.cb2amp(lfoCentibels) * envelope
-        default:
-            target = SynthMath.cb2amp(voice.pointee.attenuation) * SynthMath.cb2amp(960 * (1 - envelope) + lfoCentibels)
-            // The voice ends when even its loudest can no longer reach the noise floor (FluidSynth's 2e-7).
-            if SynthMath.cb2amp(voice.pointee.attenuation) * envelope < 2e-7 { voice.pointee.active = false; return }
+    /// Ends up to `count` sounding voices, those FluidSynth would steal first; returns how many it ended.
+    public func endVoices(_ count: Int) -> Int {
+        var ended = 0
+        while ended < count && activeVoiceCount > 0 {
+            voices[freeVoice()].active = false
+            ended += 1
         }
-        voice.pointee.ampIncrement = (target - voice.pointee.amp) / Float(Self.blockSize)
-        if voice.pointee.amp == 0 && voice.pointee.ampIncrement == 0 { voice.pointee.sounding = false; return }
-
-        let modEnvelope = voice.pointee.modulation.section == Envelope.attack
-            ? SynthMath.convex(127 * voice.pointee.modulation.value) : voice.pointee.modulation.value
-        let cents = voice.pointee.pitch + modLFO * voice.pointee.modLFOToPitch + vibLFO * voice.pointee.vibLFOToPitch
-            + modEnvelope * voice.pointee.modEnvToPitch
-        var increment = Double(SynthMath.ct2hzReal(cents)) / voice.pointee.rootPitchHz
-        if increment == 0 { increment = 1.0 / 4_294_967_296 }
-        voice.pointee.phaseIncrement = increment
-        voice.pointee.looping = voice.pointee.sampleMode == 1
-            || (voice.pointee.sampleMode == 3 && voice.pointee.volume.section < Envelope.release)
-        voice.pointee.filter.update(cents: voice.pointee.filterCutoff + modLFO * voice.pointee.modLFOToFilter
-                                    + modEnvelope * voice.pointee.modEnvToFilter, sampleRate: Float(sampleRate))
-    }
-
-    /// Interpolates (4 points), scales by the ramping amplitude and filters up to `count` samples of
-    /// voice `v` into `scratch`; returns how many it made (fewer when the sample ends).
-    private func synthesize(_ v: Int, count: Int, data: UnsafePointer<Float>) -> Int {
-        let voice = voices + v
-        let out = scratch
-        var phase = voice.pointee.phase
-        let increment = voice.pointee.phaseIncrement
-        let start = voice.pointee.start, last = voice.pointee.end - 1
-        let looping = voice.pointee.looping
-        let loopStart = voice.pointee.loopStart, loopEnd = voice.pointee.loopEnd
-        let loopLength = Double(loopEnd - loopStart)
-        var hasLooped = voice.pointee.hasLooped
-        var amp = voice.pointee.amp
-        let ampIncrement = voice.pointee.ampIncrement
-        var f = voice.pointee.filter
-        var produced = 0
-        while produced < count {
-            let index = Int(phase)
-            if !looping && index > last { break }
-            let fraction = Float(phase - Double(index))
-            // The four points around the phase, as FluidSynth takes them at the sample's edges:
-            // the first point repeated before the start, the loop start after the loop end, the last point after the end.
-            let p0: Float, p1 = data[index], p2: Float, p3: Float
-            if index <= start { p0 = data[start] } else if looping && hasLooped && index == loopStart { p0 = data[loopEnd - 1] } else { p0 = data[index - 1] }
-            if looping {
-                let i2 = index + 1 >= loopEnd ? index + 1 - (loopEnd - loopStart) : index + 1
-                let i3 = index + 2 >= loopEnd ? index + 2 - (loopEnd - loopStart) : index + 2
-                p2 = data[i2]; p3 = data[i3]
-            } else {
-                p2 = data[min(index + 1, last)]; p3 = data[min(index + 2, last)]
-            }
-            let x = fraction
-            let c0 = x * (-0.5 + x * (1 - 0.5 * x))
-            let c1 = 1 + x * x * (1.5 * x - 2.5)
-            let c2 = x * (0.5 + x * (2 - 1.5 * x))
-            let c3 = 0.5 * x * x * (x - 1)
-            let sample = (c0 * p0 + c1 * p1 + c2 * p2 + c3 * p3) * amp
-            amp += ampIncrement
-            // The resonant low-pass (fluid_iir_filter_apply), gliding its coefficients after a cutoff move.
-            let centre = sample - f.a1 * f.hist1 - f.a2 * f.hist2
-            out[produced] = f.b02 * (centre + f.hist2) + f.b1 * f.hist1
-            f.hist2 = f.hist1
-            f.hist1 = centre
-            if f.incrCount > 0 {
-                f.incrCount -= 1
-                let oldB02 = f.b02
-                f.a1 += f.a1Incr; f.a2 += f.a2Incr; f.b02 += f.b02Incr; f.b1 += f.b1Incr
-                if f.compensate && abs(f.b02) > 0.001 {
-                    let scale = oldB02 / f.b02
-                    f.hist1 *= scale; f.hist2 *= scale
-                }
-            }
-            produced += 1
-            phase += increment
-            if looping && phase >= Double(loopEnd) {
-                phase -= loopLength
-                hasLooped = true
-            }
-        }
-        if abs(f.hist1) < 1e-20 { f.hist1 = 0 }
-        voice.pointee.filter = f
-        voice.pointee.phase = phase
-        voice.pointee.hasLooped = hasLooped
-        voice.pointee.amp = amp
-        return produced
-    }
-
-    /// Adds `scratch` to the outputs with the voice's pan gains, gliding them over the block; eight lanes at a time.
-    private func mix(_ v: Int, count: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
-        let voice = voices + v
-        var gainLeft = voice.pointee.gainLeft, gainRight = voice.pointee.gainRight
-        let stepLeft = voice.pointee.gainLeftStep, stepRight = voice.pointee.gainRightStep
-        var i = 0
-        if stepLeft == 0 && stepRight == 0 {
-            let l = SIMD8<Float>(repeating: gainLeft), r = SIMD8<Float>(repeating: gainRight)
-            while i + 8 <= count {
-                let s = UnsafeRawPointer(scratch + i).loadUnaligned(as: SIMD8<Float>.self)
-                let ol = UnsafeRawPointer(left + i).loadUnaligned(as: SIMD8<Float>.self)
-                let or = UnsafeRawPointer(right + i).loadUnaligned(as: SIMD8<Float>.self)
-                UnsafeMutableRawPointer(left + i).storeBytes(of: ol + s * l, as: SIMD8<Float>.self)
-                UnsafeMutableRawPointer(right + i).storeBytes(of: or + s * r, as: SIMD8<Float>.self)
-                i += 8
-            }
-        } else {
-            let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
-            while i + 8 <= count {
-                let s = UnsafeRawPointer(scratch + i).loadUnaligned(as: SIMD8<Float>.self)
-                let l = SIMD8<Float>(repeating: gainLeft) + lanes * stepLeft
-                let r = SIMD8<Float>(repeating: gainRight) + lanes * stepRight
-                let ol = UnsafeRawPointer(left + i).loadUnaligned(as: SIMD8<Float>.self)
-                let or = UnsafeRawPointer(right + i).loadUnaligned(as: SIMD8<Float>.self)
-                UnsafeMutableRawPointer(left + i).storeBytes(of: ol + s * l, as: SIMD8<Float>.self)
-                UnsafeMutableRawPointer(right + i).storeBytes(of: or + s * r, as: SIMD8<Float>.self)
-                gainLeft += 8 * stepLeft; gainRight += 8 * stepRight
-                i += 8
-            }
-        }
-        while i < count {
-            left[i] += scratch[i] * gainLeft
-            right[i] += scratch[i] * gainRight
-            gainLeft += stepLeft; gainRight += stepRight
-            i += 1
-        }
-        // The glide ends on the target: one block's worth of steps.
-        voice.pointee.gainRampLeft -= count
-        if voice.pointee.gainRampLeft <= 0 {
-            voice.pointee.gainLeft = voice.pointee.targetLeft; voice.pointee.gainRight = voice.pointee.targetRight
-            voice.pointee.gainLeftStep = 0; voice.pointee.gainRightStep = 0
-        } else {
-            voice.pointee.gainLeft = gainLeft; voice.pointee.gainRight = gainRight
-        }
-    }
-
-    // MARK: - MIDI
-
-    /// Applies one message now (between samples of a render call, or between calls).
-    public func apply(_ message: Message) {
-        switch message {
-        case let .noteOn(channel, key, velocity):
-            guard (0..<16).contains(channel), (0...127).contains(key) else { return }
-            if velocity <= 0 { noteOff(channel: channel, key: key) } else { noteOn(channel: channel, key: key, velocity: min(velocity, 127)) }
-        case let .noteOff(channel, key):
-            guard (0..<16).contains(channel) else { return }
-            noteOff(channel: channel, key: key)
-        case let .controlChange(channel, controller, value):
-            guard (0..<16).contains(channel), (0...127).contains(controller) else { return }
-            controlChange(channel: channel, controller: controller, value: min(max(value, 0), 127))
-        case let .programChange(channel, program):
-            guard (0..<16).contains(channel) else { return }
-            channels[channel].program = min(max(program, 0), 127)
-            selectPreset(channel)
-        case let .pitchBend(channel, value):
-            guard (0..<16).contains(channel) else { return }
-            channels[channel].pitchBend = min(max(value, 0), 16383)
-            updateModulators(channel: channel)
-        case let .channelPressure(channel, value):
-            guard (0..<16).contains(channel) else { return }
-            channels[channel].pressure = min(max(value, 0), 127)
-            updateModulators(channel: channel)
-        }
-    }
-
-    private func resetChannel(_ channel: Int, program: Bool) {
-        let cc = controllers + channel * 128
-        cc.initialize(repeating: 0, count: 128)
-        cc[7] = 100; cc[10] = 64; cc[11] = 127
-        cc[101] = 127; cc[100] = 127  // no RPN selected
-        channels[channel].pitchBend = 8192
-        channels[channel].pitchSensitivity = 2
-        channels[channel].pressure = 0
-        if program {
-            channels[channel].program = 0
-            channels[channel].bank = channel == 9 ? 128 : 0
-            selectPreset(channel)
-        }
-    }
-
-    private func selectPreset(_ channel: Int) {
-        channels[channel].preset = bank.presetIndex(bank: channels[channel].bank, program: channels[channel].program) ?? -1
-    }
-
-    private func controlChange(channel: Int, controller: Int, value: Int) {
-        let cc = controllers + channel * 128
-        cc[controller] = UInt8(value)
-        switch controller {
-        case 0:  // bank select MSB (GS style, as FluidSynth's default); the drum channel stays on bank 128
-            if channel != 9 { channels[channel].bank = value }
-        case 6:  // data entry: RPN 0 is the pitch bend range in semitones
-            if cc[101] == 0 && cc[100] == 0 { channels[channel].pitchSensitivity = value; updateModulators(channel: channel) }
-        case 64:
-            if value < 64 {
-                for v in 0..<polyphony where voices[v].active && voices[v].channel == channel && voices[v].sustained {
-                    voices[v].sustained = false
-                    noteOffVoice(v)
-                }
-            }
-        case 120:  // all sound off
-            for v in 0..<polyphony where voices[v].active && voices[v].channel == channel { voices[v].active = false }
-        case 121:  // reset all controllers
-            resetChannel(channel, program: false)
-            updateModulators(channel: channel)
-        case 123:  // all notes off
-            for v in 0..<polyphony where voices[v].active && voices[v].channel == channel && !voices[v].released { noteOff(voice: v) }
-        default:
-            updateModulators(channel: channel)
-        }
-    }
-
-    private func noteOff(channel: Int, key: Int) {
-        for v in 0..<polyphony where voices[v].active && voices[v].channel == channel && voices[v].key == key && !voices[v].released {
-            noteOff(voice: v)
-        }
-    }
-
-    /// A note-off for one voice: held by the sustain pedal, or released.
-    private func noteOff(voice v: Int) {
-        if controllers[voices[v].channel * 128 + 64] >= 64 { voices[v].sustained = true; return }
-        noteOffVoice(v)
-    }
-
-    /// Releases voice `v`, or marks it to be released once it has sounded 10 ms (FluidSynth's minimum note length).
-    private func noteOffVoice(_ v: Int) {
-        voices[v].released = true
-        if voices[v].ticks < minimumNoteTicks { voices[v].noteOffPending = true } else { release(v) }
-    }
-
-    /// fluid_rvoice_noteoff: both envelopes to their release, keeping the sound continuous.
-    private func release(_ v: Int) {
-        let voice = voices + v
-        voice.pointee.noteOffPending = false
-        voice.pointee.released = true
-        if voice.pointee.volume.section == Envelope.attack && voice.pointee.volume.value > 0 {
-            let lfo = voice.pointee.modLFO.value * -voice.pointee.modLFOToVolume
-            let amp = voice.pointee.volume.value * SynthMath.cb2amp(lfo)
-            let value = -((-200 / Float(M_LN10) * log(amp) - lfo) / 960 - 1)
-            voice.pointee.volume.value = min(max(value, 0), 1)
-        }
-        if voice.pointee.modulation.section == Envelope.attack && voice.pointee.modulation.value > 0 {
-            voice.pointee.modulation.value = min(max(SynthMath.convex(127 * voice.pointee.modulation.value), 0), 1)
-        }
-        voice.pointee.volume.enter(Envelope.release)
-        voice.pointee.modulation.enter(Envelope.release)
-    }
-
-    private func noteOn(channel: Int, key: Int, velocity: Int) {
-        // A new note on a sounding key releases the old one first (FluidSynth's release of the same note).
-        for v in 0..<polyphony where voices[v].active && voices[v].channel == channel && voices[v].key == key && !voices[v].released {
-            voices[v].sustained = false
-            noteOffVoice(v)
-        }
-        let preset = channels[channel].preset
-        guard preset >= 0 else { return }
-        noteCounter += 1
-        let note = noteCounter
-        for r in bank.presetRegions[preset] {
-            let region = bank.regions[r]
-            guard region.keys.contains(key), region.velocities.contains(velocity) else { continue }
-            let v = freeVoice()
-            startVoice(v, region: region, channel: channel, key: key, velocity: velocity, note: note)
-        }
-        // Exclusive class: a new voice stops older voices of its class on the channel (fluid_voice_kill_excl).
-        for v in 0..<polyphony where voices[v].active && voices[v].note == note && voices[v].exclusiveClass != 0 {
-            let excl = voices[v].exclusiveClass
-            for other in 0..<polyphony where voices[other].active && voices[other].channel == channel
-                && voices[other].exclusiveClass == excl && voices[other].note != note {
-                let fast = Int(sampleRate * Double(SynthMath.tc2secAttack(-7200)) / Double(Self.blockSize))
-                voices[other].volume.set(Envelope.release, count: 1 + fast, coeff: 1, increment: -1 / Float(1 + fast), min: 0, max: 1)
-                let modRelease = Int(sampleRate * Double(SynthMath.tc2secAttack(-200)) / Double(Self.blockSize))
-                voices[other].modulation.set(Envelope.release, count: 1 + modRelease, coeff: 1, increment: -1 / Float(1 + modRelease), min: 0, max: 2)
-                voices[other].sustained = false
-                release(other)
-            }
-        }
+        return ended
     }
 
     /// A free voice, or the one FluidSynth would steal: released before sustained before held, oldest first.
-    private func freeVoice() -> Int {
+    func freeVoice() -> Int {
         var best = 0
         var bestScore = Int.max
         for v in 0..<polyphony {
             if !voices[v].active { return v }
-            let state = voices[v].released ? 0 : voices[v].sustained ? 1 : 2
+            let state = voices[v].released ? 0 : voices[v].sustained || voices[v].heldBySostenuto ? 1 : 2
             let score = state << 56 | Int(truncatingIfNeeded: voices[v].note & ((1 << 56) - 1))
             if score < bestScore { bestScore = score; best = v }
         }
         return best
     }
-
-    private func startVoice(_ v: Int, region: Region, channel: Int, key: Int, velocity: Int, note: UInt64) {
-        let gens = generatorValues + v * Gen.count
-        bank.generators.withUnsafeBufferPointer { table in
-            gens.update(from: table.baseAddress! + region.generatorBase, count: Gen.count)
-        }
-        let header = bank.hydra.samples[region.sample]
-        var voice = Voice()
-        voice.active = true
-        voice.channel = channel
-        voice.key = key
-        voice.note = note
-        voice.region = region
-        voice.actualKey = gens[Gen.keynum] >= 0 ? Int(gens[Gen.keynum]) : key
-        voice.actualVelocity = gens[Gen.velocity] > 0 ? Int(gens[Gen.velocity]) : velocity
-        voice.exclusiveClass = Int(gens[Gen.exclusiveClass])
-        voice.sampleMode = Int(gens[Gen.sampleModes]) & 3
-        if voice.sampleMode == 2 { voice.sampleMode = 0 }
-
-        // Sample points with the offsets, kept inside the sample (fluid_rvoice_check_sample_sanity).
-        let start = header.start + Int(gens[Gen.startOffset]) + 32768 * Int(gens[Gen.startCoarseOffset])
-        let end = header.end + Int(gens[Gen.endOffset]) + 32768 * Int(gens[Gen.endCoarseOffset])
-        let loopStart = header.loopStart + Int(gens[Gen.loopStartOffset]) + 32768 * Int(gens[Gen.loopStartCoarseOffset])
-        let loopEnd = header.loopEnd + Int(gens[Gen.loopEndOffset]) + 32768 * Int(gens[Gen.loopEndCoarseOffset])
-        let sampleEnd = min(header.end, sampleCount)
-        voice.start = min(max(start, header.start), max(header.start, sampleEnd - 1))
-        voice.end = min(max(end, voice.start + 1), sampleEnd)
-        voice.loopStart = min(max(loopStart, voice.start), voice.end)
-        voice.loopEnd = min(max(loopEnd, voice.loopStart), voice.end)
-        if voice.loopEnd - voice.loopStart < 2 { voice.sampleMode = 0 }
-        if voice.end <= voice.start || voice.end > sampleCount { return }
-        voice.phase = Double(voice.start)
-
-        // Root key and the nominal pitch (GEN_PITCH): scale tuning around the root.
-        let rootKey: Float = gens[Gen.overridingRootKey] > -1 ? gens[Gen.overridingRootKey] * 100
-            : Float(header.originalKey > 127 ? 60 : header.originalKey) * 100
-        voice.rootPitchHz = Double(SynthMath.ct2hzReal(rootKey - Float(header.correction))) * sampleRate / Double(max(header.sampleRate, 1))
-        gens[Gen.pitch] = gens[Gen.scaleTuning] * (Float(voice.actualKey) - rootKey / 100) + rootKey
-        voice.filter.startup = true
-        voices[v] = voice
-        computeModulators(v)
-        updateParameters(v, envelopes: true)
-        voices[v].gainLeft = voices[v].targetLeft
-        voices[v].gainRight = voices[v].targetRight
-        voices[v].gainLeftStep = 0
-        voices[v].gainRightStep = 0
-        voices[v].gainRampLeft = 0
-    }
-
-    /// Re-evaluates the modulators of every voice on `channel` after a controller moved.
-    private func updateModulators(channel: Int) {
-        for v in 0..<polyphony where voices[v].active && voices[v].channel == channel {
-            computeModulators(v)
-            updateParameters(v, envelopes: false)
-        }
-    }
-
-    /// Sums the region's modulators (fluid_mod_get_value) into the voice's modulator slots.
-    private func computeModulators(_ v: Int) {
-        let sums = modulatorSums + v * Gen.count
-        sums.update(repeating: 0, count: Gen.count)
-        let region = voices[v].region
-        let channel = voices[v].channel
-        bank.modulators.withUnsafeBufferPointer { table in
-            for m in region.modulatorStart..<(region.modulatorStart + region.modulatorCount) {
-                let modulator = table[m]
-                if modulator.isIdentical(to: EngineModulator.velocityToFilter) { continue }  // FluidSynth evaluates it as 0
-                guard modulator.source & 0xFF != 0 else { continue }  // no primary source: 0
-                var value = modulator.amount * sourceValue(modulator.source, voice: v, channel: channel)
-                if modulator.amountSource & 0xFF != 0 { value *= sourceValue(modulator.amountSource, voice: v, channel: channel) }
-                if modulator.transform == 2 { value = abs(value) }
-                sums[modulator.destination] += value
-            }
-        }
-    }
-
-    private func sourceValue(_ source: UInt16, voice v: Int, channel: Int) -> Float {
-        let index = Int(source & 0x7F)
-        var range: Float = 128
-        let value: Float
-        if source & 0x80 != 0 {
-            value = Float(controllers[channel * 128 + index])
-        } else {
-            switch index {
-            case 0: value = range
-            case 2: value = Float(voices[v].actualVelocity)
-            case 3: value = Float(voices[v].actualKey)
-            case 13: value = Float(channels[channel].pressure)
-            case 14: value = Float(channels[channel].pitchBend); range = 16384
-            case 16: value = Float(channels[channel].pitchSensitivity)
-            default: return 0
-            }
-        }
-        return SynthMath.transform(value, source: source, range: range)
-    }
-
-    /// Derives the voice's synthesis parameters from generators + modulators (fluid_voice_update_param);
-    /// envelopes and LFO timing only at the start (they are not real-time in FluidSynth either, once running).
-    private func updateParameters(_ v: Int, envelopes: Bool) {
-        let gens = generatorValues + v * Gen.count, sums = modulatorSums + v * Gen.count
-        @inline(__always) func value(_ g: Int) -> Float { gens[g] + sums[g] }
-        let voice = voices + v
-        voice.pointee.attenuation = min(max(value(Gen.attenuation), 0), 1440)
-        voice.pointee.pitch = value(Gen.pitch) + 100 * value(Gen.coarseTune) + value(Gen.fineTune)
-        voice.pointee.filterCutoff = min(max(value(Gen.filterFc), 1500), 13500)
-        voice.pointee.filter.setQ(centibels: min(max(value(Gen.filterQ), 0), 960))
-        voice.pointee.modLFOToPitch = min(max(value(Gen.modLfoToPitch), -12000), 12000)
-        voice.pointee.vibLFOToPitch = min(max(value(Gen.vibLfoToPitch), -12000), 12000)
-        voice.pointee.modEnvToPitch = min(max(value(Gen.modEnvToPitch), -12000), 12000)
-        voice.pointee.modLFOToFilter = min(max(value(Gen.modLfoToFilterFc), -12000), 12000)
-        voice.pointee.modEnvToFilter = min(max(value(Gen.modEnvToFilterFc), -12000), 12000)
-        voice.pointee.modLFOToVolume = min(max(value(Gen.modLfoToVolume), -960), 960)
-        let pan = value(Gen.pan)
-        voice.pointee.targetLeft = SynthMath.pan(pan, left: true)
-        voice.pointee.targetRight = SynthMath.pan(pan, left: false)
-        voice.pointee.gainLeftStep = (voice.pointee.targetLeft - voice.pointee.gainLeft) / Float(Self.blockSize)
-        voice.pointee.gainRightStep = (voice.pointee.targetRight - voice.pointee.gainRight) / Float(Self.blockSize)
-        voice.pointee.gainRampLeft = Self.blockSize
-        guard envelopes else { return }
-
-        let rate = Float(sampleRate), block = Float(Self.blockSize)
-        func delayBlocks(_ tc: Float) -> Int { Int(rate * SynthMath.tc2secDelay(min(max(tc, -12000), 5000)) / block) }
-        func attackBlocks(_ tc: Float) -> Int { Int(rate * SynthMath.tc2secAttack(min(max(tc, -12000), 8000)) / block) }
-        func holdDecayBlocks(_ base: Int, _ keyTo: Int, decay: Bool) -> Int {
-            var timecents = value(base) + value(keyTo) * (60 - Float(voice.pointee.actualKey))
-            if decay { timecents = min(timecents, 8000) } else {
-                timecents = min(timecents, 5000)
-                if timecents <= -32768 { return 0 }
-            }
-            timecents = max(timecents, -12000)
-            return Int(rate * exp2(timecents / 1200) / block + 0.5)
-        }
-        func configure(_ envelope: inout Envelope, delay: Int, attack: Int, hold: Int, holdKey: Int, decay: Int, decayKey: Int,
-                       sustain: Int, release: Int, minimumRelease: Float, releaseMax: Float) {
-            envelope = Envelope()
-            envelope.set(Envelope.delay, count: delayBlocks(value(delay)), coeff: 0, increment: 0, min: -1, max: 1)
-            let attackCount = 1 + attackBlocks(value(attack))
-            envelope.set(Envelope.attack, count: attackCount, coeff: 1, increment: 1 / Float(attackCount), min: -1, max: 1)
-            envelope.set(Envelope.hold, count: holdDecayBlocks(hold, holdKey, decay: false), coeff: 1, increment: 0, min: -1, max: 2)
-            let level = min(max(1 - 0.001 * value(sustain), 0), 1)
-            let decayCount = holdDecayBlocks(decay, decayKey, decay: true)
-            envelope.set(Envelope.decay, count: decayCount, coeff: 1, increment: decayCount > 0 ? -1 / Float(decayCount) : 0, min: level, max: 2)
-            envelope.set(Envelope.sustain, count: Int(Int32.max), coeff: 1, increment: 0, min: -1, max: 2)
-            let releaseCount = 1 + attackBlocks(max(value(release), minimumRelease))
-            envelope.set(Envelope.release, count: releaseCount, coeff: 1, increment: -1 / Float(releaseCount), min: 0, max: releaseMax)
-            envelope.set(Envelope.finished, count: Int(Int32.max), coeff: 0, increment: 0, min: -1, max: 1)
-        }
-        configure(&voice.pointee.volume, delay: Gen.volEnvDelay, attack: Gen.volEnvAttack, hold: Gen.volEnvHold, holdKey: Gen.keyToVolEnvHold,
-                  decay: Gen.volEnvDecay, decayKey: Gen.keyToVolEnvDecay, sustain: Gen.volEnvSustain, release: Gen.volEnvRelease,
-                  minimumRelease: -7200, releaseMax: 1)
-        configure(&voice.pointee.modulation, delay: Gen.modEnvDelay, attack: Gen.modEnvAttack, hold: Gen.modEnvHold, holdKey: Gen.keyToModEnvHold,
-                  decay: Gen.modEnvDecay, decayKey: Gen.keyToModEnvDecay, sustain: Gen.modEnvSustain, release: Gen.modEnvRelease,
-                  minimumRelease: -12000, releaseMax: 2)
-        func lfoIncrement(_ g: Int) -> Float { 4 * block * SynthMath.ct2hzReal(min(max(value(g), -16000), 4500)) / rate }
-        voice.pointee.modLFO = LFO(value: 0, increment: lfoIncrement(Gen.modLfoFreq),
-                                   delay: Int(rate * SynthMath.tc2secDelay(min(max(value(Gen.modLfoDelay), -12000), 5000))))
-        voice.pointee.vibLFO = LFO(value: 0, increment: lfoIncrement(Gen.vibLfoFreq),
-                                   delay: Int(rate * SynthMath.tc2secDelay(min(max(value(Gen.vibLfoDelay), -12000), 5000))))
-    }
-}
-
-/// A MIDI channel's state beside its 128 controllers.
-private struct Channel {
-    var program = 0
-    var bank = 0
-    var preset = -1
-    var pitchBend = 8192
-    var pitchSensitivity = 2
-    var pressure = 0
-}
-
-/// One voice of the pool: where it is in its sample, its envelopes, LFOs, filter and gains.
-private struct Voice {
-    var active = false
-    var sounding = false
-    var channel = 0
-    var key = 0
-    var note: UInt64 = 0
-    var region = Region(keys: 0...0, velocities: 0...0, generatorBase: 0, modulatorStart: 0, modulatorCount: 0, sample: 0)
-    var actualKey = 0
-    var actualVelocity = 0
-    var exclusiveClass = 0
-    var sampleMode = 0
-    var start = 0, end = 0, loopStart = 0, loopEnd = 0
-    var looping = false
-    var hasLooped = false
-    var phase: Double = 0
-    var phaseIncrement: Double = 0
-    var rootPitchHz: Double = 1
-    var ticks = 0
-    var blockLeft = 0
-    var released = false
-    var sustained = false
-    var noteOffPending = false
-    var volume = Envelope()
-    var modulation = Envelope()
-    var modLFO = LFO()
-    var vibLFO = LFO()
-    var amp: Float = 0
-    var ampIncrement: Float = 0
-    var attenuation: Float = 0
-    var pitch: Float = 0
-    var filterCutoff: Float = 13500
-    var modLFOToPitch: Float = 0, vibLFOToPitch: Float = 0, modEnvToPitch: Float = 0
-    var modLFOToFilter: Float = 0, modEnvToFilter: Float = 0, modLFOToVolume: Float = 0
-    var filter = LowPassFilter()
-    var gainLeft: Float = 0, gainRight: Float = 0, targetLeft: Float = 0, targetRight: Float = 0
-    var gainLeftStep: Float = 0, gainRightStep: Float = 0
-    var gainRampLeft = 0
 }

@@ -1,3 +1,4 @@
+import AudioFiles
 import SoundFontFile
 
 /// SoundFont generator operators (SoundFont 2.04, section 8.1.2) the engine reads by name.
@@ -105,9 +106,10 @@ public final class SoundFontBank: Sendable {
     /// Preset index for bank × 128 + program, banks 0...128; -1 where the font has none.
     let presetTable: [Int]
 
-    /// Reads the SoundFont at `path` and resolves its presets. Throws a `SoundFontError` for a broken or SF3 file.
+    /// Reads the SoundFont at `path` (SF2, or SF3 with its Ogg Vorbis samples decoded through libsndfile) and
+    /// resolves its presets. Throws a `SoundFontError` for a broken file.
     public convenience init(path: String) throws(SoundFontError) {
-        try self.init(hydra: SoundFontHydra(path: path))
+        try self.init(hydra: SoundFontHydra(path: path, decodeCompressedSample: InMemoryAudioDecoder.decode16BitMono))
     }
 
     /// Resolves the presets of `hydra`.

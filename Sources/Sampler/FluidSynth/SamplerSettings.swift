@@ -121,6 +121,17 @@ public struct SamplerSettings: Hashable, Sendable {
         public init(program: UInt8, bank: Int = 0) { self.program = program; self.bank = bank }
     }
 
+    /// The synthesis engine that plays SoundFonts (`--engine`).
+    public enum Engine: String, Hashable, Sendable, CaseIterable {
+        /// libfluidsynth 2.3: the reference, and the default.
+        case fluidsynth
+        /// seqplay's own engine (`SoundFontEngine`, issue 31): every event on its own sample; opt-in while
+        /// it is completed (one font, SF2, dry: no reverb or chorus sends yet).
+        case seqplay
+    }
+
+    /// The engine that plays (set when the sampler is made); FluidSynth unless `.seqplay` is asked for.
+    public var engine: Engine = .fluidsynth
     /// The most voices that sound at once (1...65535); further notes steal the quietest voice.
     public var polyphony: Int
     /// Sample interpolation; nil: FluidSynth's default, 4th order.

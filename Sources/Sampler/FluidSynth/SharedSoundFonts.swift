@@ -38,6 +38,31 @@ public final class SharedSoundFonts: @unchecked Sendable {
 
     /// The fonts in load order, with the IDs a synthesizer that loaded them itself would give them.
     fileprivate let fonts: [(pointer: OpaquePointer, id: SoundFontID)]
+
+    private let bankLock = NSLock()
+    private var bank: SoundFontBank?
+
+    /// The font as seqplay's engine plays it (`SamplerSettings.Engine.seqplay`): read on first use, then
+    /// shared by every engine on every thread. The engine plays one font for now; several throw.
+    public func engineBank() throws(SoundFontError) -> SoundFontBank {
+        bankLock.lock()
+        defer { bankLock.unlock() }
+        if let bank { return bank }
+        let bank = try SoundFontBank(onlyFontOf: paths)
+        self.bank = bank
+        return bank
+    }
+}
+
+extension SoundFontBank {
+    /// The bank of the one font of `paths`; throws when there are several (the engine stacks no fonts yet).
+    convenience init(onlyFontOf paths: [String]) throws(SoundFontError) {
+        guard paths.count == 1 else {
+            throw SoundFontError(path: paths.last ?? "", problem: .unreadable(
+                "the seqplay engine plays one SoundFont for now (\(paths.count) given); use --engine fluidsynth to layer fonts"))
+        }
+        try self.init(path: paths[0])
+    }
 }
 
 extension Synthesizer {

@@ -1,0 +1,13 @@
+# Sourced by the benchmark scripts (Benchmarks/dense.sh, Benchmarks/engine.sh); needs $work (a scratch directory).
+# run NAME OUTPUT COMMAND...: runs COMMAND under /usr/bin/time -v, prints one row (wall, CPU, peak RSS, seconds of
+# audio in OUTPUT, `-` without one) and remembers them in $last_wall, $last_cpu, $last_rss, $last_audio.
+run() {
+    local name=$1 output=$2; shift 2
+    local start=$EPOCHREALTIME
+    /usr/bin/time -v "$@" >/dev/null 2>"$work/time.txt" || { echo "$name failed:"; tail -5 "$work/time.txt"; return 1; }
+    last_wall=$(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
+    last_cpu=$(awk -F': ' '/(User|System) time \(seconds\)/ { s += $2 } END { printf "%.2f", s }' "$work/time.txt")
+    last_rss=$(awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$work/time.txt")
+    last_audio=$([ -n "$output" ] && soxi -D "$output" 2>/dev/null || echo -)
+    printf '%-44s %8s %8s %9s %8s' "$name" "$last_wall" "$last_cpu" "$last_rss" "$last_audio"
+}

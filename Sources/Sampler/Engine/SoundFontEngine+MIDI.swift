@@ -1,0 +1,179 @@
+import Foundation
+
+/// MIDI as FluidSynth handles it: notes, controllers, programs, pitch bend and pressure, applied between samples.
+extension SoundFontEngine {
+    /// Applies one message now (between samples of a render call, or between calls).
+    public func apply(_ message: Message) {
+        switch message {
+        case let .noteOn(channel, key, velocity):
+            guard (0..<16).contains(channel), (0...127).contains(key) else { return }
+            if velocity <= 0 { noteOff(channel: channel, key: key) } else { noteOn(channel: channel, key: key, velocity: min(velocity, 127)) }
+        case let .noteOff(channel, key):
+            guard (0..<16).contains(channel) else { return }
+            noteOff(channel: channel, key: key)
+        case let .controlChange(channel, controller, value):
+            guard (0..<16).contains(channel), (0...127).contains(controller) else { return }
+            controlChange(channel: channel, controller: controller, value: min(max(value, 0), 127))
+        case let .programChange(channel, program):
+            guard (0..<16).contains(channel) else { return }
+            channels[channel].program = min(max(program, 0), 127)
+            selectPreset(channel)
+        case let .pitchBend(channel, value):
+            guard (0..<16).contains(channel) else { return }
+            channels[channel].pitchBend = min(max(value, 0), 16383)
+            updateModulators(channel: channel)
+        case let .channelPressure(channel, value):
+            guard (0..<16).contains(channel) else { return }
+            channels[channel].pressure = min(max(value, 0), 127)
+            updateModulators(channel: channel)
+        case let .keyPressure(channel, key, value):
+            guard (0..<16).contains(channel), (0...127).contains(key) else { return }
+            keyPressures[channel * 128 + key] = UInt8(min(max(value, 0), 127))
+            updateModulators(channel: channel, key: key)
+        }
+    }
+
+    /// Sends `controller` (all sound off 120, reset controllers 121, all notes off 123...) with value 0 to all 16 channels.
+    public func applyToEveryChannel(controller: Int) {
+        for channel in 0..<16 { apply(.controlChange(channel: channel, controller: controller, value: 0)) }
+    }
+
+    /// A system reset: every voice silenced, every channel's controllers, program and bank as at start.
+    public func reset() {
+        for v in 0..<polyphony { voices[v].active = false }
+        for channel in 0..<16 { resetChannel(channel, program: true) }
+    }
+
+    func resetChannel(_ channel: Int, program: Bool) {
+        let cc = controllers + channel * 128
+        cc.initialize(repeating: 0, count: 128)
+        cc[7] = 100; cc[10] = 64; cc[11] = 127
+        cc[101] = 127; cc[100] = 127; cc[99] = 127; cc[98] = 127  // no RPN or NRPN selected
+        (keyPressures + channel * 128).update(repeating: 0, count: 128)
+        (generatorOffsets + channel * Gen.count).update(repeating: 0, count: Gen.count)
+        channels[channel].nrpnSelect = 0
+        channels[channel].nrpnActive = false
+        channels[channel].pitchBend = 8192
+        channels[channel].pitchSensitivity = 2
+        channels[channel].pressure = 0
+        if program {
+            channels[channel].program = 0
+            channels[channel].bank = channel == 9 ? 128 : 0
+            selectPreset(channel)
+        }
+    }
+
+    func selectPreset(_ channel: Int) {
+        channels[channel].preset = bank.presetIndex(bank: channels[channel].bank, program: channels[channel].program) ?? -1
+    }
+
+    func controlChange(channel: Int, controller: Int, value: Int) {
+        let cc = controllers + channel * 128
+        cc[controller] = UInt8(value)
+        switch controller {
+        case 0:  // bank select MSB (GS style, as FluidSynth's default); the drum channel stays on bank 128
+            if channel != 9 { channels[channel].bank = value }
+        case 6:  // data entry MSB: the selected RPN or SoundFont NRPN
+            dataEntry(channel: channel, value: value)
+        case 98...101:  // NRPN and RPN numbers
+            selectParameter(channel: channel, controller: controller, value: value)
+        case 66:  // sostenuto: the notes sounding when it is pressed are held past their note-off until it is released
+            if value >= 64 {
+                channels[channel].sostenutoOrder = noteCounter + 1
+            } else {
+                for v in 0..<polyphony where voices[v].active && voices[v].channel == channel && voices[v].heldBySostenuto {
+                    voices[v].heldBySostenuto = false
+                    noteOffVoice(v)
+                }
+            }
+        case 64:
+            if value < 64 {
+                for v in 0..<polyphony where voices[v].active && voices[v].channel == channel && voices[v].sustained {
+                    voices[v].sustained = false
+                    noteOffVoice(v)
+                }
+            }
+        case 120:  // all sound off
+            for v in 0..<polyphony where voices[v].active && voices[v].channel == channel { voices[v].active = false }
+        case 121:  // reset all controllers
+            resetChannel(channel, program: false)
+            updateModulators(channel: channel)
+        case 123:  // all notes off
+            for v in 0..<polyphony where voices[v].active && voices[v].channel == channel && !voices[v].released { noteOff(voice: v) }
+        default:
+            updateModulators(channel: channel)
+        }
+    }
+
+    func noteOff(channel: Int, key: Int) {
+        for v in 0..<polyphony where voices[v].active && voices[v].channel == channel && voices[v].key == key && !voices[v].released {
+            noteOff(voice: v)
+        }
+    }
+
+    /// A note-off for one voice: held by the sostenuto pedal (when it started before the pedal went down),
+    /// by the sustain pedal, or released (fluid_voice_noteoff).
+    func noteOff(voice v: Int) {
+        let channel = voices[v].channel
+        if controllers[channel * 128 + 66] >= 64 && voices[v].note < channels[channel].sostenutoOrder {
+            voices[v].heldBySostenuto = true
+            return
+        }
+        if controllers[channel * 128 + 64] >= 64 { voices[v].sustained = true; return }
+        noteOffVoice(v)
+    }
+
+    /// Releases voice `v`, or marks it to be released once it has sounded 10 ms (FluidSynth's minimum note length).
+    func noteOffVoice(_ v: Int) {
+        voices[v].released = true
+        if voices[v].ticks < minimumNoteTicks { voices[v].noteOffPending = true } else { release(v) }
+    }
+
+
+    func noteOn(channel: Int, key: Int, velocity: Int) {
+        // A new note on a sounding key releases the old one first (FluidSynth's release of the same note).
+        for v in 0..<polyphony where voices[v].active && voices[v].channel == channel && voices[v].key == key && !voices[v].released {
+            voices[v].sustained = false
+            voices[v].heldBySostenuto = false
+            noteOffVoice(v)
+        }
+        let preset = channels[channel].preset
+        guard preset >= 0 else { return }
+        noteCounter += 1
+        let note = noteCounter
+        for r in bank.presetRegions[preset] {
+            let region = bank.regions[r]
+            guard region.keys.contains(key), region.velocities.contains(velocity) else { continue }
+            let v = freeVoice()
+            startVoice(v, region: region, channel: channel, key: key, velocity: velocity, note: note)
+        }
+        // Exclusive class: a new voice stops older voices of its class on the channel (fluid_voice_kill_excl).
+        for v in 0..<polyphony where voices[v].active && voices[v].note == note && voices[v].exclusiveClass != 0 {
+            let excl = voices[v].exclusiveClass
+            for other in 0..<polyphony where voices[other].active && voices[other].channel == channel
+                && voices[other].exclusiveClass == excl && voices[other].note != note {
+                let fast = Int(sampleRate * Double(SynthMath.tc2secAttack(-7200)) / Double(Self.blockSize))
+                voices[other].volume.set(Envelope.release, count: 1 + fast, coeff: 1, increment: -1 / Float(1 + fast), min: 0, max: 1)
+                let modRelease = Int(sampleRate * Double(SynthMath.tc2secAttack(-200)) / Double(Self.blockSize))
+                voices[other].modulation.set(Envelope.release, count: 1 + modRelease, coeff: 1, increment: -1 / Float(1 + modRelease), min: 0, max: 2)
+                voices[other].sustained = false
+                release(other)
+            }
+        }
+    }
+}
+
+/// A MIDI channel's state beside its 128 controllers.
+struct Channel {
+    var program = 0
+    var bank = 0
+    var preset = -1
+    var pitchBend = 8192
+    var pitchSensitivity = 2
+    var pressure = 0
+    /// The generator a SoundFont NRPN selects, and whether data entry goes to an NRPN (not an RPN).
+    var nrpnSelect = 0
+    var nrpnActive = false
+    /// Voices of notes numbered below this are held by the sostenuto pedal (the next note's number when it went down).
+    var sostenutoOrder: UInt64 = 0
+}
