@@ -1,6 +1,5 @@
 import Foundation
 import SeqplaySupport
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +11,7 @@ import Glibc
 /// answered with one error and skipped. A thread per connection (a handful are expected), at most
 /// `maximumConnections`; a connection that sends nothing for `idleLimit` seconds is told so and
 /// closed, so idle clients cannot keep the others out for long.
-// Why unchecked: `idleLimit` and `log` are set before `start()` (stored, as the 0.14 API has them); the rest is a Mutex or immutable.
+// Why unchecked: `idleLimit` and `log` are set before `start()` (stored, as the 0.14 API has them); the rest is immutable or Sendable (OpenConnections, ServiceThread).
 public final class ShellServer: @unchecked Sendable {
     public let endpoint: ControlEndpoint
     /// The port bound (the endpoint's, or the one the system chose for port 0).
@@ -27,8 +26,7 @@ public final class ShellServer: @unchecked Sendable {
     private let session: ShellSession
     private let access: ControlAccess
     private let listener: Int32
-    /// The connections being served, and whether `stop()` was called.
-    private let state = Mutex<(connections: Set<Int32>, stopped: Bool)>(([], false))
+    private let connections = OpenConnections()
     private let accepting = ServiceThread()
 
     /// Binds and listens; `start()` accepts.
@@ -70,20 +68,12 @@ public final class ShellServer: @unchecked Sendable {
 
     /// Closes the listener and every connection.
     public func stop() {
-        let open: Set<Int32>? = state.withLock { state in
-            guard !state.stopped else { return nil }
-            state.stopped = true
-            return state.connections
-        }
-        guard let open else { return }
         accepting.requestStop()
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+        guard connections.stop(closing: listener) else { return }
         accepting.join()
     }
 
-    private var isStopped: Bool { state.withLock { $0.stopped } }
+    private var isStopped: Bool { connections.isStopped }
 
     private func acceptLoop() {
         while !isStopped {
@@ -101,8 +91,8 @@ public final class ShellServer: @unchecked Sendable {
                 close(fd)
                 continue
             }
-            guard state.withLock({ $0.connections.count }) < Self.maximumConnections else {
-                _ = send("too many connections (\(Self.maximumConnections)): try again later\n", to: fd)
+            guard connections.admit(fd, limit: Self.maximumConnections) else {
+                if !isStopped { _ = send("too many connections (\(Self.maximumConnections)): try again later\n", to: fd) }
                 close(fd)
                 continue
             }
@@ -110,10 +100,9 @@ public final class ShellServer: @unchecked Sendable {
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
             var idle = timeval(tv_sec: Int(idleLimit), tv_usec: Int(idleLimit * 1_000_000) % 1_000_000)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, socklen_t(MemoryLayout<timeval>.size))
-            state.withLock { _ = $0.connections.insert(fd) }
             let thread = Thread { [self] in
                 serve(fd)
-                state.withLock { _ = $0.connections.remove(fd) }
+                connections.remove(fd)
                 close(fd)
             }
             thread.name = "seqplay shell connection"

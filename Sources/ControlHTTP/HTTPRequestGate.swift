@@ -30,15 +30,14 @@ final class HTTPRequestGate: Sendable {
     let backendPath: String
     private let directory: String
     private let listener: Int32
-    /// What the connections share: the client behind each of the gate's Unix names, the connections
-    /// open, the last name given, whether `stop()` was called.
+    /// What the connections share: the client behind each of the gate's Unix names, the last name given.
     private struct State {
         var peers: [String: HTTPRequest.Address] = [:]
-        var connections: Set<Int32> = []
         var nextName = 0
-        var stopped = false
     }
     private let state = Mutex(State())
+    /// The clients' connections and the backend ends of them, and whether `stop()` was called.
+    private let connections = OpenConnections()
     private let accepting = ServiceThread()
 
     /// Listens on `address` (numeric, IPv4 or IPv6); `start()` accepts.
@@ -88,16 +87,8 @@ final class HTTPRequestGate: Sendable {
 
     /// Closes the listener and every connection, and removes the private directory.
     func stop() {
-        let open: Set<Int32>? = state.withLock { state in
-            guard !state.stopped else { return nil }
-            state.stopped = true
-            return state.connections
-        }
-        guard let open else { return }
         accepting.requestStop()
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+        guard connections.stop(closing: listener) else { return }
         accepting.join()
         try? FileManager.default.removeItem(atPath: directory)
     }
@@ -109,7 +100,7 @@ final class HTTPRequestGate: Sendable {
         return state.withLock { $0.peers[path] } ?? address
     }
 
-    fileprivate var isStopped: Bool { state.withLock { $0.stopped } }
+    fileprivate var isStopped: Bool { connections.isStopped }
 
     private func acceptLoop() {
         while !isStopped {
@@ -123,17 +114,12 @@ final class HTTPRequestGate: Sendable {
                 if errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE { continue }
                 return
             }
-            let admitted = state.withLock { state in
-                guard !state.stopped, state.connections.count < Self.maximumConnections else { return false }
-                state.connections.insert(fd)
-                return true
-            }
-            guard admitted else { close(fd); continue }
+            guard connections.admit(fd, limit: Self.maximumConnections) else { close(fd); continue }
             let (host, port) = Self.address(of: peer)
             let address: HTTPRequest.Address = host.contains(":") ? .ip6(host, port: port) : .ip4(host, port: port)
             let thread = Thread { [self] in
                 Connection(client: fd, peer: address, gate: self).run()
-                state.withLock { _ = $0.connections.remove(fd) }
+                connections.remove(fd)
                 close(fd)
             }
             thread.name = "seqplay http connection"
@@ -177,7 +163,7 @@ final class HTTPRequestGate: Sendable {
     }
 
     fileprivate func track(_ fd: Int32, _ open: Bool) {
-        state.withLock { if open { $0.connections.insert(fd) } else { $0.connections.remove(fd) } }
+        if open { _ = connections.admit(fd) } else { connections.remove(fd) }
     }
 
     /// The numeric host and port of a socket address.
