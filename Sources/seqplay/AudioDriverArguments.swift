@@ -1,5 +1,4 @@
 import ArgumentParser
-import AudioGraph
 import JACK
 
 /// Which audio driver plays to the sound card.

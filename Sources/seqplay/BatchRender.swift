@@ -29,12 +29,7 @@ struct BatchRender: Sendable {
         for problem in problems { CommandLineOutput.note("\(problem)") }
         let selected = batch.parsedShard.map { shard in inputs.filter(shard.contains) } ?? inputs
         // The --font-for fonts load first, as a single render loads them (SamplerSettings.fontLoadOrder).
-        let fontPaths: [String]
-        do {
-            fontPaths = try sound.sampler.settings().fontLoadOrder(sound.fontPaths())
-        } catch {
-            throw CommandFailure(mapping: error)
-        }
+        let fontPaths = try CommandFailure.mapping { try sound.sampler.settings().fontLoadOrder(sound.fontPaths()) }
         var settings = BatchRenderSettings(outputDirectory: batch.outputDir!, soundFontPaths: fontPaths)
         settings.format = file.format ?? .wav
         settings.sampleFormat = file.bitDepth?.sampleFormat
@@ -57,12 +52,7 @@ struct BatchRender: Sendable {
             return options
         }
         // The fonts load before anything is written: a font that cannot be loaded leaves the manifest as it was.
-        let renderer: BatchRenderer
-        do {
-            renderer = try BatchRenderer(inputs: selected, settings: settings)
-        } catch {
-            throw CommandFailure("\(error)", .badSoundFont)
-        }
+        let renderer = try CommandFailure.describing(.badSoundFont) { try BatchRenderer(inputs: selected, settings: settings) }
         if encoding.dryRun {
             print(settings.dryRunReport(renderer.plan(options: options), manifest: batch.manifest, problems: problems.count))
             if !problems.isEmpty { throw CommandFailure(nil, .someInputsFailed) }
@@ -115,11 +105,7 @@ struct BatchRender: Sendable {
         guard let path = batch.manifest else { return nil }
         // A manifest on standard output keeps it to itself: what plugins print goes to standard error.
         if path == "-" { StandardOutput.reserveForData() }
-        do {
-            return try BatchManifest.opening(path: path, settings: settings, protecting: inputs)
-        } catch {
-            throw CommandFailure("manifest \(error)", .inputOutput)
-        }
+        return try CommandFailure.describing(.inputOutput, prefix: "manifest ") { try BatchManifest.opening(path: path, settings: settings, protecting: inputs) }
     }
 
     /// The paths given, `-` replaced by the lines of standard input.

@@ -107,3 +107,23 @@ struct CommandFailure: Error {
         self.status = status
     }
 }
+
+extension CommandFailure {
+    /// What `body` returns; what it throws becomes `CommandFailure(mapping:file:command:)`.
+    static func mapping<Value>(file: String? = nil, command: String? = nil, _ body: () throws -> Value) throws(CommandFailure) -> Value {
+        do {
+            return try body()
+        } catch {
+            throw CommandFailure(mapping: error, file: file, command: command)
+        }
+    }
+
+    /// What `body` returns; what it throws becomes the failure `status` with the error's description after `prefix`.
+    static func describing<Value>(_ status: ExitCode, prefix: String = "", _ body: () throws -> Value) throws(CommandFailure) -> Value {
+        do {
+            return try body()
+        } catch {
+            throw CommandFailure(prefix + "\(error)", status)
+        }
+    }
+}

@@ -2,7 +2,6 @@ import ArgumentParser
 import AudioFiles
 import Foundation
 import MIDIFile
-import Rendering
 
 extension AudioEncoding.BitrateMode: ExpressibleByArgument {}
 

@@ -45,12 +45,12 @@ enum FlagRange {
 
 extension ParsableArguments {
     /// What `parse` makes of a flag's text; what it throws becomes the flag's one line, "--fx: why"
-    /// (exit 64).
-    func parsedFlag<Value>(_ flag: String, _ parse: () throws -> Value) throws -> Value {
+    /// (exit 64; "--drums why" with `separator` " ").
+    func parsedFlag<Value>(_ flag: String, separator: String = ": ", _ parse: () throws -> Value) throws -> Value {
         do {
             return try parse()
         } catch {
-            throw ValidationError("\(flag): \(error)")
+            throw ValidationError(flag + separator + "\(error)")
         }
     }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Control
-import ControlHTTP
 import Foundation
 import Sessions
 import MediaLibrary

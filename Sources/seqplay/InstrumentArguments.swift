@@ -1,6 +1,5 @@
 import ArgumentParser
 import LV2
-import Sampler
 
 /// `--instrument CH=lv2:URI[,…]`: LV2 instruments playing some MIDI channels, for songs (`seqplay SONG`, renders,
 /// batches) and live hosts (`live`, `serve`) alike.

@@ -1,6 +1,5 @@
 import ArgumentParser
 import JACK
-import Sessions
 
 /// The JACK MIDI flags: `--jack-midi-out` (songs: the song's MIDI from seqplay:midi_out) and
 /// `--jack-midi-connect` (what the MIDI port is connected to). `live` and `serve` have seqplay:midi_in
@@ -23,10 +22,6 @@ struct JACKMIDIArguments: ParsableArguments {
 
     /// seqplay:midi_in on `output`'s client, for a live session; exits (5) when it cannot be registered.
     func midiInput(on output: JACKOutput) throws(CommandFailure) -> JACKMIDIInput {
-        do {
-            return try JACKMIDIInput(driver: output.jack, connecting: jackMidiConnect)
-        } catch {
-            throw CommandFailure("cannot register the JACK MIDI input: \(error)", .inputOutput)
-        }
+        return try CommandFailure.describing(.inputOutput, prefix: "cannot register the JACK MIDI input: ") { try JACKMIDIInput(driver: output.jack, connecting: jackMidiConnect) }
     }
 }

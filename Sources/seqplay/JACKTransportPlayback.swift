@@ -16,18 +16,9 @@ extension RealtimeSong {
         guard let output = try audio.openPlaybackOutput(device: device, options: &options) as? JACKOutput else { return }
         let outputName = audio.outputName(device: device.device)
         let playback = try SongPlayback(sequence: sequence, soundFontPaths: sound.fontPaths(), options: options, output: output)
-        let transport: JACKSongTransport
-        do {
-            transport = try JACKSongTransport(playback: playback, client: output.jack.client, mode: mode)
-        } catch {
-            throw CommandFailure("cannot use the JACK transport: \(error)", .inputOutput)
-        }
+        let transport = try CommandFailure.describing(.inputOutput, prefix: "cannot use the JACK transport: ") { try JACKSongTransport(playback: playback, client: output.jack.client, mode: mode) }
         let interruption = Interruption()
-        do {
-            try transport.start()
-        } catch {
-            throw CommandFailure("cannot play to \(outputName): \(error)", .inputOutput)
-        }
+        try CommandFailure.describing(.inputOutput, prefix: "cannot play to \(outputName): ") { try transport.start() }
         if device.verbose {
             CommandLineOutput.note("\(outputName): \(output.sampleRate) Hz, block \(output.periodFrames) frames; "
                                    + (mode == .lead ? "timebase master, transport started" : "following the transport"))

@@ -51,10 +51,6 @@ struct LibraryLocation: ParsableArguments {
                 throw CommandFailure("\(OutputFileError(path: database, problem: .noDirectory(folder)))", .inputOutput)
             }
         }
-        do {
-            return try MediaLibrary(path: database ?? MediaLibrary.defaultPath, create: create, writes: writes)
-        } catch {
-            throw CommandFailure("\(error)", .inputOutput)
-        }
+        return try CommandFailure.describing(.inputOutput) { try MediaLibrary(path: database ?? MediaLibrary.defaultPath, create: create, writes: writes) }
     }
 }

@@ -39,7 +39,7 @@ struct LibraryQueryCommand: ParsableCommand {
             let milliseconds = { (duration: Duration) in String(format: "%.2f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1e3) }
             FileHandle.standardError.write(Data("timing: open \(milliseconds(opened - started)) ms, query \(milliseconds(clock.now - opened)) ms\n".utf8))
         }
-        do {
+        try CommandFailure.mapping {
             if let groupBy {
                 let groups = try library.songGroups(selection.query, by: groupBy)
                 reportTiming()
@@ -57,8 +57,6 @@ struct LibraryQueryCommand: ParsableCommand {
             } else {
                 selection.list(rows, table: LibraryTable.songs, noun: "song")
             }
-        } catch {
-            throw CommandFailure(mapping: error)
         }
     }
 }
@@ -75,11 +73,7 @@ struct LibraryPresetsCommand: ParsableCommand {
 
     func run() throws {
         let library = try location.open(create: false, writes: false)
-        do {
-            selection.list(try library.presets(selection.query), table: LibraryTable.presets, noun: "preset")
-        } catch {
-            throw CommandFailure(mapping: error)
-        }
+        try CommandFailure.mapping { selection.list(try library.presets(selection.query), table: LibraryTable.presets, noun: "preset") }
     }
 }
 

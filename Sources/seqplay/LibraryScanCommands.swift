@@ -17,11 +17,7 @@ struct LibraryAddCommand: ParsableCommand {
     var paths: [String]
 
     func run() throws {
-        do {
-            _ = try MediaLibrary.roots(paths)  // a path that does not exist is refused before the library is opened or made
-        } catch {
-            throw CommandFailure(mapping: error)
-        }
+        _ = try CommandFailure.mapping { try MediaLibrary.roots(paths) }  // a path that does not exist is refused before the library is opened or made
         let library = try location.open(create: true)
         try scanning.report { progress throws(MediaLibraryError) in try library.add(paths, jobs: scanning.jobs, progress: progress) }
     }
@@ -55,15 +51,12 @@ struct LibraryScanning: ParsableArguments {
 
     func report(_ scan: ((Int, Int) -> Void) throws(MediaLibraryError) -> ScanSummary) throws {
         var bar: ProgressBar?
-        let summary: ScanSummary
-        do {
-            summary = try scan { done, total in
+        let summary = try CommandFailure.mapping {
+            try scan { done, total in
                 if bar == nil { bar = ProgressBar(total: total, unit: "files") }
                 bar?.update(frames: Int64(done))
                 if done == total { bar?.finish(frames: Int64(done)) }
             }
-        } catch {
-            throw CommandFailure(mapping: error)
         }
         for refusal in summary.refused { CommandLineOutput.note("refused \(refusal.reason)") }
         print(json ? LibraryTable.json(summary.jsonObject) : summary.description)

@@ -1,12 +1,8 @@
 import ALSA
 import ArgumentParser
-import AudioGraph
-import Control
 import ControlHTTP
-import Sampler
 import Foundation
 import SeqplaySupport
-import LV2
 import MediaLibrary
 import Sessions
 
@@ -52,12 +48,7 @@ struct LiveHostOptions: ParsableArguments {
 
     /// The session these options describe, with sequencer client `clientName` and input ports `portNames`.
     func configuration(clientName: String, portNames: [String]) throws -> LiveSamplerConfiguration {
-        let fontPaths: [String]
-        do {
-            fontPaths = try sampler.fontPaths()
-        } catch {
-            throw CommandFailure(mapping: error)
-        }
+        let fontPaths = try CommandFailure.mapping { try sampler.fontPaths() }
         let jack = output == nil && audio.usesJACK ? try audio.openJACKOutput() : nil
         // A recording to standard output keeps it for the WAV alone: what plugins print goes to stderr.
         if output == "-" { StandardOutput.reserveForData() }
@@ -87,8 +78,6 @@ enum LiveSessionRunner {
     /// repeats this with -o (for the advice when there is no sound card).
     static func run(_ configuration: LiveSamplerConfiguration, duration: Double?, command: String,
                     control: ControlArguments = ControlArguments()) throws {
-        let session: LiveSamplerSession
-        var host: SoundModuleHost?
         // Network peers as the control model's inputs (the model is made once the session exists).
         var configuration = configuration
         let peers = control.isActive ? SoundModuleHost.NetworkPeers(reportingIn: &configuration) : nil
@@ -97,26 +86,15 @@ enum LiveSessionRunner {
         // ends cleanly, not with the default action's 143), before a recording starts (it is then completed or
         // abandoned, never left half-written) and before the faces answer.
         let interruption = control.isActive ? Interruption(signals: [SIGINT, SIGTERM]) : Interruption()
-        do {
-            session = try LiveSamplerSession(configuration)
-            if control.isActive { host = try soundModuleHost(session, control) }
+        let (session, host) = try CommandFailure.mapping(command: command) { () throws -> (LiveSamplerSession, SoundModuleHost?) in
+            let session = try LiveSamplerSession(configuration)
+            let host = control.isActive ? try soundModuleHost(session, control) : nil
             if let host { peers?.report(to: host) }
-            let host = host
-            session.onConnection = { [unowned session] source, error in
-                if let error { return status("Cannot connect \(source): \(error)") }
-                let name = session.describe(source)
-                host?.control.inputConnected(name)
-                status("Connected \(name)")
-            }
+            session.reportConnections(to: host?.control, status: status)
             session.onBridgePortChange = { CommandLineOutput.note("\($0)") }
-        } catch {
-            throw CommandFailure(mapping: error, command: command)
+            return (session, host)
         }
-        do {
-            try session.start()
-        } catch {
-            throw CommandFailure(mapping: error, command: command)
-        }
+        try CommandFailure.mapping(command: command) { try session.start() }
         status(session.servingDescription)
         if session.network?.bridgeError != nil {
             CommandLineOutput.note("\(session.network!.bridgeError!); ALSA programs cannot send to network peers")
@@ -124,19 +102,7 @@ enum LiveSessionRunner {
         host?.start()
         let keys = TerminalKeys()
         status("Playing. q: quit.")
-        let started = Date()
-        while interruption.signalReceived == nil, keys.nextKey() != "q" {
-            if let duration, Date().timeIntervalSince(started) >= duration { break }
-            usleep(20_000)
-            FluidSynthLog.forwardPendingMessages()
-            LV2Log.forwardPendingMessages()
-        }
-        keys.restore()
-        if let host {
-            host.stop()
-            usleep(20_000)
-        }
-        let summary = session.stop()
+        let summary = session.run(until: interruption, duration: duration, keys: keys, host: host)
         if let recording = summary.recording, let path = session.recorder?.path {
             CommandLineOutput.note("wrote \(recording.framesWritten) frames to \(path)"
                 + (recording.droppedFrames > 0 ? " (\(recording.droppedFrames) dropped: the disk fell behind)" : ""))
@@ -150,12 +116,7 @@ enum LiveSessionRunner {
 
     /// The sound module over `session` (not started yet) with the faces `arguments` ask for.
     private static func soundModuleHost(_ session: LiveSamplerSession, _ arguments: ControlArguments) throws -> SoundModuleHost {
-        let host: SoundModuleHost
-        do {
-            host = try SoundModuleHost(session: session, configuration: arguments.hostConfiguration, log: { CommandLineOutput.note($0) })
-        } catch {
-            throw CommandFailure("\(error)", .networkUnavailable)
-        }
+        let host = try CommandFailure.describing(.networkUnavailable) { try SoundModuleHost(session: session, configuration: arguments.hostConfiguration, log: { CommandLineOutput.note($0) }) }
         if let address = arguments.httpAddress {
             host.add(try ControlHTTPFace(control: host.control, engine: session.engine, samplers: session.samplers, address: address,
                                          stateDirectory: arguments.stateDirectory, libraryPath: MediaLibrary.defaultPath))

@@ -30,7 +30,7 @@ struct LoopbackCommand: ParsableCommand {
         }()
         try SequencerCommandSupport.printLine("\(input.address) → \(output.port.address)")
         if let duration {
-            Thread.sleep(forTimeInterval: duration)
+            Thread.sleep(forTimeInterval: duration)  // Kept: the run's length, not a poll; a signal ends the process as before.
         } else {
             while true { pause() }
         }

@@ -1,7 +1,6 @@
 import ALSA
 import ArgumentParser
 import Foundation
-import MIDICore
 import MIDIFile
 
 /// `seqplay monitor [PORT…]`: prints every MIDI event arriving from the given ports (or from whoever

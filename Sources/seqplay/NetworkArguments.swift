@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
-import MIDICore
 import NetworkMIDI
-import Player
 
 /// The network MIDI flags shared by the commands that open an RTP-MIDI session (`serve --network`,
 /// `monitor --network`, playing with `--network-connect`), and the session they describe.

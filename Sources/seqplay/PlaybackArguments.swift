@@ -88,8 +88,7 @@ struct SongOptionArguments: ParsableArguments {
 
     func validate() throws {
         try FlagRange.check(transpose, "--transpose", in: -127...127, unit: " semitones")
-        try FlagRange.check(rate, "--rate", above: 0, atMost: 100)
-        try FlagRange.check(rate, "--rate", atLeast: 0.01, atMost: 100)
+        try FlagRange.check(rate, "--rate", above: 0, atLeast: 0.01, atMost: 100)
         try FlagRange.check(mute + solo, "--mute/--solo", in: 0...Int.max)
         try FlagRange.check(muteChannel, "--mute-channel", in: 1...16)
         try FlagRange.check(soloChannel, "--solo-channel", in: 1...16)

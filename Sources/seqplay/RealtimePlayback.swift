@@ -22,11 +22,7 @@ extension RealtimeSong {
         let outputName = audio.outputName(device: device.device)
         let playback = try SongPlayback(sequence: sequence, soundFontPaths: sound.fontPaths(), options: options, output: output)
         let midiOut = try jackMIDI.songOutput(sequence, playback: playback)
-        do {
-            try playback.start()
-        } catch {
-            throw CommandFailure("cannot play to \(outputName): \(error)", .inputOutput)
-        }
+        try CommandFailure.describing(.inputOutput, prefix: "cannot play to \(outputName): ") { try playback.start() }
         if device.verbose, let scheduling = output.scheduling {
             CommandLineOutput.note("\(outputName): \(output.sampleRate) Hz, \(output.channelCount) ch, period \(output.periodFrames) frames; \(scheduling)")
         }
@@ -58,11 +54,7 @@ private extension JACKMIDIArguments {
     /// With --jack-midi-out, the song's MIDI on the JACK client's midi_out beside its audio.
     func songOutput(_ sequence: MusicSequence, playback: SongPlayback) throws(CommandFailure) -> JACKSongMIDIOutput? {
         guard jackMidiOut, let jack = playback.output as? JACKOutput else { return nil }
-        do {
-            return try JACKSongMIDIOutput(sequence: sequence, playback: playback, driver: jack.jack, connecting: jackMidiConnect)
-        } catch {
-            throw CommandFailure("cannot register the JACK MIDI output: \(error)", .inputOutput)
-        }
+        return try CommandFailure.describing(.inputOutput, prefix: "cannot register the JACK MIDI output: ") { try JACKSongMIDIOutput(sequence: sequence, playback: playback, driver: jack.jack, connecting: jackMidiConnect) }
     }
 }
 

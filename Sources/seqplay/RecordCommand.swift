@@ -1,7 +1,6 @@
 import ALSA
 import ArgumentParser
 import Foundation
-import MIDIFile
 import SeqplaySupport
 import Sessions
 
@@ -50,11 +49,7 @@ struct RecordCommand: ParsableCommand {
     }
 
     func run() throws {
-        do {
-            _ = try OutputTarget.resolve(file)  // refused before any port is opened
-        } catch {
-            throw CommandFailure("\(error)", .inputOutput)
-        }
+        _ = try CommandFailure.describing(.inputOutput) { try OutputTarget.resolve(file) }  // refused before any port is opened
         let client = try SequencerCommandSupport.openClient(name: "seqplay record")
         let take = TakeRecorder(ticksPerQuarter: ppq, beatsPerMinute: tempo, timeSignature: TimeSignature(timeSignature)!)
         let recording = try { () throws(SequencerError) in

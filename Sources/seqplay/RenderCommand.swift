@@ -95,10 +95,6 @@ struct RenderCommand: ParsableCommand {
             play = { try realtime.playToSoundCard($0, audio: audio, jackMIDI: jackMIDI) }
         }
         let sequence = try song.read()
-        do {
-            try play(sequence)
-        } catch {
-            throw CommandFailure(mapping: error, file: song.song)
-        }
+        try CommandFailure.mapping(file: song.song) { try play(sequence) }
     }
 }

@@ -32,11 +32,7 @@ struct RollCommand: ParsableCommand {
         if let start = region.start { roll.start = start.position.seconds(in: map) }
         if let end = region.end { roll.end = end.position.seconds(in: map) }
         guard roll.end > roll.start else { throw CommandFailure("--end must come after --start", .validationFailure) }
-        do {
-            try roll.draw(to: picture.output, format: picture.format, protecting: [file])
-        } catch {
-            throw CommandFailure("\(error)", .inputOutput)
-        }
+        try CommandFailure.describing(.inputOutput) { try roll.draw(to: picture.output, format: picture.format, protecting: [file]) }
     }
 }
 

@@ -100,13 +100,6 @@ struct SamplerArguments: ParsableArguments {
             try FlagRange.check(value, flag, in: range)
             return value
         }
-        func parsed<Value>(_ flag: String, _ parse: () throws(SamplerSettings.ParseError) -> Value) throws -> Value {
-            do {
-                return try parse()
-            } catch {
-                throw ValidationError("\(flag) \(error)")
-            }
-        }
         var settings = SamplerSettings(gain: gain)
         settings.reverb.isEnabled = !noReverb
         settings.chorus.isEnabled = !noChorus
@@ -132,16 +125,14 @@ struct SamplerArguments: ParsableArguments {
         settings.chorus.type = chorusType
         if let bankSelect { settings.bankSelect = bankSelect }
         if let drums {
-            settings.drumChannels = try parsed("--drums") { () throws(SamplerSettings.ParseError) in
-                try SamplerSettings.DrumChannelList(parsing: drums).channels
-            }
+            settings.drumChannels = try parsedFlag("--drums", separator: " ") { try SamplerSettings.DrumChannelList(parsing: drums).channels }
         }
         for text in fontFor {
-            let font = try parsed("--font-for") { () throws(SamplerSettings.ParseError) in try SamplerSettings.FontAssignment(parsing: text) }
+            let font = try parsedFlag("--font-for", separator: " ") { try SamplerSettings.FontAssignment(parsing: text) }
             settings.channelFonts[font.channel] = font.path
         }
         for text in program {
-            let forced = try parsed("--program") { () throws(SamplerSettings.ParseError) in try SamplerSettings.ProgramAssignment(parsing: text) }
+            let forced = try parsedFlag("--program", separator: " ") { try SamplerSettings.ProgramAssignment(parsing: text) }
             settings.programs[forced.channel] = forced.program
         }
         return settings

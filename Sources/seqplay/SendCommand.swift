@@ -26,14 +26,12 @@ struct SendCommand: ParsableCommand {
     func run() throws {
         let sequence = try CommandLineOutput.readMIDIFile(file).sequence
         let interruption = Interruption()
-        do {
+        try CommandFailure.mapping(file: file) {
             let client = try SequencerCommandSupport.openClient()
             let ports = try SequencerCommandSupport.resolve(port, on: client)
             let session = try SongSession(sequence: sequence, ports: SongPorts(client: client, ports: ports, midiClock: clock))
             let finished = try interruption.run(stopping: session.stop, session.play)
             if !finished { throw ExitCode.interrupted }
-        } catch {
-            throw CommandFailure(mapping: error, file: file)
         }
     }
 }

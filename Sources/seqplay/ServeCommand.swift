@@ -63,11 +63,7 @@ struct ServeCommand: ParsableCommand {
         var configuration = try samplerOptions.configuration(clientName: "seqplay serve",
                                                          portNames: (0..<(ports ?? 0)).map { "in-\($0 + 1)" })
         if network {
-            do {
-                configuration.network = try networkOptions.configuration(name: "seqplay serve")
-            } catch {
-                throw CommandFailure("\(error)", .networkUnavailable)
-            }
+            configuration.network = try CommandFailure.describing(.networkUnavailable) { try networkOptions.configuration(name: "seqplay serve") }
             configuration.networkPeersAsALSAPorts = !noALSAPorts
         }
         try LiveSessionRunner.run(configuration, duration: samplerOptions.duration,

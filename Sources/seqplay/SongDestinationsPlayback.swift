@@ -5,7 +5,6 @@ import AudioGraph
 import Foundation
 import MIDIFile
 import NetworkMIDI
-import Rendering
 import Sessions
 
 /// `seqplay SONG.mid --port 14:0 [--port-for-track 2=20:0] [--clock] [--network-connect HOST:PORT]`:

@@ -1,7 +1,5 @@
 import ArgumentParser
 import AudioFiles
-import AudioGraph
-import Effects
 import LV2
 import Sampler
 import MIDIFile

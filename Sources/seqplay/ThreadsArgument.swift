@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import MIDIFile
 import Rendering
 
 /// `--threads N`: how many cores render one song to a file.

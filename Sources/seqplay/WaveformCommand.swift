@@ -31,13 +31,11 @@ struct WaveformCommand: ParsableCommand {
     /// may not be one of `inputs` (the audio, the song).
     static func draw(audio: String, to output: String, barStarts: [Double], width: Int = 1600, height: Int = 300,
                      protecting inputs: [String]) throws(CommandFailure) {
-        do {
+        try CommandFailure.describing(.inputOutput) {
             var picture = try WaveformPicture(audioPath: audio, width: width, title: (audio as NSString).lastPathComponent)
             picture.height = height
             picture.barStarts = barStarts
             try picture.draw(to: output, format: Canvas.Format(path: output) ?? .png, protecting: inputs)
-        } catch {
-            throw CommandFailure("\(error)", .inputOutput)
         }
     }
 }

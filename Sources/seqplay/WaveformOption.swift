@@ -26,11 +26,7 @@ struct WaveformOption: ParsableArguments {
     /// `inputs`…), before anything is rendered.
     func refuseUnwritable(protecting inputs: [String]) throws(CommandFailure) {
         guard let waveform else { return }
-        do {
-            _ = try OutputTarget.resolve(waveform, protecting: inputs)
-        } catch {
-            throw CommandFailure("\(error)", .inputOutput)
-        }
+        _ = try CommandFailure.describing(.inputOutput) { try OutputTarget.resolve(waveform, protecting: inputs) }
     }
 
     /// Draws the picture of the rendered `audio` (the song `sequence`), when asked for; it may not be
