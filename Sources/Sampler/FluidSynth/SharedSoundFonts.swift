@@ -10,6 +10,10 @@ import SoundFontFile
 ///
 /// FluidSynth's fonts are read-only while synthesizers play them (presets, zones and sample data);
 /// the fonts stay loaded as long as this object and every synthesizer given them exist.
+///
+/// Made for seqplay's engine (`init(paths:engine:)` with `.seqplay`), the fonts are read once into the
+/// engine's `SoundFontBank` and not loaded into FluidSynth at all (the engine answers for its presets):
+/// the sample data is held once, not twice.
 public final class SharedSoundFonts: @unchecked Sendable {
     /// The files, in load order (later ones take priority).
     public let paths: [String]
@@ -17,14 +21,25 @@ public final class SharedSoundFonts: @unchecked Sendable {
     private let holder: Synthesizer
 
     /// Loads `paths` in order, each checked as `Synthesizer.loadSoundFont(at:)` does.
-    public init(paths: [String]) throws(SoundFontError) {
+    public convenience init(paths: [String]) throws(SoundFontError) {
+        try self.init(paths: paths, engine: .fluidsynth)
+    }
+
+    /// Loads `paths` for samplers playing through `engine`: into FluidSynth in order, each checked as
+    /// `Synthesizer.loadSoundFont(at:)` does; for `.seqplay`, into the engine's bank only.
+    public init(paths: [String], engine: SamplerSettings.Engine) throws(SoundFontError) {
         let holder: Synthesizer
         do throws(SynthesizerError) {
             holder = try Synthesizer(settings: SamplerSettings(reverb: .init(isEnabled: false), chorus: .init(isEnabled: false)))
         } catch {
             throw SoundFontError(path: paths.first ?? "", problem: .rejectedByFluidSynth(reason: "\(error)"))
         }
-        for path in paths { try holder.loadSoundFont(at: path) }
+        isEngineOnly = engine == .seqplay
+        if isEngineOnly {
+            bank = try SoundFontBank(onlyFontOf: paths)
+        } else {
+            for path in paths { try holder.loadSoundFont(at: path) }
+        }
         self.holder = holder
         self.paths = paths
         // Looked up once here: synthesizers on several threads take them at once, and each
@@ -35,6 +50,9 @@ public final class SharedSoundFonts: @unchecked Sendable {
             }
         }
     }
+
+    /// True when the fonts were loaded for seqplay's engine alone (FluidSynth holds none of them).
+    public let isEngineOnly: Bool
 
     /// The fonts in load order, with the IDs a synthesizer that loaded them itself would give them.
     fileprivate let fonts: [(pointer: OpaquePointer, id: SoundFontID)]
