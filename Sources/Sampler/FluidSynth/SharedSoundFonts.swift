@@ -21,34 +21,41 @@ public final class SharedSoundFonts: @unchecked Sendable {
     private let holder: Synthesizer
 
     /// Loads `paths` in order, each checked as `Synthesizer.loadSoundFont(at:)` does.
-    public convenience init(paths: [String]) throws(SoundFontError) {
-        try self.init(paths: paths, engine: .fluidsynth)
+    public init(paths: [String]) throws(SoundFontError) {
+        let loaded = try Self.load(paths, engine: .fluidsynth)
+        holder = loaded.holder; fonts = loaded.fonts; bank = loaded.bank
+        self.paths = paths
+        isEngineOnly = false
     }
 
     /// Loads `paths` for samplers playing through `engine`: into FluidSynth in order, each checked as
     /// `Synthesizer.loadSoundFont(at:)` does; for `.seqplay`, into the engine's bank only.
     public init(paths: [String], engine: SamplerSettings.Engine) throws(SoundFontError) {
+        let loaded = try Self.load(paths, engine: engine)
+        holder = loaded.holder; fonts = loaded.fonts; bank = loaded.bank
+        self.paths = paths
+        isEngineOnly = engine == .seqplay
+    }
+
+    /// The holder with `paths` loaded into FluidSynth (nothing for `.seqplay`), its fonts, and the engine's bank for `.seqplay`.
+    private static func load(_ paths: [String], engine: SamplerSettings.Engine) throws(SoundFontError)
+        -> (holder: Synthesizer, fonts: [(pointer: OpaquePointer, id: SoundFontID)], bank: SoundFontBank?) {
         let holder: Synthesizer
         do throws(SynthesizerError) {
             holder = try Synthesizer(settings: SamplerSettings(reverb: .init(isEnabled: false), chorus: .init(isEnabled: false)))
         } catch {
             throw SoundFontError(path: paths.first ?? "", problem: .rejectedByFluidSynth(reason: "\(error)"))
         }
-        isEngineOnly = engine == .seqplay
-        if isEngineOnly {
-            bank = try SoundFontBank(onlyFontOf: paths)
-        } else {
-            for path in paths { try holder.loadSoundFont(at: path) }
-        }
-        self.holder = holder
-        self.paths = paths
+        if engine == .seqplay { return (holder, [], try SoundFontBank(onlyFontOf: paths)) }
+        for path in paths { try holder.loadSoundFont(at: path) }
         // Looked up once here: synthesizers on several threads take them at once, and each
         // fluid_synth_* call enters the holder's API (an unguarded counter and queue).
-        fonts = holder.withSynthBetweenCycles {
+        let fonts = holder.withSynthBetweenCycles {
             holder.soundFonts.compactMap { font in
                 fluid_synth_get_sfont_by_id(holder.synth, Int32(font.id)).map { ($0, font) }
             }
         }
+        return (holder, fonts, nil)
     }
 
     /// True when the fonts were loaded for seqplay's engine alone (FluidSynth holds none of them).
