@@ -3,12 +3,11 @@ import CSndFile
 /// Decodes audio held in memory through libsndfile (any format it reads, Ogg Vorbis included): what an
 /// SF3 SoundFont's compressed samples need at load. The C side stays in this file.
 public enum InMemoryAudioDecoder {
-    /// The first channel of the audio in `bytes` as 16-bit points scaled to [-1, 1) (as libfluidsynth decodes
-    /// an SF3 sample: through `sf_readf_short`, so both engines play the same points); nil when libsndfile
-    /// cannot read it.
-    public static func decode16BitMono(_ bytes: UnsafeRawBufferPointer) -> [Float]? {
+    /// The first channel of the audio in `bytes` as 16-bit points (as libfluidsynth decodes an SF3 sample:
+    /// through `sf_readf_short`, so both engines play the same points); nil when libsndfile cannot read it.
+    public static func decode16BitMono(_ bytes: UnsafeRawBufferPointer) -> [Int16]? {
         var stream = MemoryStream(bytes: bytes)
-        return withUnsafeMutablePointer(to: &stream) { streamPointer -> [Float]? in
+        return withUnsafeMutablePointer(to: &stream) { streamPointer -> [Int16]? in
             var io = SF_VIRTUAL_IO(
                 get_filelen: { user in sf_count_t(MemoryStream.at(user).pointee.bytes.count) },
                 seek: { offset, whence, user in
@@ -37,14 +36,14 @@ public enum InMemoryAudioDecoder {
             defer { sf_close(file) }
             let channels = Int(info.channels)
             guard channels > 0, info.frames >= 0 else { return nil }
-            var output: [Float] = []
+            var output: [Int16] = []
             output.reserveCapacity(Int(info.frames))
             let blockFrames = 4096
             var block = [Int16](repeating: 0, count: blockFrames * channels)
             while true {
                 let read = block.withUnsafeMutableBufferPointer { sf_readf_short(file, $0.baseAddress, sf_count_t(blockFrames)) }
                 guard read > 0 else { break }
-                for frame in 0..<Int(read) { output.append(Float(block[frame * channels]) / 32768) }
+                for frame in 0..<Int(read) { output.append(block[frame * channels]) }
             }
             return sf_error(file) == 0 ? output : nil
         }

@@ -76,7 +76,7 @@ public final class SongRenderer {
     public convenience init(sequence: MusicSequence, soundFontPaths: [String], options: RenderOptions) throws(RenderError) {
         let fonts: SharedSoundFonts
         do throws(SoundFontError) {
-            fonts = try SharedSoundFonts(paths: options.sampler.fontLoadOrder(soundFontPaths))
+            fonts = try SharedSoundFonts(paths: options.sampler.fontLoadOrder(soundFontPaths), engine: options.sampler.engine)
         } catch {
             throw .soundFont(error)
         }

@@ -19,8 +19,10 @@ import SoundFontFile
 /// other threads are queued and applied at the next block; loading a font while the engine runs makes
 /// the sampler play silence until it is loaded (the render thread never waits for it).
 ///
-/// With `SamplerSettings.engine` `.seqplay`, seqplay's own `SoundFontEngine` plays instead (FluidSynth
-/// still loads the fonts, for the presets and the rest of this API): each scheduled event is applied
+/// With `SamplerSettings.engine` `.seqplay`, seqplay's own `SoundFontEngine` plays instead (fonts shared
+/// through `SharedSoundFonts(paths:engine:)` are loaded by the engine alone, which answers `soundFonts`,
+/// `presets` and `program(onChannel:)`; a font given to `loadSoundFont(at:)` is also loaded by FluidSynth,
+/// for the font-stack API live hosts use): each scheduled event is applied
 /// on its own sample (the source's `nextEventSampleTime`), not on the 64-frame grid; live MIDI starts
 /// at the next render call. It plays one font, dry, and leaves out what it does not have yet (the
 /// control thread's queue, mutes, forced programs, reverb and chorus).
@@ -45,6 +47,8 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     private var engineGain: Float
     /// Why the seqplay engine cannot play the fonts given (`prepare` throws it).
     private var engineFontError: SoundFontError?
+    /// The fonts only the engine loaded (`SharedSoundFonts` made for it), with the ids FluidSynth would give them.
+    private var engineOnlyFonts: [SoundFontID] = []
 
     /// A sampler with no fonts loaded, made as `settings` say (`Synthesizer.init(settings:sampleRate:)`);
     /// load fonts, then `apply(settings)` for the rest. `sampleRate` is replaced by the engine's rate
@@ -77,6 +81,9 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     public func addSoundFonts(_ fonts: SharedSoundFonts) {
         synthesizer.addSoundFonts(fonts)
         guard usesSeqplayEngine else { return }
+        if fonts.isEngineOnly {
+            engineOnlyFonts = fonts.paths.enumerated().map { SoundFontID(id: $0.offset + 1, path: $0.element) }
+        }
         do throws(SoundFontError) {
             startEngine(playing: try fonts.engineBank())
         } catch {
@@ -108,10 +115,14 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     public func setBankOffset(_ offset: Int, of font: SoundFontID) { synthesizer.setBankOffset(offset, of: font) }
 
     /// The fonts loaded, oldest first.
-    public var soundFonts: [SoundFontID] { synthesizer.soundFonts }
+    public var soundFonts: [SoundFontID] { engineOnlyFonts.isEmpty ? synthesizer.soundFonts : engineOnlyFonts }
 
     /// Every preset of every loaded font, by bank, program, then priority.
-    public var presets: [Preset] { synthesizer.presets }
+    public var presets: [Preset] {
+        guard let font = engineOnlyFonts.last, let engineBank else { return synthesizer.presets }
+        return engineBank.hydra.presets.map { Preset(bank: $0.bank, program: $0.program, name: $0.name, soundFont: font) }
+            .sorted { ($0.bank, $0.program) < ($1.bank, $1.program) }
+    }
 
     /// Makes `channel` play `program` from `bank` (see `Synthesizer.selectProgram`).
     public func selectProgram(_ program: UInt8, bank: Int = 0, channel: UInt8 = 0) throws(SynthesizerError) {
@@ -124,7 +135,10 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     }
 
     /// The preset `channel` plays now.
-    public func program(onChannel channel: UInt8) -> ChannelProgram? { synthesizer.program(onChannel: channel) }
+    public func program(onChannel channel: UInt8) -> ChannelProgram? {
+        guard let font = engineOnlyFonts.last, let soundFontEngine else { return synthesizer.program(onChannel: channel) }
+        return soundFontEngine.program(onChannel: Int(channel)).map { ChannelProgram(soundFontID: font.id, bank: $0.bank, program: $0.program) }
+    }
 
     /// Applies polyphony, gain, interpolation, reverb/chorus, drum channels, channel fonts and forced
     /// programs (see `Synthesizer.apply(_:)`).

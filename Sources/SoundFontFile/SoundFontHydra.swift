@@ -1,16 +1,17 @@
 /// The whole "hydra" of a SoundFont 2 file (SoundFont 2.04, section 7) and its sample data, read by
 /// bounds-checked code on top of `SoundFontStructure`: presets and instruments with their zones
 /// (generator and modulator lists, the global zone apart), sample headers, and every sample point as
-/// `Float` in [-1, 1). It is what a synthesis engine plays from; `SoundFontContents` is the cheap summary.
+/// the file holds it. It is what a synthesis engine plays from; `SoundFontContents` is the cheap summary.
 ///
 /// Every index in the tables is checked (bags against their tables, generators and modulators against
 /// theirs, instrument and sample references, sample points against the sample data): a hostile or
 /// truncated file throws a `SoundFontError`, never traps.
 ///
-/// Samples are kept as `Float` (16-bit points divided by 32768, or 24-bit points with `sm24` divided by
-/// 8388608): one layout for both depths and no conversion in the voice loop, at twice the memory of
-/// 16-bit integers. SF3 fonts (Ogg Vorbis samples) are decoded at load by the decoder the caller gives
-/// (this module links no codec; `SoundFontBank(path:)` passes libsndfile's); without one they are refused.
+/// Samples are kept as FluidSynth keeps them: 16-bit integers (`sampleData`), plus the low byte of each
+/// point (`sampleLowBytes`) only when the font has `sm24`; the engine converts a point to `Float` as it
+/// interpolates (half the memory of keeping floats). SF3 fonts (Ogg Vorbis samples) are decoded to 16 bits
+/// at load by the decoder the caller gives (this module links no codec; `SoundFontBank(path:)` passes
+/// libsndfile's); without one they are refused.
 public struct SoundFontHydra: Sendable {
     /// One generator of a zone: its SoundFont operator number and its 16-bit amount.
     public struct Generator: Sendable, Equatable {
@@ -93,14 +94,16 @@ public struct SoundFontHydra: Sendable {
     public let presets: [Preset]
     public let instruments: [Instrument]
     public let samples: [SampleHeader]
-    /// Every sample point of the font as a float in [-1, 1).
-    public let sampleData: [Float]
+    /// Every sample point of the font as a 16-bit integer (the high 16 bits of a 24-bit point).
+    public let sampleData: [Int16]
+    /// The low 8 bits of every point when the font carried `sm24` (24-bit points), else empty.
+    public let sampleLowBytes: [UInt8]
     /// True when the font carried `sm24` and the points have 24 bits.
-    public let has24BitSamples: Bool
+    public var has24BitSamples: Bool { !sampleLowBytes.isEmpty }
 
     /// Reads the whole font at `path`, sample data included. `decodeCompressedSample` turns an SF3 sample's
-    /// bytes (an Ogg Vorbis stream) into its points in [-1, 1), nil when they cannot be decoded.
-    public init(path: String, decodeCompressedSample: ((UnsafeRawBufferPointer) -> [Float]?)? = nil) throws(SoundFontError) {
+    /// bytes (an Ogg Vorbis stream) into its 16-bit points, nil when they cannot be decoded.
+    public init(path: String, decodeCompressedSample: ((UnsafeRawBufferPointer) -> [Int16]?)? = nil) throws(SoundFontError) {
         let structure = try SoundFontStructure(path: path)
         func fail(_ reason: String) -> SoundFontError { SoundFontError(path: path, problem: .unreadable(reason)) }
         let names = SoundFontStructure.pdtaRecordSizes.map(\.name)
@@ -190,41 +193,27 @@ public struct SoundFontHydra: Sendable {
         }
 
         // The sample data: 16-bit little-endian points, plus the low bytes of sm24 when it matches smpl.
-        let useSM24 = sm24.map { $0.size >= points } ?? false
-        let raw = try structure.data(of: [smpl] + (useSM24 ? [sm24!] : []))
-        var floats = [Float](repeating: 0, count: points)
-        raw[0].withUnsafeBufferPointer { bytes in
-            floats.withUnsafeMutableBufferPointer { out in
-                if useSM24 {
-                    raw[1].withUnsafeBufferPointer { low in
-                        for i in 0..<points {
-                            let high = Int32(Int16(bitPattern: UInt16(bytes[2 * i]) | UInt16(bytes[2 * i + 1]) << 8))
-                            out[i] = Float(high << 8 | Int32(low[i])) / 8_388_608
-                        }
-                    }
-                } else {
-                    for i in 0..<points {
-                        out[i] = Float(Int16(bitPattern: UInt16(bytes[2 * i]) | UInt16(bytes[2 * i + 1]) << 8)) / 32768
-                    }
-                }
-            }
-        }
+        // An SF3 font's smpl chunk is bytes (Ogg Vorbis streams between 16-bit samples), decoded sample by sample.
         if let decode = decodeCompressedSample, samples.contains(where: { $0.type & 0x10 != 0 }) {
-            (samples, floats) = try Self.decoded(samples, smpl: raw[0], points: floats, decode: decode, fail: fail)
+            let bytes = try structure.points(of: smpl, count: smpl.size, as: UInt8.self)
+            (samples, sampleData) = try Self.decoded(samples, smpl: bytes, decode: decode, fail: fail)
+            sampleLowBytes = []
+        } else {
+            sampleData = try structure.points(of: smpl, count: points, as: Int16.self)
+            let useSM24 = sm24.map { $0.size >= points } ?? false
+            sampleLowBytes = useSM24 ? try structure.points(of: sm24!, count: points, as: UInt8.self) : []
         }
         self.presets = presets
         self.instruments = instruments
         self.samples = samples
-        self.sampleData = floats
-        self.has24BitSamples = useSM24
     }
 
     /// The sample data of an SF3 font: each sample's points in turn (a compressed one decoded, an
-    /// uncompressed one copied from `points`), and the headers moved onto them.
-    private static func decoded(_ headers: [SampleHeader], smpl: [UInt8], points: [Float], decode: (UnsafeRawBufferPointer) -> [Float]?,
-                                fail: (String) -> SoundFontError) throws(SoundFontError) -> ([SampleHeader], [Float]) {
+    /// uncompressed one read from the bytes), and the headers moved onto them.
+    private static func decoded(_ headers: [SampleHeader], smpl: [UInt8], decode: (UnsafeRawBufferPointer) -> [Int16]?,
+                                fail: (String) -> SoundFontError) throws(SoundFontError) -> ([SampleHeader], [Int16]) {
         var samples = headers
-        var data: [Float] = []
+        var data: [Int16] = []
         for (index, header) in headers.enumerated() {
             let base = data.count
             var moved = header
@@ -235,7 +224,9 @@ public struct SoundFontHydra: Sendable {
                 moved.loopStart = base + header.loopStart
                 moved.loopEnd = base + header.loopEnd
             } else if header.type & 0x8000 == 0 {
-                data += points[header.start..<header.end]
+                for point in header.start..<header.end {
+                    data.append(Int16(bitPattern: UInt16(smpl[2 * point]) | UInt16(smpl[2 * point + 1]) << 8))
+                }
                 moved.loopStart = header.loopStart - header.start + base
                 moved.loopEnd = header.loopEnd - header.start + base
             }

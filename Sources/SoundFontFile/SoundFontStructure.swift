@@ -83,6 +83,34 @@ public struct SoundFontStructure: Sendable {
         }
         return result
     }
+
+    /// The first `count` points of `chunk` (which holds at least that many) read straight into an array of `T`
+    /// (`Int16` for `smpl`, `UInt8` for `sm24` or SF3 bytes), without an intermediate copy of the bytes: the
+    /// sample data is most of a font. Points are little-endian in the file; `T(littleEndian:)` makes them native.
+    func points<T: FixedWidthInteger>(of chunk: Chunk, count: Int, as _: T.Type) throws(SoundFontError) -> [T] {
+        let file = try ChunkFile(path: path)
+        defer { file.close() }
+        var failure: SoundFontError?
+        let points = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            var done = 0
+            while done < raw.count {
+                let read = pread(file.descriptor, raw.baseAddress! + done, raw.count - done, off_t(chunk.dataOffset + done))
+                if read < 0 && errno == EINTR { continue }
+                guard read > 0 else {
+                    failure = read < 0 ? file.fail(.unreadable(String(cString: strerror(errno))))
+                        : file.fail(.truncated(declared: chunk.dataOffset + chunk.size, actual: file.size))
+                    break
+                }
+                done += read
+            }
+            if failure != nil { raw.initializeMemory(as: UInt8.self, repeating: 0) }
+            for i in 0..<count { buffer[i] = T(littleEndian: buffer[i]) }
+            initialized = count
+        }
+        if let failure { throw failure }
+        return points
+    }
 }
 
 /// A file opened for reading chunk headers and data at offsets; every failure names the file.
@@ -111,6 +139,9 @@ private final class ChunkFile {
     }
 
     func close() { try? handle.close() }
+
+    /// The file's descriptor, for reads straight into memory.
+    var descriptor: Int32 { handle.fileDescriptor }
 
     func fail(_ problem: SoundFontError.Problem) -> SoundFontError {
         SoundFontError(path: path, problem: problem)

@@ -38,6 +38,13 @@ extension SoundFontEngine {
         for channel in 0..<16 { apply(.controlChange(channel: channel, controller: controller, value: 0)) }
     }
 
+    /// The bank and program `channel` (0...15) plays, as its bank selects and program changes left them;
+    /// nil when the bank has no preset for them. Read it between renders.
+    public func program(onChannel channel: Int) -> (bank: Int, program: Int)? {
+        guard (0..<16).contains(channel), channels[channel].preset >= 0 else { return nil }
+        return (channels[channel].bank, channels[channel].program)
+    }
+
     /// A system reset: every voice silenced, every channel's controllers, program and bank as at start.
     public func reset() {
         for v in 0..<polyphony { voices[v].active = false }

@@ -52,7 +52,7 @@ extension SoundFontEngine {
 
     /// Interpolates (4 points), scales by the ramping amplitude and filters up to `count` samples of
     /// voice `v` into `scratch`; returns how many it made (fewer when the sample ends).
-    func synthesize(_ v: Int, count: Int, data: UnsafePointer<Float>) -> Int {
+    func synthesize<Points: SamplePoints>(_ v: Int, count: Int, data: Points) -> Int {
         let voice = voices + v
         let out = scratch
         var phase = voice.pointee.phase

@@ -122,16 +122,23 @@ public final class SoundFontEngine {
 
     func renderVoices(from start: Int, count: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
         guard count > 0 else { return }
-        // The bank's sample points, read in place through a plain pointer for the whole call (no copy,
-        // no bounds checks in the voice loop): the array is immutable while the bank lives.
-        bank.hydra.sampleData.withUnsafeBufferPointer { points in
-            guard let data = points.baseAddress else { return }
-            renderVoices(from: start, count: count, data: data, left: left, right: right)
+        // The bank's sample points, read in place through plain pointers for the whole call (no copy,
+        // no bounds checks in the voice loop): the arrays are immutable while the bank lives. The voice
+        // loop is specialised for 16- and 24-bit points.
+        bank.hydra.sampleData.withUnsafeBufferPointer { high in
+            guard let high = high.baseAddress else { return }
+            if bank.hydra.has24BitSamples {
+                bank.hydra.sampleLowBytes.withUnsafeBufferPointer { low in
+                    renderVoices(from: start, count: count, data: SamplePoints24(high: high, low: low.baseAddress!), left: left, right: right)
+                }
+            } else {
+                renderVoices(from: start, count: count, data: SamplePoints16(high: high), left: left, right: right)
+            }
         }
     }
 
-    func renderVoices(from start: Int, count: Int, data: UnsafePointer<Float>, left: UnsafeMutablePointer<Float>,
-                              right: UnsafeMutablePointer<Float>) {
+    func renderVoices<Points: SamplePoints>(from start: Int, count: Int, data: Points, left: UnsafeMutablePointer<Float>,
+                                            right: UnsafeMutablePointer<Float>) {
         for v in 0..<polyphony where voices[v].active {
             var done = 0
             while done < count && voices[v].active {

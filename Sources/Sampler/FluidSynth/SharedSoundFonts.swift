@@ -10,6 +10,10 @@ import SoundFontFile
 ///
 /// FluidSynth's fonts are read-only while synthesizers play them (presets, zones and sample data);
 /// the fonts stay loaded as long as this object and every synthesizer given them exist.
+///
+/// Made for seqplay's engine (`init(paths:engine:)` with `.seqplay`), the fonts are read once into the
+/// engine's `SoundFontBank` and not loaded into FluidSynth at all (the engine answers for its presets):
+/// the sample data is held once, not twice.
 public final class SharedSoundFonts: @unchecked Sendable {
     /// The files, in load order (later ones take priority).
     public let paths: [String]
@@ -18,23 +22,44 @@ public final class SharedSoundFonts: @unchecked Sendable {
 
     /// Loads `paths` in order, each checked as `Synthesizer.loadSoundFont(at:)` does.
     public init(paths: [String]) throws(SoundFontError) {
+        let loaded = try Self.load(paths, engine: .fluidsynth)
+        holder = loaded.holder; fonts = loaded.fonts; bank = loaded.bank
+        self.paths = paths
+        isEngineOnly = false
+    }
+
+    /// Loads `paths` for samplers playing through `engine`: into FluidSynth in order, each checked as
+    /// `Synthesizer.loadSoundFont(at:)` does; for `.seqplay`, into the engine's bank only.
+    public init(paths: [String], engine: SamplerSettings.Engine) throws(SoundFontError) {
+        let loaded = try Self.load(paths, engine: engine)
+        holder = loaded.holder; fonts = loaded.fonts; bank = loaded.bank
+        self.paths = paths
+        isEngineOnly = engine == .seqplay
+    }
+
+    /// The holder with `paths` loaded into FluidSynth (nothing for `.seqplay`), its fonts, and the engine's bank for `.seqplay`.
+    private static func load(_ paths: [String], engine: SamplerSettings.Engine) throws(SoundFontError)
+        -> (holder: Synthesizer, fonts: [(pointer: OpaquePointer, id: SoundFontID)], bank: SoundFontBank?) {
         let holder: Synthesizer
         do throws(SynthesizerError) {
             holder = try Synthesizer(settings: SamplerSettings(reverb: .init(isEnabled: false), chorus: .init(isEnabled: false)))
         } catch {
             throw SoundFontError(path: paths.first ?? "", problem: .rejectedByFluidSynth(reason: "\(error)"))
         }
+        if engine == .seqplay { return (holder, [], try SoundFontBank(onlyFontOf: paths)) }
         for path in paths { try holder.loadSoundFont(at: path) }
-        self.holder = holder
-        self.paths = paths
         // Looked up once here: synthesizers on several threads take them at once, and each
         // fluid_synth_* call enters the holder's API (an unguarded counter and queue).
-        fonts = holder.withSynthBetweenCycles {
+        let fonts = holder.withSynthBetweenCycles {
             holder.soundFonts.compactMap { font in
                 fluid_synth_get_sfont_by_id(holder.synth, Int32(font.id)).map { ($0, font) }
             }
         }
+        return (holder, fonts, nil)
     }
+
+    /// True when the fonts were loaded for seqplay's engine alone (FluidSynth holds none of them).
+    public let isEngineOnly: Bool
 
     /// The fonts in load order, with the IDs a synthesizer that loaded them itself would give them.
     fileprivate let fonts: [(pointer: OpaquePointer, id: SoundFontID)]
