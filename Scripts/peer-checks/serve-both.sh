@@ -24,21 +24,17 @@ grep -q "network session at 127.0.0.1:$port" "$out/serve-both.err" && [ -n "$in1
     && pass "serve --network --ports 2: ports $in1 $in2 and the network session at 127.0.0.1:$port in one process" \
     || fail "serve --network --ports 2 did not announce both inputs"
 
-# The peer must still be there when aconnect -l runs (a loaded host makes each guest process start take seconds):
-# it plays its phrase and leaves only after the go-ahead file, written once aconnect -l has run.
-rm -f "$out/serve-both-go"
-"$probe" send --connect 127.0.0.1:$port --notes 4 --sync 2 --stay 2 --timeout 120 --go-when "$out/serve-both-go" \
-    >"$out/serve-both-probe.out" 2>&1 & probe_pid=$!
-wait_up_to "$out/serve-both.err" "is ALSA port" 120 || fail "no ALSA port announced for the peer"
+# --stay 8: the peer must still be there when aconnect -l runs (a loaded host makes each guest process start take seconds).
+"$probe" send --connect 127.0.0.1:$port --notes 4 --sync 2 --stay 8 >"$out/serve-both-probe.out" 2>&1 & probe_pid=$!
+wait_up_to "$out/serve-both.err" "is ALSA port" 60 || fail "no ALSA port announced for the peer"
 peer_port=$(sed -nE "s/.*network peer 'seqplay probe' is ALSA port ([0-9]+:[0-9]+).*/\1/p" "$out/serve-both.err")
 aconnect -l >"$out/serve-both-aconnect.txt"
 grep -A20 "^client ${peer_port%%:*}: 'seqplay serve network'" "$out/serve-both-aconnect.txt" | grep -qE "^ +${peer_port##*:} 'seqplay probe *'" \
     && grep -qE "^client ${in1%%:*}: 'seqplay serve'" "$out/serve-both-aconnect.txt" \
     && pass "the network peer is port $peer_port of 'seqplay serve network' beside the input ports of 'seqplay serve'" \
     || { fail "aconnect -l does not show the peer's port beside the input ports"; cat "$out/serve-both-aconnect.txt"; }
-touch "$out/serve-both-go"
 wait $probe_pid; echo "probe exit status $?"
-wait_up_to "$out/serve-both.err" "of network peer 'seqplay probe' removed" 60 || fail "the peer's port was not removed"
+wait_up_to "$out/serve-both.err" "of network peer 'seqplay probe' removed" 30 || fail "the peer's port was not removed"
 sleep 1
 aconnect "$virmidi0" "$in1"; amidi -p hw:VirMIDI,0 -S 'C0 13'; sleep 0.3
 amidi -p hw:VirMIDI,0 -S '90 43 7F'; sleep 1.5
