@@ -1,7 +1,7 @@
 import Sampler
 
-/// What a face asks a sound module to do (`SoundModuleControl.perform`). Channels are numbered
-/// 1...16 here (the FluidSynth shell's 0-based channels are converted by the shell face).
+/// What a face asks a sound module to do (`SoundModuleControl.perform`). Channels are 0...15 here, as
+/// everywhere in code (`MIDIChannel`); the faces that show them 1...16 (OSC, HTTP) convert at their edge.
 public enum ControlCommand: Sendable, Equatable {
     /// A program change on `channel`; with `bank`, the preset `bank`/`program` of the highest-priority
     /// font that has it (an error if none has), without, a MIDI program change in the channel's bank.
@@ -48,7 +48,7 @@ public enum ControlCommand: Sendable, Equatable {
 
 /// Why a `ControlCommand` was refused; its description is the one line a face answers with.
 public enum ControlError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// A channel outside 1...16.
+    /// A channel outside 0...15 (its description names it 1-based, as a person reads it).
     case noSuchChannel(Int)
     /// A value outside its range (name, the value as given, the range).
     case outOfRange(name: String, value: String, range: String)
@@ -65,7 +65,7 @@ public enum ControlError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .noSuchChannel(let channel): return "no channel \(channel) (channels are 1-16)"
+        case .noSuchChannel(let channel): return "no channel \(channel &+ 1) (channels are 1-16)"
         case .outOfRange(let name, let value, let range): return "\(name) \(value) is out of range (\(range))"
         case .noSuchPreset(let bank, let program): return "no loaded SoundFont has bank \(bank) program \(program)"
         case .noSuchFont(let id): return "no SoundFont with id \(id) is loaded"

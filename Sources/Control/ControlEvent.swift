@@ -17,7 +17,8 @@ public enum ControlEvent: Sendable, Equatable, Encodable {
     case panic
     /// A system reset (the channels' new state follows as `.channel` events).
     case reset
-    /// A note played through a face (`noteOn`/`noteOff`; velocity 0: its end), for meters. Not state.
+    /// A note played through a face (`noteOn`/`noteOff`; velocity 0: its end), for meters. Not state. The channel is
+    /// 0...15 (1...16 in JSON).
     case note(channel: Int, key: Int, velocity: Int)
 
     /// The event's name in JSON (`{"type": "channel", "channel": {…}}`).
@@ -56,7 +57,7 @@ public enum ControlEvent: Sendable, Equatable, Encodable {
         case .panic, .reset: break
         case .note(let channel, let key, let velocity):
             var note = c.nestedContainer(keyedBy: NoteKeys.self, forKey: .note)
-            try note.encode(channel, forKey: .channel)
+            try note.encode(channel &+ 1, forKey: .channel)  // 1...16 in JSON
             try note.encode(key, forKey: .key)
             try note.encode(velocity, forKey: .velocity)
         }

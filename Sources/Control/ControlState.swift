@@ -23,7 +23,7 @@ public struct ControlState: Codable, Equatable, Sendable {
     /// The recording being written, if any.
     public var recording: RecordingState?
 
-    public init(channels: [ChannelState] = (1...16).map { ChannelState(channel: $0) }, fonts: [FontState] = [], gain: Double = 0.2,
+    public init(channels: [ChannelState] = (0...15).map { ChannelState(channel: $0) }, fonts: [FontState] = [], gain: Double = 0.2,
                 reverb: SamplerSettings.Reverb = .defaults, chorus: SamplerSettings.Chorus = .defaults, inputs: [InputState] = [],
                 song: SongState? = nil, recording: RecordingState? = nil) {
         self.channels = channels; self.fonts = fonts; self.gain = gain; self.reverb = reverb; self.chorus = chorus
@@ -57,9 +57,9 @@ public struct ControlState: Codable, Equatable, Sendable {
         return (try? encoder.encode(self)) ?? Data("{}".utf8)
     }
 
-    /// The channel numbered `number` (1...16), if there is one.
-    public func channel(_ number: Int) -> ChannelState? {
-        channels.first { $0.channel == number }
+    /// Channel `channel` (0...15), if there is one.
+    public func channel(_ channel: Int) -> ChannelState? {
+        channels.first { $0.channel == channel }
     }
 }
 
@@ -72,11 +72,11 @@ extension KeyedEncodingContainer {
 }
 
 /// One MIDI channel of a `ControlState`: the preset it plays and its mixer settings, as the user sees
-/// them (the state file, the faces' JSON: channels 1...16). Not `MIDIChannelStates` (`NetworkMIDI`):
+/// them (the state file, the faces' JSON). Not `MIDIChannelStates` (`NetworkMIDI`):
 /// that is the MIDI state the recovery journal protects (every note, controller and pitch wheel of 16
 /// channels), which a sound module's control does not show.
 public struct ChannelState: Codable, Equatable, Sendable {
-    /// 1...16.
+    /// 0...15, as everywhere in code; the JSON (state file, faces) numbers it 1...16, as a person reads it.
     public var channel: Int
     /// 0...127.
     public var program: Int
@@ -103,7 +103,7 @@ public struct ChannelState: Codable, Equatable, Sendable {
 
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        channel = try c.decode(Int.self, forKey: .channel)
+        channel = try c.decode(Int.self, forKey: .channel) &- 1  // 1...16 in JSON
         program = try c.decodeIfPresent(Int.self, forKey: .program) ?? 0
         bank = try c.decodeIfPresent(Int.self, forKey: .bank) ?? 0
         name = try c.decodeIfPresent(String.self, forKey: .name)
@@ -115,7 +115,7 @@ public struct ChannelState: Codable, Equatable, Sendable {
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encodeEvery([(.channel, channel), (.program, program), (.bank, bank), (.name, name), (.volume, volume), (.pan, pan),
+        try c.encodeEvery([(.channel, channel &+ 1), (.program, program), (.bank, bank), (.name, name), (.volume, volume), (.pan, pan),
                            (.mute, mute), (.font, font)])
     }
 }

@@ -49,7 +49,7 @@ public final class ControlStateFile: @unchecked Sendable {
         do {
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
             let state = try JSONDecoder().decode(ControlState.self, from: data)
-            guard state.channels.allSatisfy({ (1...16).contains($0.channel) }) else {
+            guard state.channels.allSatisfy({ (0...15).contains($0.channel) }) else {
                 throw CocoaError(.coderInvalidValue)
             }
             lastWritten = data

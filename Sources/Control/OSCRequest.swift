@@ -102,7 +102,8 @@ public enum OSCRequest: Equatable, Sendable {
         guard parts.count == 3, parts[parts.startIndex] == "channel" else { throw fail("no such address") }
         let what = parts[parts.startIndex + 2]
         let numberText = parts[parts.startIndex + 1]
-        guard numberText.count <= 3, let channel = Int(numberText) else { throw fail("channel \(numberText.prefix(16)) is not a number") }
+        guard numberText.count <= 3, let number = Int(numberText) else { throw fail("channel \(numberText.prefix(16)) is not a number") }
+        let channel = number - 1  // the address's N is 1...16
         switch what {
         case "program":
             return .perform(.program(channel: channel, program: try integer(0), bank: a.count > 1 ? try integer(1) : nil))
@@ -153,7 +154,7 @@ public enum OSCRequest: Equatable, Sendable {
 
     /// A channel's program (program, bank, name), volume and pan (0.0-1.0) and mute.
     public static func messages(for channel: ChannelState) -> [OSCMessage] {
-        let prefix = "/seqplay/channel/\(channel.channel)/"
+        let prefix = "/seqplay/channel/\(channel.channel + 1)/"
         return [OSCMessage(prefix + "program", [.int32(Int32(clamping: channel.program)), .int32(Int32(clamping: channel.bank)),
                                                 .string(channel.name ?? "")]),
                 OSCMessage(prefix + "volume", [.float(Float(channel.volume) / 127)]),

@@ -115,7 +115,7 @@ public enum ShellRequest: Equatable, Sendable {
         func channel(_ index: Int) throws(ShellError) -> Int {
             let value = try number(a[index], "channel")
             guard (0...15).contains(value) else { throw ShellError("\(name): channel \(a[index].prefix(32)) is out of range (0-15)") }
-            return value + 1
+            return value
         }
         func number(_ word: Substring, _ what: String) throws(ShellError) -> Int {
             guard word.count <= 12, let value = Int(word) else { throw ShellError("\(name): \(what) \(word.prefix(32)) is not a number") }

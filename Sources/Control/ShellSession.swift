@@ -48,9 +48,9 @@ public struct ShellSession: Sendable {
         case .channels(let verbose):
             control.settle()
             let lines = control.state.channels.map { channel -> String in
-                guard let name = channel.name, let font = channel.font else { return "chan \(channel.channel - 1), no preset\n" }
-                return verbose ? "chan \(channel.channel - 1), sfont \(font), bank \(channel.bank), preset \(channel.program), \(name)\n"
-                               : "chan \(channel.channel - 1), \(name)\n"
+                guard let name = channel.name, let font = channel.font else { return "chan \(channel.channel), no preset\n" }
+                return verbose ? "chan \(channel.channel), sfont \(font), bank \(channel.bank), preset \(channel.program), \(name)\n"
+                               : "chan \(channel.channel), \(name)\n"
             }
             return (lines.joined(), false)
         case .load(let path, let bankOffset):

@@ -2,10 +2,10 @@ import Sampler
 
 /// The checks a command's numbers pass before anything is queued, each failure named as the faces word it.
 extension SoundModuleControl {
-    /// `channel` (1...16) as FluidSynth's 0-based channel.
+    /// `channel`, checked to be one of 0...15.
     static func channelIndex(_ channel: Int) throws(ControlError) -> UInt8 {
-        guard (1...16).contains(channel) else { throw .noSuchChannel(channel) }
-        return UInt8(channel - 1)
+        guard (0...15).contains(channel) else { throw .noSuchChannel(channel) }
+        return UInt8(channel)
     }
 
     static func checked(_ value: Int, _ name: String, _ range: ClosedRange<Int>) throws(ControlError) -> Int {

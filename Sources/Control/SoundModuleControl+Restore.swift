@@ -13,7 +13,7 @@ extension SoundModuleControl {
             do { _ = try loadFont(at: font.path) } catch { problems.append("\(error)") }
         }
         let fonts = state.fonts
-        for channel in saved.channels where (1...16).contains(channel.channel) {
+        for channel in saved.channels where (0...15).contains(channel.channel) {
             if let savedFont = channel.font, let path = saved.fonts.first(where: { $0.id == savedFont })?.path,
                let font = fonts.last(where: { $0.path == path }),
                (try? performWithoutWaiting(.select(channel: channel.channel, font: font.id, bank: channel.bank,
@@ -22,13 +22,13 @@ extension SoundModuleControl {
                 do {
                     try performWithoutWaiting(.program(channel: channel.channel, program: channel.program, bank: channel.bank))
                 } catch {
-                    problems.append("channel \(channel.channel): \(error)")
+                    problems.append("channel \(channel.channel + 1): \(error)")
                 }
             }
             for command in [ControlCommand.volume(channel: channel.channel, value: channel.volume),
                             .pan(channel: channel.channel, value: channel.pan),
                             .mute(channel: channel.channel, muted: channel.mute)] {
-                do { try performWithoutWaiting(command) } catch { problems.append("channel \(channel.channel): \(error)") }
+                do { try performWithoutWaiting(command) } catch { problems.append("channel \(channel.channel + 1): \(error)") }
             }
         }
         for command in [ControlCommand.gain(saved.gain), .reverb(saved.reverb), .chorus(saved.chorus)] {

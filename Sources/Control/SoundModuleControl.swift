@@ -115,7 +115,7 @@ public final class SoundModuleControl: @unchecked Sendable {
     }
 
     func channelState(_ index: Int, from status: ChannelStatusTable.Channel, mute: Bool) -> ChannelState {
-        ChannelState(channel: index + 1, program: status.program, bank: status.bank,
+        ChannelState(channel: index, program: status.program, bank: status.bank,
                      name: presetName(font: status.font, bank: status.bank, program: status.program),
                      volume: status.volume, pan: status.pan, mute: mute, font: status.font)
     }

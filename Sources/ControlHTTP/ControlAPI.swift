@@ -53,11 +53,11 @@ struct ControlAPI: HTTPHandler {
             return APIResponse.data(control.state.jsonData(), status: .ok)
         case "api/channels/:id":
             try allow(method, [.POST])
-            guard let channel = Int(parts[2]), (1...16).contains(channel) else {
+            guard let number = Int(parts[2]), (1...16).contains(number) else {
                 throw .notFound("no channel \(JSONFields.quoted(parts[2])) (channels are 1-16)")
             }
             var fields = try await APIBody.object(request)
-            try await changeChannel(channel, &fields)
+            try await changeChannel(number - 1, &fields)
             return stateResponse()
         case "api/fonts":
             if method == .GET { return APIResponse.encoded(["fonts": control.state.fonts]) }

@@ -30,7 +30,7 @@ final class EventStream: WSMessageHandler, @unchecked Sendable {
         subscription = control.subscribe { [weak self] event in
             if case .note(let channel, let key, let velocity) = event {
                 // A face's note (shell noteon, OSC note) moves the strip meters as an input's does.
-                self?.broadcast(#"{"notes":[{"channel":\#(channel),"key":\#(key),"velocity":\#(velocity)}],"type":"notes"}"#)
+                self?.broadcast(#"{"notes":[{"channel":\#(channel + 1),"key":\#(key),"velocity":\#(velocity)}],"type":"notes"}"#)
                 return
             }
             guard let self, let text = Self.json(event) else { return }
@@ -98,7 +98,7 @@ final class EventStream: WSMessageHandler, @unchecked Sendable {
         let notes = monitor.takeNotes()
         guard clientCount > 0 else { return }
         if !notes.isEmpty {
-            let list = notes.map { #"{"channel":\#($0.channel),"key":\#($0.key),"velocity":\#($0.velocity)}"# }
+            let list = notes.map { #"{"channel":\#($0.channel + 1),"key":\#($0.key),"velocity":\#($0.velocity)}"# }
             broadcast(#"{"notes":[\#(list.joined(separator: ","))],"type":"notes"}"#)
         }
         let levels = monitor.peakLevels().map { ($0 * 10).rounded() / 10 }

@@ -29,7 +29,7 @@ public final class SoundMonitor: @unchecked Sendable {
 
     /// One note the samplers played: a note-on (velocity > 0) or its end (velocity 0).
     struct Note: Equatable, Sendable {
-        /// 1...16.
+        /// 0...15 (the events' JSON shows it 1...16).
         var channel: Int
         var key: Int
         var velocity: Int
@@ -40,7 +40,7 @@ public final class SoundMonitor: @unchecked Sendable {
         var notes: [Note] = []
         for watcher in watchers {
             while notes.count < limit, let event = watcher.queue.removeFirst() {
-                notes.append(Note(channel: Int(event.channel) + 1, key: Int(event.key), velocity: Int(event.velocity)))
+                notes.append(Note(channel: Int(event.channel), key: Int(event.key), velocity: Int(event.velocity)))
             }
         }
         return notes

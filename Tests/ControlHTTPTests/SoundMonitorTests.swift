@@ -53,7 +53,7 @@ final class SoundMonitorTests: XCTestCase {
         var notes: [SoundMonitor.Note] = []
         while case let taken = monitor.takeNotes(limit: 100), !taken.isEmpty { notes += taken }
         XCTAssertEqual(notes.count, Self.events.count, "every note-on and note-off")
-        XCTAssertEqual(notes.first, SoundMonitor.Note(channel: 1, key: 40, velocity: 100))
+        XCTAssertEqual(notes.first, SoundMonitor.Note(channel: 0, key: 40, velocity: 100))
         XCTAssertEqual(notes.filter { $0.velocity == 0 }.count, Self.events.count / 2)
         let levels = monitor.peakLevels()
         XCTAssertEqual(levels.count, 2)

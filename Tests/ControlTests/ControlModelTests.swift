@@ -49,17 +49,17 @@ final class ControlModelTests: XCTestCase {
         let subscription = control.subscribe { events.append($0) }
         defer { subscription.cancel() }
 
-        XCTAssertEqual(control.state.channels.map(\.channel), Array(1...16))
-        XCTAssertEqual(control.state.channel(10)?.name, "Standard")
-        XCTAssertEqual(control.state.channel(10)?.bank, 128)
-        try control.perform(.program(channel: 3, program: 19))
-        XCTAssertEqual(control.state.channel(3)?.name, "Church Organ", "in the state when perform returns")
+        XCTAssertEqual(control.state.channels.map(\.channel), Array(0...15))
+        XCTAssertEqual(control.state.channel(9)?.name, "Standard")
+        XCTAssertEqual(control.state.channel(9)?.bank, 128)
+        try control.perform(.program(channel: 2, program: 19))
+        XCTAssertEqual(control.state.channel(2)?.name, "Church Organ", "in the state when perform returns")
         XCTAssertEqual(rendering.sampler.program(onChannel: 2)?.program, 19, "the sampler plays it")
-        try control.perform(.volume(channel: 3, value: 90))
-        try control.perform(.mute(channel: 3, muted: true))
+        try control.perform(.volume(channel: 2, value: 90))
+        try control.perform(.mute(channel: 2, muted: true))
         try control.perform(.gain(0.5))
         try control.perform(.reverb(SamplerSettings.Reverb(isEnabled: false, roomSize: 0.7)))
-        XCTAssertEqual(control.state.channel(3), ChannelState(channel: 3, program: 19, bank: 0, name: "Church Organ", volume: 90, pan: 64,
+        XCTAssertEqual(control.state.channel(2), ChannelState(channel: 2, program: 19, bank: 0, name: "Church Organ", volume: 90, pan: 64,
                                                                mute: true, font: 1))
         XCTAssertEqual(control.state.gain, 0.5)
         let reverb = SamplerSettings.Reverb(isEnabled: false, roomSize: 0.7, damping: 0, width: 0.5, level: 0.9)
@@ -68,9 +68,9 @@ final class ControlModelTests: XCTestCase {
         XCTAssertFalse(rendering.sampler.reverbEnabled)
 
         // Refused commands change nothing and say why in one line.
-        for (command, message) in [(ControlCommand.program(channel: 17, program: 1), "no channel 17 (channels are 1-16)"),
-                                   (.program(channel: 1, program: 128), "program 128 is out of range (0-127)"),
-                                   (.program(channel: 1, program: 5, bank: 0), "no loaded SoundFont has bank 0 program 5"),
+        for (command, message) in [(ControlCommand.program(channel: 16, program: 1), "no channel 17 (channels are 1-16)"),
+                                   (.program(channel: 0, program: 128), "program 128 is out of range (0-127)"),
+                                   (.program(channel: 0, program: 5, bank: 0), "no loaded SoundFont has bank 0 program 5"),
                                    (.gain(.nan), "gain nan is out of range (0-10)"),
                                    (.unloadFont(id: 9), "no SoundFont with id 9 is loaded"),
                                    (.playSong(path: "x.mid"), "song playback is not available here"),
@@ -78,27 +78,27 @@ final class ControlModelTests: XCTestCase {
                                    (.chorus(SamplerSettings.Chorus(type: .triangle)), "changing the chorus waveform is not available here")] {
             XCTAssertThrowsError(try control.perform(command)) { XCTAssertEqual("\($0)", message) }
         }
-        XCTAssertEqual(control.state.channel(1)?.program, 0)
+        XCTAssertEqual(control.state.channel(0)?.program, 0)
         XCTAssertEqual(control.state.reverb, reverb)
         XCTAssertEqual(control.state.chorus, .defaults)
 
         // A program change arriving as MIDI (a keyboard's) reaches the state through the render thread.
         rendering.sampler.enqueue(.programChange(channel: 4, program: 40))
         let deadline = Date().addingTimeInterval(1)
-        while control.state.channel(5)?.name != "Violin", Date() < deadline { usleep(2_000) }
-        XCTAssertEqual(control.state.channel(5)?.name, "Violin")
+        while control.state.channel(4)?.name != "Violin", Date() < deadline { usleep(2_000) }
+        XCTAssertEqual(control.state.channel(4)?.name, "Violin")
 
         usleep(50_000)
         let seen = events.all
         XCTAssertTrue(seen.contains(.gain(0.5)))
         XCTAssertTrue(seen.contains(.reverb(reverb)))
         let channel3 = seen.compactMap { event -> ChannelState? in
-            if case .channel(let state) = event, state.channel == 3 { return state }
+            if case .channel(let state) = event, state.channel == 2 { return state }
             return nil
         }
         XCTAssertEqual(channel3.map(\.program), [19, 19, 19], "program, then volume, then mute, in order")
         XCTAssertEqual(channel3.last?.mute, true)
-        XCTAssertTrue(seen.contains { if case .channel(let state) = $0 { return state.channel == 5 && state.program == 40 }; return false })
+        XCTAssertTrue(seen.contains { if case .channel(let state) = $0 { return state.channel == 4 && state.program == 40 }; return false })
     }
 
     /// A shell connection that sends nothing for the idle limit is told so and closed, so idle
@@ -180,12 +180,12 @@ final class ControlModelTests: XCTestCase {
 
     func testShellLinesAndOSCMessagesMapToTheDocumentedCommands() {
         let lines: [(String, ShellRequest)] = [
-            ("prog 0 19", .perform(.program(channel: 1, program: 19))),
-            ("select 9 1 128 0", .perform(.select(channel: 10, font: 1, bank: 128, program: 0))),
-            ("cc 15 7 100", .perform(.controlChange(channel: 16, controller: 7, value: 100))),
-            ("noteon 0 60 100", .perform(.noteOn(channel: 1, key: 60, velocity: 100))),
-            ("noteoff 0 60", .perform(.noteOff(channel: 1, key: 60))),
-            ("pitch_bend 0 8192", .perform(.pitchBend(channel: 1, value: 8192))),
+            ("prog 0 19", .perform(.program(channel: 0, program: 19))),
+            ("select 9 1 128 0", .perform(.select(channel: 9, font: 1, bank: 128, program: 0))),
+            ("cc 15 7 100", .perform(.controlChange(channel: 15, controller: 7, value: 100))),
+            ("noteon 0 60 100", .perform(.noteOn(channel: 0, key: 60, velocity: 100))),
+            ("noteoff 0 60", .perform(.noteOff(channel: 0, key: 60))),
+            ("pitch_bend 0 8192", .perform(.pitchBend(channel: 0, value: 8192))),
             ("gain 0.5", .perform(.gain(0.5))),
             ("reverb 0 off", .perform(.reverb(SamplerSettings.Reverb(isEnabled: false)))),
             ("rev_setroomsize 0.4", .perform(.reverb(SamplerSettings.Reverb(roomSize: 0.4)))),
@@ -201,13 +201,13 @@ final class ControlModelTests: XCTestCase {
             XCTAssertEqual(try ShellRequest.parse(line[...]).get(), expected, line)
         }
         let messages: [(OSCMessage, OSCRequest)] = [
-            (OSCMessage("/seqplay/channel/1/program", [.int32(19)]), .perform(.program(channel: 1, program: 19))),
-            (OSCMessage("/seqplay/channel/2/program", [.int32(0), .int32(128)]), .perform(.program(channel: 2, program: 0, bank: 128))),
-            (OSCMessage("/seqplay/channel/3/volume", [.float(1)]), .perform(.volume(channel: 3, value: 127))),
-            (OSCMessage("/seqplay/channel/3/volume", [.int32(90)]), .perform(.volume(channel: 3, value: 90))),
-            (OSCMessage("/seqplay/channel/4/pan", [.float(0.5)]), .perform(.pan(channel: 4, value: 64))),
-            (OSCMessage("/seqplay/channel/5/mute", [.bool(true)]), .perform(.mute(channel: 5, muted: true))),
-            (OSCMessage("/seqplay/channel/6/note", [.int32(60), .int32(0)]), .perform(.noteOff(channel: 6, key: 60))),
+            (OSCMessage("/seqplay/channel/1/program", [.int32(19)]), .perform(.program(channel: 0, program: 19))),
+            (OSCMessage("/seqplay/channel/2/program", [.int32(0), .int32(128)]), .perform(.program(channel: 1, program: 0, bank: 128))),
+            (OSCMessage("/seqplay/channel/3/volume", [.float(1)]), .perform(.volume(channel: 2, value: 127))),
+            (OSCMessage("/seqplay/channel/3/volume", [.int32(90)]), .perform(.volume(channel: 2, value: 90))),
+            (OSCMessage("/seqplay/channel/4/pan", [.float(0.5)]), .perform(.pan(channel: 3, value: 64))),
+            (OSCMessage("/seqplay/channel/5/mute", [.bool(true)]), .perform(.mute(channel: 4, muted: true))),
+            (OSCMessage("/seqplay/channel/6/note", [.int32(60), .int32(0)]), .perform(.noteOff(channel: 5, key: 60))),
             (OSCMessage("/seqplay/gain", [.float(0.5)]), .perform(.gain(0.5))),
             (OSCMessage("/seqplay/reverb", [.int32(1)]), .perform(.reverb(SamplerSettings.Reverb(isEnabled: true)))),
             (OSCMessage("/seqplay/panic"), .perform(.panic)),

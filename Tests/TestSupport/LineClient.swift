@@ -8,8 +8,16 @@ import Glibc
 public final class LineClient {
     public let fd: Int32
 
-    /// Connects to `port`, trying again for up to `timeout` seconds while nothing listens there.
-    public init(port: UInt16, timeout: Double = 5, quiet: Double = 0.3) throws {
+    /// Nothing listened on the port for the whole timeout.
+    public struct NotListening: Error, CustomStringConvertible {
+        public let port: UInt16
+        public let seconds: Double
+        public var description: String { "nothing listens on 127.0.0.1:\(port) after \(seconds) s" }
+    }
+
+    /// Connects to `port`, trying again for up to `timeout` seconds while nothing listens there (a debug
+    /// build of `serve` on a loaded host takes several seconds to load its font and open its faces).
+    public init(port: UInt16, timeout: Double = 60, quiet: Double = 0.3) throws {
         let end = Date().addingTimeInterval(timeout)
         while true {
             let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -27,7 +35,7 @@ public final class LineClient {
                 return
             }
             close(fd)
-            guard Date() < end else { throw CocoaError(.featureUnsupported) }
+            guard Date() < end else { throw NotListening(port: port, seconds: timeout) }
             usleep(50_000)
         }
     }
