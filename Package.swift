@@ -138,7 +138,7 @@ let package = Package(
         .executableTarget(name: "seqplay", dependencies: [
             "MIDICore", "MIDIFile", "Player", "AudioFiles", "Rendering", "Sampler", "ALSA",
             "NetworkMIDI", "AudioGraph", "Effects", "Sessions", "SeqplaySupport", .product(name: "ArgumentParser", package: "swift-argument-parser"), logging, atomics,
-            "SoundFontFile", "MediaLibrary", "Pictures", "JACK", "Control", "ControlHTTP", "LV2",
+            "SoundFontFile", "MediaLibrary", "Pictures", "JACK", "Control", "ControlHTTP", "LV2", "SeqplayKit",
         ]),
 
         // Counts malloc-family calls per thread (interposes malloc). Tests and benchmarks only, never the product.

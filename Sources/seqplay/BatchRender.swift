@@ -71,17 +71,8 @@ struct BatchRender: Sendable {
         let results = renderer.run(
             isCancelled: { interruption.isRequested || manifest?.failure != nil },
             observer: { event in
+                if case .finished(let result) = event { try? manifest?.append(result) }  // a failure stops the batch (isCancelled)
                 progress.record(event)
-                guard case .finished(let result) = event else { return }
-                try? manifest?.append(result)  // a failure stops the batch (isCancelled)
-                switch result.status {
-                case .failed(let reason): progress.note(reason)
-                case .rendered(let audio) where audio.gain.isLimited:
-                    progress.note("\(result.outputPath): gain lowered to \(String(format: "%+.1f", audio.gain.decibels)) dB so it does not clip")
-                case .rendered(let audio) where audio.clips:
-                    progress.note(CommandLineOutput.clippingNote(result.outputPath, peak: audio.peak))
-                default: break
-                }
             },
             options: options)
         progress.finish()
@@ -92,11 +83,8 @@ struct BatchRender: Sendable {
             try? manifest?.appendEarlierLines(of: selected, without: results, settings: settings)
             throw CommandFailure("interrupted; finished outputs are kept, a rerun renders the rest", .interrupted)
         }
-        let failed = results.filter(\.hasFailed).count + problems.count
-        let skipped = results.filter { if case .skipped = $0.status { return true } else { return false } }.count
-        CommandLineOutput.note("\(results.count - skipped - (failed - problems.count)) rendered, \(skipped) already there, \(failed) failed"
-            + (batch.parsedShard.map { " (shard \($0) of \(inputs.count) inputs)" } ?? ""))
-        if failed > 0 { throw CommandFailure(nil, .someInputsFailed) }
+        CommandLineOutput.note(BatchProgress.summary(results, problems: problems.count, shard: batch.parsedShard.map { ("\($0)", inputs.count) }))
+        if !problems.isEmpty || results.contains(where: \.hasFailed) { throw CommandFailure(nil, .someInputsFailed) }
     }
 
     /// The manifest file asked for (emptied), or nil; throws (status 5) when it is refused or cannot

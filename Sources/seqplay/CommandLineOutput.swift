@@ -2,6 +2,7 @@ import ArgumentParser
 import Control
 import Foundation
 import MIDIFile
+import SeqplayKit
 
 /// What every command says on standard error, and how it exits when it cannot go on.
 enum CommandLineOutput {
@@ -15,11 +16,6 @@ enum CommandLineOutput {
     static func noteNotesTransposedAway(_ transpose: Int, dropped: Int, _ done: String) {
         guard dropped > 0 else { return }
         note("--transpose \(transpose) moves \(dropped) note\(dropped == 1 ? "" : "s") outside 0...127; they are not \(done)")
-    }
-
-    /// The line of an audio file whose samples went past full scale (`peak` > 1) and were clipped there.
-    static func clippingNote(_ path: String, peak: Float) -> String {
-        "\(path): clipped (peak \(String(format: "%+.1f", 20 * log10(Double(peak)))) dBFS); lower --gain"
     }
 
     /// Writes `data` to standard output now; a write that fails (a full disk, a closed pipe's
@@ -60,11 +56,7 @@ enum CommandLineOutput {
     /// Reads the MIDI file at `path`, or throws the reader's one-line message: status 5 when the
     /// file cannot be read, 3 when it is not a MIDI file seqplay can read (`strict`: one that needs repair).
     static func readMIDIFile(_ path: String, strict: Bool = false) throws(CommandFailure) -> MIDIFileReadResult {
-        do {
-            return try MIDIFileReader.read(contentsOf: path, mode: strict ? .strict : .lenient)
-        } catch {
-            throw failure(reading: error)
-        }
+        try CommandFailure.mapping { try MIDIFileReader.read(contentsOf: path, mode: strict ? .strict : .lenient) }
     }
 
     /// The sequence of the MIDI file at `path` (`readMIDIFile`), saying once on stderr when it needed repair.
@@ -80,17 +72,7 @@ enum CommandLineOutput {
     /// The report of the MIDI file at `path`, streamed from the file (`SequenceReport(contentsOf:mode:)`),
     /// or the same failure as `readMIDIFile(_:strict:)`'s.
     static func reportMIDIFile(_ path: String, strict: Bool = false) throws(CommandFailure) -> SequenceReport {
-        do {
-            return try SequenceReport(contentsOf: path, mode: strict ? .strict : .lenient)
-        } catch {
-            throw failure(reading: error)
-        }
-    }
-
-    /// Status 5 when the file cannot be read, 3 when it is not a MIDI file seqplay can read.
-    private static func failure(reading issue: MIDIFileIssue) -> CommandFailure {
-        if case .unreadable = issue.reason { return CommandFailure("\(issue)", .inputOutput) }
-        return CommandFailure("\(issue)", .badMIDIFile)
+        try CommandFailure.mapping { try SequenceReport(contentsOf: path, mode: strict ? .strict : .lenient) }
     }
 }
 
@@ -100,9 +82,9 @@ enum CommandLineOutput {
 struct CommandFailure: Error {
     /// The line to print after `seqplay: `, or nil when it was said already.
     var message: String?
-    var status: ExitCode
+    var status: ExitStatus
 
-    init(_ message: String?, _ status: ExitCode) {
+    init(_ message: String?, _ status: ExitStatus) {
         self.message = message
         self.status = status
     }
@@ -119,7 +101,7 @@ extension CommandFailure {
     }
 
     /// What `body` returns; what it throws becomes the failure `status` with the error's description after `prefix`.
-    static func describing<Value>(_ status: ExitCode, prefix: String = "", _ body: () throws -> Value) throws(CommandFailure) -> Value {
+    static func describing<Value>(_ status: ExitStatus, prefix: String = "", _ body: () throws -> Value) throws(CommandFailure) -> Value {
         do {
             return try body()
         } catch {

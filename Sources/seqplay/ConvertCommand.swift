@@ -79,7 +79,7 @@ struct ConvertCommand: ParsableCommand {
             converted = conversionResult.sequence
             CommandLineOutput.noteNotesTransposedAway(song.transpose, dropped: conversionResult.notesTransposedAway, "written")
         } catch {
-            throw CommandFailure("\(input): \(error)", .validationFailure)
+            throw CommandFailure("\(input): \(error)", .usage)
         }
         do {
             try MIDIFileWriter.write(converted, to: output, protecting: [input] + merge)

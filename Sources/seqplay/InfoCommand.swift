@@ -46,7 +46,7 @@ struct InfoCommand: ParsableCommand {
 
     private func listEvents(of sequence: MusicSequence) throws {
         if let track, !sequence.tracks.indices.contains(track) {
-            throw CommandFailure("\(file): no track \(track) (the file has \(sequence.tracks.count))", .validationFailure)
+            throw CommandFailure("\(file): no track \(track) (the file has \(sequence.tracks.count))", .usage)
         }
         let listed = sequence.listedEvents(track: track)
         if json {

@@ -29,7 +29,7 @@ extension RealtimeSong {
         LV2Log.forwardPendingMessages()
         if case .failed(let error) = end { throw CommandFailure("playback to \(outputName) ended: \(error)", .inputOutput) }
         if device.verbose { CommandLineOutput.note("xruns: \(output.xrunCount), transport seeks: \(transport.seekCount)") }
-        if interruption.isRequested { throw ExitCode.interrupted }
+        if interruption.isRequested { throw CommandFailure(nil, .interrupted) }
     }
 
     /// Status line and keys (transport start/stop, locate) until q, a signal, the output's end or

@@ -38,7 +38,7 @@ extension RealtimeSong {
         if case .failed(let error) = end { throw CommandFailure("playback to \(outputName) ended: \(error)", .inputOutput) }
         if device.verbose { CommandLineOutput.note("xruns: \(output.xrunCount)") }
         if let lost = midiOut?.lostEventCount, lost > 0 { CommandLineOutput.note("\(lost) MIDI events did not fit in JACK's midi_out buffer") }
-        if interruption.isRequested { throw ExitCode.interrupted }
+        if interruption.isRequested { throw CommandFailure(nil, .interrupted) }
     }
 
     /// Shows the status line and acts on keys (pause, seek) until the song ends, q (returns true) or a signal.

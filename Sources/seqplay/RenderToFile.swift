@@ -44,7 +44,7 @@ struct RenderToFile {
         }
         progress.finish(frames: rendered.frames)
         if rendered.peak > 1, writer.sampleFormat?.isInteger ?? false {
-            CommandLineOutput.note(CommandLineOutput.clippingNote(path, peak: rendered.peak))
+            CommandLineOutput.note(RenderedAudio.clippingNote(path, peak: rendered.peak))
         }
         try waveform.draw(audio: path, sequence: sequence, protecting: inputs + [path])
     }

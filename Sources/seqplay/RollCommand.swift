@@ -31,7 +31,7 @@ struct RollCommand: ParsableCommand {
         let map = TempoMap(sequence: sequence.concatenatingPatterns())
         if let start = region.start { roll.start = start.position.seconds(in: map) }
         if let end = region.end { roll.end = end.position.seconds(in: map) }
-        guard roll.end > roll.start else { throw CommandFailure("--end must come after --start", .validationFailure) }
+        guard roll.end > roll.start else { throw CommandFailure("--end must come after --start", .usage) }
         try CommandFailure.describing(.inputOutput) { try roll.draw(to: picture.output, format: picture.format, protecting: [file]) }
     }
 }

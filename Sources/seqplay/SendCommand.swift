@@ -31,7 +31,7 @@ struct SendCommand: ParsableCommand {
             let ports = try SequencerCommandSupport.resolve(port, on: client)
             let session = try SongSession(sequence: sequence, ports: SongPorts(client: client, ports: ports, midiClock: clock))
             let finished = try interruption.run(stopping: session.stop, session.play)
-            if !finished { throw ExitCode.interrupted }
+            if !finished { throw CommandFailure(nil, .interrupted) }
         }
     }
 }

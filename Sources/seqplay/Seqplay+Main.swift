@@ -32,7 +32,7 @@ extension Seqplay {
             // A command's failure or a library error: the one table (ExitCodes.swift) gives its line and status.
             let failure = CommandFailure(mapping: error)
             if let message = failure.message { CommandLineOutput.note(message) }
-            finish(failure.status)
+            finish(ExitCode(failure.status.rawValue))
         }
         finish(.success)
     }

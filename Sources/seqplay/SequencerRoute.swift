@@ -28,6 +28,6 @@ extension RealtimeSong {
             CommandLineOutput.note("\(song.lateEventCount) events reached the sampler late (the latest \(Int((song.latestLateness * 1000).rounded())) ms after its time)")
         }
         if device.verbose { CommandLineOutput.note("xruns: \(song.playback.output.xrunCount)") }
-        if !finished { throw ExitCode.interrupted }
+        if !finished { throw CommandFailure(nil, .interrupted) }
     }
 }

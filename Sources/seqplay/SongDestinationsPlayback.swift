@@ -31,7 +31,7 @@ extension RealtimeSong {
         }
         let finished = try interruption.run(stopping: session.stop, session.play)
         network?.stop()
-        if !finished { throw ExitCode.interrupted }
+        if !finished { throw CommandFailure(nil, .interrupted) }
     }
 
     /// Why the sound card cannot play, in a few words.

@@ -26,4 +26,23 @@ final class SeqplayKitTests: XCTestCase {
         for _ in 0..<20 { _ = engine.renderBlock(frameCount: 512) }
         XCTAssertGreaterThan(peak, 0.1)
     }
+
+    /// The library's one table from errors to `seqplay`'s line and exit status, as a program built on it answers.
+    func testFailureReportsGiveSeqplaysLinesAndStatuses() throws {
+        let search = SoundFontLocator(environment: [:], executablePath: "/nowhere/bin/seqplay", fileExists: { _ in false })
+        XCTAssertThrowsError(try search.paths(given: [])) { error in
+            let report = FailureReport(error)
+            XCTAssertEqual(report.status, .badSoundFont)
+            XCTAssertEqual(report.status.rawValue, 4)
+            XCTAssertTrue(report.message?.hasSuffix("; use --sf2 FILE") ?? false, report.message ?? "no line")
+        }
+        let noCard = FailureReport(LiveSamplerError.noInput)
+        XCTAssertEqual(noCard.status, .usage)
+        XCTAssertEqual(FailureReport(NetworkSongError.cancelled).status.rawValue, 130)
+        XCTAssertNil(FailureReport(NetworkSongError.cancelled).message, "an interruption has nothing to add")
+        XCTAssertEqual(FailureReport(CocoaError(.fileNoSuchFile)).status, .generic)
+        let passedOn = FailureReport(FailureReport("already said", .someInputsFailed))
+        XCTAssertEqual(passedOn.message, "already said")
+        XCTAssertEqual(passedOn.status.rawValue, 2)
+    }
 }

@@ -3,8 +3,9 @@ import Foundation
 /// The one progress line of a batch on standard error: files done of all, failures, speed as a
 /// multiple of real time (all workers together) and the time left (from the input bytes done, as the
 /// workers take the largest files first). Drawn only on a terminal, at most ten times a second;
-/// messages printed meanwhile (through `note`) clear the line first. Safe from any thread. Hand `record`
-/// to `BatchRenderer.run`'s observer; `finish()` ends the line.
+/// messages printed meanwhile (through `note`) clear the line first, among them what went wrong with a song (its
+/// failure, a gain lowered so it does not clip, clipping). Safe from any thread. Hand `record` to
+/// `BatchRenderer.run`'s observer; `finish()` ends the line, `summary` is the batch's last line.
 public final class BatchProgress: @unchecked Sendable {
     private let total: Int
     private let isEnabled: Bool
@@ -48,6 +49,23 @@ public final class BatchProgress: @unchecked Sendable {
             }
             draw(force: false)
         }
+        guard case .finished(let result) = event else { return }
+        switch result.status {
+        case .failed(let reason): note(reason)
+        case .rendered(let audio) where audio.gain.isLimited:
+            note("\(result.outputPath): gain lowered to \(String(format: "%+.1f", audio.gain.decibels)) dB so it does not clip")
+        case .rendered(let audio) where audio.clips: note(RenderedAudio.clippingNote(result.outputPath, peak: audio.peak))
+        default: break
+        }
+    }
+
+    /// The batch's last line: how many songs were rendered, already there and failed (`problems` more inputs
+    /// failed before rendering), with the shard `shard` of `inputCount` inputs when one was asked for.
+    public static func summary(_ results: [BatchResult], problems: Int, shard: (description: String, inputCount: Int)? = nil) -> String {
+        let failed = results.filter(\.hasFailed).count
+        let skipped = results.filter { if case .skipped = $0.status { return true } else { return false } }.count
+        return "\(results.count - skipped - failed) rendered, \(skipped) already there, \(failed + problems) failed"
+            + (shard.map { " (shard \($0.description) of \($0.inputCount) inputs)" } ?? "")
     }
 
     /// Prints `message` on its own line (the progress line redrawn after it).

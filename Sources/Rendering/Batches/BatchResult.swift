@@ -1,3 +1,5 @@
+import Foundation
+
 /// What became of one input of a batch.
 public struct BatchResult: Sendable {
     /// What happened.
@@ -50,6 +52,11 @@ public struct RenderedAudio: Sendable {
     public var gain: NormalizationGain
 
     public var durationSeconds: Double { Double(frames) / Double(sampleRate) }
+
+    /// The line that says an output at `path` whose samples went past full scale (`peak` > 1) was clipped there.
+    public static func clippingNote(_ path: String, peak: Float) -> String {
+        "\(path): clipped (peak \(String(format: "%+.1f", 20 * log10(Double(peak)))) dBFS); lower --gain"
+    }
 
     public init(frames: Int64, sampleRate: Int, peak: Float, renderSeconds: Double, loudness: Double? = nil,
                 clips: Bool = false, parts: [RenderedPart] = [], stems: [StemOutput] = [], gain: NormalizationGain = .none) {
