@@ -96,7 +96,7 @@ public final class LiveMIDIInput: @unchecked Sendable {
 
 /// What one sampler plays from a `LiveMIDIInput`: every producer's messages for it, in the block they
 /// belong to (see `LiveDelivery`). Set it as the sampler's `eventSource`. Real-time safe.
-package final class LiveInputDestination: ScheduledMIDISource, @unchecked Sendable {
+package final class LiveInputDestination: ScheduledMIDISource {
     package let index: Int
     private unowned let input: LiveMIDIInput
     /// Whether `nextEventSampleTime` says when the earliest queued message is due (an LV2 instrument places

@@ -37,7 +37,7 @@ final class ClockDriver: BlockingAudioDriver {
         framesDelivered += Int64(frameCount)
         // Deadlines come from the frame total, not by adding period lengths, so rounding never drifts.
         // Kept: the pace of a sound card is what this output stands in for; the clock is the thing awaited.
-        MonotonicClock.sleep(until: startNanoseconds + UInt64(framesDelivered) * 1_000_000_000 / UInt64(sampleRate))
+        MonotonicClock.wait(until: startNanoseconds + UInt64(framesDelivered) * 1_000_000_000 / UInt64(sampleRate))
     }
 
     func finish(draining: Bool) throws(AudioDriverError) {}

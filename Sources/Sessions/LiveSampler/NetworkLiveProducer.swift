@@ -52,7 +52,7 @@ public final class NetworkLiveProducer: @unchecked Sendable {
 }
 
 /// Hands what the session delivers to the live layer, and to the ALSA bridge if there is one.
-private final class Receiver: NetworkMIDITimedReceiver, @unchecked Sendable {
+private final class Receiver: NetworkMIDITimedReceiver {
     let producer: LiveInputProducer
     let destination: Int
     let bridge: NetworkALSABridge?

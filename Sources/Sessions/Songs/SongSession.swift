@@ -197,7 +197,7 @@ public final class SongSession: @unchecked Sendable {
             stopRequest.wait(until: time)
         } else {
             // Kept: the time itself is awaited (the All Notes Off sent for it must leave before the session goes).
-            MonotonicClock.sleep(until: time)
+            MonotonicClock.wait(until: time)
         }
     }
 
