@@ -104,26 +104,13 @@ final class HTTPRequestGate: Sendable {
 
     private func acceptLoop() {
         while !isStopped {
-            var peer = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let fd = withUnsafeMutablePointer(to: &peer) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listener, $0, &length) }
-            }
-            if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            guard fd >= 0 else {
-                if errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE { continue }
-                return
-            }
+            guard let (fd, peer) = connections.accept(on: listener) else { return }
             guard connections.admit(fd, limit: Self.maximumConnections) else { close(fd); continue }
             let (host, port) = Self.address(of: peer)
             let address: HTTPRequest.Address = host.contains(":") ? .ip6(host, port: port) : .ip4(host, port: port)
-            let thread = Thread { [self] in
+            connections.serve(fd, threadName: "seqplay http connection") { [self] in
                 Connection(client: fd, peer: address, gate: self).run()
-                connections.remove(fd)
-                close(fd)
             }
-            thread.name = "seqplay http connection"
-            thread.start()
         }
     }
 

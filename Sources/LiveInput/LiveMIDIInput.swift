@@ -12,6 +12,7 @@ import MIDICore
 /// `destinations`, add producers (`addProducer`, at any time, each with its `LiveDelivery`), start
 /// the output, and call `update()` about once a second from a control thread. Outside seqplay's own
 /// modules it is an opaque handle, the one a `LiveSamplerInput` is attached to.
+// Why unchecked: producers reach it only through their own lock-free queues, the render thread through its destinations; the clock line crosses in a seqlock (PublishedClockLine); set-up before the output starts.
 public final class LiveMIDIInput: @unchecked Sendable {
     /// Producers a layer can have.
     package static let maximumProducers = 8

@@ -3,6 +3,7 @@ import SeqplaySupport
 /// Real-time output for machines without a sound card: renders the engine period by period, each
 /// at the moment a device would ask for it (absolute deadlines on the monotonic clock), and discards
 /// the audio. Playback timing, sample time and the render path behave as with a sound card.
+// Why unchecked: restates RealtimeOutput's contract (its subclass adds no state).
 public final class NullOutput: RealtimeOutput, @unchecked Sendable {
     /// An output playing `sampleRate` Hz, `channelCount` channels, `periodFrames` frames per cycle.
     public init(sampleRate: Int = 44_100, channelCount: Int = 2, periodFrames: Int = 256) {

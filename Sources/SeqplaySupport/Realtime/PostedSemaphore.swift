@@ -19,6 +19,10 @@ package final class PostedSemaphore: @unchecked Sendable {
     /// Wakes one waiter, or the next wait (real-time safe).
     package func post() { sem_post(semaphore) }
 
+    /// Waits for a post, however long it takes; returns false when a signal interrupted the wait first.
+    @discardableResult
+    package func wait() -> Bool { sem_wait(semaphore) == 0 }
+
     /// Takes a post made before, if any, without waiting; returns whether there was one.
     @discardableResult
     package func take() -> Bool { sem_trywait(semaphore) == 0 }

@@ -13,6 +13,7 @@ import NetworkMIDI
 /// The session delivers from one thread (its playout thread, or its network thread with latency 0,
 /// then the thread calling `stop()`), the producer's one thread. Do not call the session's
 /// `disconnect(from:)` while it runs with latency 0.
+// Why unchecked: immutable after init; the producer's queue is pushed from the session's one delivering thread at a time (above).
 public final class NetworkLiveProducer: @unchecked Sendable {
     public let session: NetworkMIDISession
     package let producer: LiveInputProducer

@@ -39,6 +39,7 @@ public struct JACKOutputSettings: Sendable {
 /// JACK's process callbacks, each rendering exactly the frames JACK asks for straight into one output
 /// port per channel. The sample rate and block size are the server's. A server that shuts down (or
 /// drops the client) fails the playback with the server's reason.
+// Why unchecked: immutable after init; start and stop come from the output's one control thread, and what the process callback touches is ProcessCycle's.
 public final class JACKAudioDriver: CallbackAudioDriver, @unchecked Sendable {
     /// The JACK client: its name, its ports, the transport; register more ports (MIDI) before starting.
     package let client: JACKClient

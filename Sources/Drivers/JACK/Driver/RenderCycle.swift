@@ -5,6 +5,7 @@ import SeqplaySupport
 /// JACK's process callback: asks the output's cycle for the frames JACK wants (in pieces no longer
 /// than the engine renders at once, should the server's block grow) and copies them into the ports.
 /// No allocation, lock, logging or I/O.
+// Why unchecked: `cycle`, `chunkFrames` and `handlers` are set before the client is activated; after that the process callback alone touches its buffers, the rest are atomics.
 final class ProcessCycle: JACKProcessHandler, @unchecked Sendable {
     private let ports: [JACKAudioPort]
     /// This cycle's port buffers (made once, refilled each cycle: no allocation).
