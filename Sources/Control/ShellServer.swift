@@ -139,13 +139,6 @@ public final class ShellServer: @unchecked Sendable {
     }
 
     private func send(_ text: String, to fd: Int32) -> Bool {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if sent < 0, errno == EINTR { continue }
-            guard sent > 0 else { return false }
-            bytes = bytes.dropFirst(sent)
-        }
-        return true
+        sendAll(Array(text.utf8)[...], to: fd)
     }
 }

@@ -316,14 +316,7 @@ private struct Connection {
     static func send(_ bytes: ArraySlice<UInt8>, to fd: Int32) -> Bool {
         var interval = timeval(tv_sec: 1, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
-        var rest = bytes
-        while !rest.isEmpty {
-            let sent = rest.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if sent < 0, errno == EINTR { continue }
-            guard sent > 0 else { return false }
-            rest = rest.dropFirst(sent)
-        }
-        return true
+        return sendAll(bytes, to: fd)
     }
 
     /// Reads and drops what the client still sends (at most 1 MiB, for at most a second) after its

@@ -24,12 +24,19 @@ final class SoundModuleFacesTests: XCTestCase {
     /// port, and a line client of each: the same lines sent to both must get the same answers.
     private func shells(_ scratch: ScratchDirectory) throws -> (theirs: LineClient, ours: LineClient, serve: ChildProcess) {
         let fluidsynth = try tool("fluidsynth")
-        let fluidPort = freePort(), ourPort = freePort()
+        let fluidPort = freePort()
         let reference = try ChildProcess(fluidsynth, ["-si", "-a", "file", "-o", "audio.file.name=/dev/null", "-o", "shell.port=\(fluidPort)",
                                                       Self.font], standardInput: .null, standardOutput: .capture, standardError: .capture)
         addTeardownBlock { reference.signal(SIGKILL); reference.waitUntilExit() }
-        let serve = try startServe(scratch, ["--shell", "\(ourPort)", "--no-state"])
-        return (try LineClient(port: fluidPort), try LineClient(port: ourPort), serve)
+        let (serve, ours, _) = try startShell(scratch)
+        return (try LineClient(port: fluidPort), ours, serve)
+    }
+
+    /// `seqplay serve` with its shell face on a free port (no state file), a line client of it, and the port.
+    private func startShell(_ scratch: ScratchDirectory) throws -> (serve: ChildProcess, client: LineClient, port: UInt16) {
+        let port = freePort()
+        let serve = try startServe(scratch, ["--shell", "\(port)", "--no-state"])
+        return (serve, try LineClient(port: port), port)
     }
 
     /// `seqplay serve` recording to a scratch file, with the faces given.
@@ -130,9 +137,7 @@ final class SoundModuleFacesTests: XCTestCase {
     func testAStreamOfProgramChangesIsNotPacedByTheRenderThread() throws {
         let scratch = try ScratchDirectory(prefix: "shell-stream")
         defer { scratch.remove() }
-        let port = freePort()
-        let serve = try startServe(scratch, ["--shell", "\(port)", "--no-state"])
-        let client = try LineClient(port: port)
+        let (serve, client, _) = try startShell(scratch)
         XCTAssertFalse(client.ask("channels", until: "chan 15").isEmpty)
         let lines = (0..<200).map { $0 % 2 == 0 ? "prog \($0 % 16) \($0 % 128)" : "cc \($0 % 16) 7 \($0 % 128)" } + ["prog 0 40"]
         let started = Date()
@@ -195,9 +200,7 @@ final class SoundModuleFacesTests: XCTestCase {
     func testHostileShellLinesGetOneAnswerAndTheHostPlaysOn() throws {
         let scratch = try ScratchDirectory(prefix: "shell-hostile")
         defer { scratch.remove() }
-        let port = freePort()
-        let serve = try startServe(scratch, ["--shell", "\(port)", "--no-state"])
-        let client = try LineClient(port: port)
+        let (serve, client, port) = try startShell(scratch)
         XCTAssertEqual(client.ask("bogus 1 2"), "unknown command: bogus (try help)\n")
         XCTAssertEqual(client.ask("prog 0 99999999999999999999"), "prog: program 99999999999999999999 is not a number\n")
         XCTAssertEqual(client.ask("prog 0 1000"), "prog: program 1000 is out of range (0-127)\n")

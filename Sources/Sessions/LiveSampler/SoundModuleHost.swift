@@ -21,8 +21,8 @@ import Synchronization
 ///     try session.start()
 ///     host.start()          // … play …
 ///     host.stop(); _ = session.stop()
-// Why unchecked: the faces, the hang-up source and the saved state are set in init, `add` and `start`, and read in
-// `stop`, all from one control thread (above); the rest is immutable.
+// Why unchecked: the faces, the hang-up source and the saved state are set in init, `add` and `start` and read in
+// `stop`, all on one control thread (above); the state file, shell and OSC faces are set in init only.
 public final class SoundModuleHost: @unchecked Sendable {
     public let control: SoundModuleControl
     private let reloadsFontsOnHangUp: Bool
