@@ -24,12 +24,14 @@ final class SoundModuleFacesTests: XCTestCase {
     /// port, and a line client of each: the same lines sent to both must get the same answers.
     private func shells(_ scratch: ScratchDirectory) throws -> (theirs: LineClient, ours: LineClient, serve: ChildProcess) {
         let fluidsynth = try tool("fluidsynth")
-        let fluidPort = freePort()
+        let fluidPort = freePort(), ourPort = freePort()
         let reference = try ChildProcess(fluidsynth, ["-si", "-a", "file", "-o", "audio.file.name=/dev/null", "-o", "shell.port=\(fluidPort)",
                                                       Self.font], standardInput: .null, standardOutput: .capture, standardError: .capture)
         addTeardownBlock { reference.signal(SIGKILL); reference.waitUntilExit() }
-        let (serve, ours, _) = try startShell(scratch)
-        return (try LineClient(port: fluidPort), ours, serve)
+        let serve = try startServe(scratch, ["--shell", "\(ourPort)", "--no-state"])
+        // fluidsynth's first: seqplay (started last) has that long more to open its shell.
+        let theirs = try LineClient(port: fluidPort)
+        return (theirs, try LineClient(port: ourPort), serve)
     }
 
     /// `seqplay serve` with its shell face on a free port (no state file), a line client of it, and the port.
