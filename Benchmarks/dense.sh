@@ -11,15 +11,9 @@
 #   Benchmarks/dense.sh                 (SKIP_10M=1: the 1M song only; SKIP_FLUID_10M=1: no FluidSynth on 10M)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bench=.build-bench/dense
-mkdir -p "$bench"
-font=${FONT:-/usr/share/sounds/sf2/FluidR3_GM.sf2}
-polyphony=${POLYPHONY:-256}
+source Benchmarks/timed-run.sh
+bench_setup dense
 threads=$(nproc)
-swift build -c release --product seqplay >"$bench/build.log" 2>&1 || { cat "$bench/build.log"; exit 1; }
-seqplay="$(swift build -c release --show-bin-path)/seqplay"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 songs=(1000000)
 [ "${SKIP_10M:-0}" = 1 ] || songs+=(10000000)
@@ -27,7 +21,6 @@ for notes in "${songs[@]}"; do
     [ -f "$bench/dense-$notes.mid" ] || python3 Benchmarks/make-dense-song.py "$bench/dense-$notes.mid" "$notes"
 done
 
-source Benchmarks/timed-run.sh
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 printf '%-44s %8s %8s %9s %8s  %s\n' "" "wall s" "CPU s" "peak MB" "audio s" "vs fluidsynth (wall, RSS)"

@@ -10,19 +10,12 @@
 #   Benchmarks/engine.sh                 (SONG=FILE: the typical song; FONT=FILE: the font)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bench=.build-bench/engine
-mkdir -p "$bench"
-font=${FONT:-/usr/share/sounds/sf2/FluidR3_GM.sf2}
-polyphony=${POLYPHONY:-256}
+source Benchmarks/timed-run.sh
+bench_setup engine
 typical=${SONG:-Songs/bach-prelude-c.mid}
-swift build -c release --product seqplay >"$bench/build.log" 2>&1 || { cat "$bench/build.log"; exit 1; }
-seqplay="$(swift build -c release --show-bin-path)/seqplay"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 dense="$bench/dense-1000000.mid"
 [ -f "$dense" ] || python3 Benchmarks/make-dense-song.py "$dense" 1000000
 
-source Benchmarks/timed-run.sh
 # row: the ratio of fluidsynth's wall time to this one's (speed), the RSS difference, ns per voice-sample
 compared() {
     awk -v w="$last_wall" -v fw="$fluid_wall" -v r="$last_rss" -v fr="$fluid_rss" -v c="$last_cpu" -v a="$last_audio" -v p="$polyphony" \

@@ -1,4 +1,18 @@
-# Sourced by the benchmark scripts (Benchmarks/dense.sh, Benchmarks/engine.sh); needs $work (a scratch directory).
+# Sourced by the benchmark scripts (Benchmarks/dense.sh, Benchmarks/engine.sh), from the repository's root.
+# bench_setup NAME: what they share before they run: $bench (.build-bench/NAME, made), $font (FONT, default
+# FluidR3_GM), $polyphony (POLYPHONY, default 256), a release build of seqplay in $seqplay (its log in
+# $bench/build.log) and a scratch directory $work, removed on exit.
+bench_setup() {
+    bench=.build-bench/$1
+    mkdir -p "$bench"
+    font=${FONT:-/usr/share/sounds/sf2/FluidR3_GM.sf2}
+    polyphony=${POLYPHONY:-256}
+    swift build -c release --product seqplay >"$bench/build.log" 2>&1 || { cat "$bench/build.log"; exit 1; }
+    seqplay="$(swift build -c release --show-bin-path)/seqplay"
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+}
+
 # run NAME OUTPUT COMMAND...: runs COMMAND under /usr/bin/time -v, prints one row (wall, CPU, peak RSS, seconds of
 # audio in OUTPUT, `-` without one) and remembers them in $last_wall, $last_cpu, $last_rss, $last_audio.
 run() {

@@ -4,6 +4,7 @@
 /// without allocating. `frameLength` is the number of valid frames (the engine sets it to the frame
 /// count of each render cycle); `frameCapacity` is fixed. Channel data is reached through
 /// `self[channel]`, a pointer view of `frameLength` samples.
+// Why unchecked: shared only in the graph's hand-offs (one thread at a time: the render thread, or the caller with the engine stopped).
 public final class AudioBuffer: @unchecked Sendable {
     /// Sample rate and channel count of the samples held.
     public let format: AudioFormat

@@ -18,6 +18,7 @@ import Atomics
 /// Threading: build and start the engine on one thread. `renderBlock`/`renderOffline` run on one
 /// render thread at a time. Graph changes (attach, connect, taps, node formats) made while running
 /// take effect at the next `start()`.
+// Why unchecked: built and started on one thread, rendered by one render thread at a time (above); the two never overlap.
 public final class AudioEngine: @unchecked Sendable {
     /// The end of the signal path: whatever feeds its input bus 0 is what the engine renders.
     public let outputNode: OutputNode

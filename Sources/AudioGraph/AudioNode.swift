@@ -10,6 +10,7 @@
 ///
 /// A node belongs to at most one engine. Change a node's connections and taps while its engine is
 /// stopped; they take effect at the next `prepare()`/`start()`.
+// Why unchecked: set up while its engine is stopped, then rendered by the engine's one render thread; parameters other threads may change are atomics. Every node restates this.
 open class AudioNode: @unchecked Sendable {
     /// The name errors and descriptions use. The engine makes names unique when the node is attached.
     public internal(set) var name: String

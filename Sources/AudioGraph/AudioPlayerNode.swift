@@ -150,7 +150,7 @@ public final class AudioPlayerNode: AudioNode, @unchecked Sendable {
 
     /// One scheduled source. The control thread writes the fields of a free slot, then publishes it
     /// by storing `scheduled`; from then the render thread owns it until it stores `free`.
-    private final class Slot: @unchecked Sendable {
+    private final class Slot {
         static let free = 0, scheduled = 1, cancelled = 2
         static let nextCycle: Int64 = -1
 

@@ -3,6 +3,7 @@
 /// closure sees every block as it is rendered and may read or rewrite it. It must not allocate, lock,
 /// block, log or do I/O (copy what it needs, e.g. a peak into an atomic; use `ObserveTap` to read the
 /// audio on another thread).
+// Why unchecked: the closure is the render thread's alone (set before the engine starts).
 public final class ClosureTap: ProcessingTap, @unchecked Sendable {
     /// Called once per render cycle with the buffer (`frameLength == context.frameCount`).
     public let block: (AudioBuffer, RenderContext) -> Void

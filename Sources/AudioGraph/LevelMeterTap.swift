@@ -8,6 +8,7 @@ import Foundation
 /// level is the root of an exponential average of the squared samples over `rmsWindow` seconds.
 /// Levels change once per render cycle. Another thread reads them with `level(ofChannel:)` at any
 /// rate without locks (each value is an atomic); don't read while the engine is preparing.
+// Why unchecked: each level is an atomic the render thread writes; the rest is made at prepare, with the engine stopped.
 public final class LevelMeterTap: ProcessingTap, @unchecked Sendable {
     /// One channel's levels in dBFS; `-infinity` for digital silence.
     public struct Level: Sendable, Equatable {

@@ -7,6 +7,7 @@ import Atomics
 /// ring is dropped whole and counted in `droppedFrames`. When the consumer keeps up, it receives
 /// every frame, in order. One consumer thread calls `read(into:)`; don't read while the engine is
 /// preparing (the ring is made at prepare, for the tapped format).
+// Why unchecked: one producer (the render thread) and one consumer meet in a lock-free ring made at prepare, with the engine stopped.
 public final class ObserveTap: ProcessingTap, @unchecked Sendable {
     /// Frames the ring holds; at least the engine's maximum frame count.
     public let capacity: Int

@@ -9,6 +9,7 @@ import Player
 /// thread pulls it beside the live input). Any other path is refused with one line. The state's
 /// `song` shows the song while it plays and `playing: false` once it ends or is stopped. What `live` and
 /// `serve` answer `play` with (`SoundModuleHost` makes it); another host sets it as its control's `songPlayer`.
+// Why unchecked: `path` and `watcher` are under `lock`; `log` and `control` are set before it plays, from one thread; the feed is Sendable.
 public final class LiveSongPlayer: SoundModuleSongPlayer, @unchecked Sendable {
     private let feed: SongFeedSource
     private let sampleRate: Int

@@ -77,15 +77,8 @@ public final class ShellServer: @unchecked Sendable {
 
     private func acceptLoop() {
         while !isStopped {
-            var peer = sockaddr_in()
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let fd = withUnsafeMutablePointer(to: &peer) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listener, $0, &length) }
-            }
-            guard fd >= 0 else {
-                if errno == EINTR || errno == ECONNABORTED { continue }
-                return
-            }
+            guard let (fd, address) = connections.accept(on: listener) else { return }
+            let peer = withUnsafeBytes(of: address) { $0.load(as: sockaddr_in.self) }
             guard access.accepts(peer.sin_addr.s_addr) else {
                 log?("shell: refused a connection from \(String(cString: inet_ntoa(peer.sin_addr))) (not loopback nor --control-allow)")
                 close(fd)
@@ -100,13 +93,7 @@ public final class ShellServer: @unchecked Sendable {
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
             var idle = timeval(tv_sec: Int(idleLimit), tv_usec: Int(idleLimit * 1_000_000) % 1_000_000)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, socklen_t(MemoryLayout<timeval>.size))
-            let thread = Thread { [self] in
-                serve(fd)
-                connections.remove(fd)
-                close(fd)
-            }
-            thread.name = "seqplay shell connection"
-            thread.start()
+            connections.serve(fd, threadName: "seqplay shell connection") { [self] in serve(fd) }
         }
     }
 
@@ -152,13 +139,6 @@ public final class ShellServer: @unchecked Sendable {
     }
 
     private func send(_ text: String, to fd: Int32) -> Bool {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if sent < 0, errno == EINTR { continue }
-            guard sent > 0 else { return false }
-            bytes = bytes.dropFirst(sent)
-        }
-        return true
+        sendAll(Array(text.utf8)[...], to: fd)
     }
 }

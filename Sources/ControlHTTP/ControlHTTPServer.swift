@@ -24,8 +24,7 @@ import Synchronization
 /// Errors are `{"error": "..."}` with 400 (bad request), 401 (no token), 403 (another site's page),
 /// 404 (no such thing), 405, 413 (body over 64 KiB), 414 (request line over 4 KiB), 415 (not JSON)
 /// or 431 (over 100 header lines, 4 KiB a line or 16 KiB in all).
-// Why unchecked: `task` is set and cleared by start/stop, called from one thread; the rest is immutable or thread-safe.
-public final class ControlHTTPServer: @unchecked Sendable {
+public final class ControlHTTPServer: Sendable {
     /// How the server is set up.
     public struct Configuration: Sendable {
         /// Where it listens: a numeric address (as `ControlEndpoint(parsingNumeric:)` reads one).
@@ -58,9 +57,10 @@ public final class ControlHTTPServer: @unchecked Sendable {
     private let events: EventStream
     private let server: HTTPServer
     private let gate: HTTPRequestGate
-    private var task: Task<Void, any Error>?
+    /// The server's task while it runs, and the port it listens on once started.
+    private let running = Mutex<(task: Task<Void, any Error>?, port: UInt16)>((nil, 0))
     /// The port it listens on once started (the one picked, for port 0).
-    public private(set) var port: UInt16 = 0
+    public var port: UInt16 { running.withLock { $0.port } }
 
     /// A server for `control`; `monitor` (installed on the engine) gives the page levels and notes.
     public init(control: SoundModuleControl, monitor: SoundMonitor? = nil, configuration: Configuration) throws(StartError) {
@@ -78,7 +78,7 @@ public final class ControlHTTPServer: @unchecked Sendable {
     public func start() throws(StartError) {
         let outcome = StartOutcome()
         let server = self.server
-        task = Task {
+        let task = Task {
             do {
                 try await server.run()
             } catch {
@@ -86,6 +86,7 @@ public final class ControlHTTPServer: @unchecked Sendable {
                 throw error
             }
         }
+        running.withLock { $0.task = task }
         Task {
             do {
                 try await server.waitUntilListening(timeout: 5)
@@ -96,11 +97,11 @@ public final class ControlHTTPServer: @unchecked Sendable {
         }
         switch outcome.wait() {
         case .success:
-            port = gate.port
+            running.withLock { $0.port = gate.port }
             gate.start()
             events.start()
         case .failure(let error):
-            task?.cancel()
+            task.cancel()
             gate.stop()
             throw StartError(description: "cannot listen for HTTP on \(configuration.address): \(Self.reason(error))")
         }
@@ -116,8 +117,10 @@ public final class ControlHTTPServer: @unchecked Sendable {
             done.signal()
         }
         _ = done.wait(timeout: .now() + 1)
-        task?.cancel()
-        task = nil
+        running.withLock { running in
+            running.task?.cancel()
+            running.task = nil
+        }
         gate.stop()
     }
 

@@ -104,26 +104,13 @@ final class HTTPRequestGate: Sendable {
 
     private func acceptLoop() {
         while !isStopped {
-            var peer = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let fd = withUnsafeMutablePointer(to: &peer) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listener, $0, &length) }
-            }
-            if fd >= 0 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            guard fd >= 0 else {
-                if errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE { continue }
-                return
-            }
+            guard let (fd, peer) = connections.accept(on: listener) else { return }
             guard connections.admit(fd, limit: Self.maximumConnections) else { close(fd); continue }
             let (host, port) = Self.address(of: peer)
             let address: HTTPRequest.Address = host.contains(":") ? .ip6(host, port: port) : .ip4(host, port: port)
-            let thread = Thread { [self] in
+            connections.serve(fd, threadName: "seqplay http connection") { [self] in
                 Connection(client: fd, peer: address, gate: self).run()
-                connections.remove(fd)
-                close(fd)
             }
-            thread.name = "seqplay http connection"
-            thread.start()
         }
     }
 
@@ -329,14 +316,7 @@ private struct Connection {
     static func send(_ bytes: ArraySlice<UInt8>, to fd: Int32) -> Bool {
         var interval = timeval(tv_sec: 1, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &interval, socklen_t(MemoryLayout<timeval>.size))
-        var rest = bytes
-        while !rest.isEmpty {
-            let sent = rest.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if sent < 0, errno == EINTR { continue }
-            guard sent > 0 else { return false }
-            rest = rest.dropFirst(sent)
-        }
-        return true
+        return sendAll(bytes, to: fd)
     }
 
     /// Reads and drops what the client still sends (at most 1 MiB, for at most a second) after its

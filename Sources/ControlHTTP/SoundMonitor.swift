@@ -2,15 +2,17 @@ import AudioGraph
 import MIDICore
 import SeqplaySupport
 import Sampler
+import Synchronization
 
 /// What a sound module's web page shows moving: the level of what it plays (a `LevelMeterTap` on the
 /// engine's main mixer) and the notes its samplers play (seen on the render thread as each sampler
 /// pulls its events, passed on through a lock-free queue; nothing allocates or locks there). Install
 /// it before the engine starts; it only watches, so what is heard does not change.
-public final class SoundMonitor: @unchecked Sendable {
+public final class SoundMonitor: Sendable {
     /// The output's level, read at any time from any thread.
     public let meter = LevelMeterTap(peakFallRate: 30, holdDuration: 1, rmsWindow: 0.2)
-    private var watchers: [NoteWatchingSource] = []
+    /// The queues of the samplers' watched sources (each filled by the render thread, emptied here).
+    private let queues = Mutex<[SingleProducerQueue<NoteWatchingSource.Event>]>([])
 
     /// A monitor not yet installed.
     public init() {}
@@ -23,7 +25,7 @@ public final class SoundMonitor: @unchecked Sendable {
             guard let source = sampler.eventSource else { continue }
             let watcher = NoteWatchingSource(base: source, target: sampler)
             sampler.eventSource = watcher
-            watchers.append(watcher)
+            queues.withLock { $0.append(watcher.queue) }
         }
     }
 
@@ -37,13 +39,15 @@ public final class SoundMonitor: @unchecked Sendable {
 
     /// The notes played since the last call (at most `limit`; the rest wait for the next call).
     func takeNotes(limit: Int = 256) -> [Note] {
-        var notes: [Note] = []
-        for watcher in watchers {
-            while notes.count < limit, let event = watcher.queue.removeFirst() {
-                notes.append(Note(channel: Int(event.channel), key: Int(event.key), velocity: Int(event.velocity)))
+        queues.withLock { queues in
+            var notes: [Note] = []
+            for queue in queues {
+                while notes.count < limit, let event = queue.removeFirst() {
+                    notes.append(Note(channel: Int(event.channel), key: Int(event.key), velocity: Int(event.velocity)))
+                }
             }
+            return notes
         }
-        return notes
     }
 
     /// The output's peak level per channel in dBFS, -120 for silence (two channels for stereo).

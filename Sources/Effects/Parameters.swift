@@ -60,7 +60,7 @@ final class IntParameter: Sendable {
 
 /// Fixed-size storage for render-thread state, allocated once in `prepare` and zeroed in `reset`.
 /// Freed when the owner lets go of it; never resized while rendering.
-final class SampleBuffer: @unchecked Sendable {
+final class SampleBuffer {
     let pointer: UnsafeMutablePointer<Float>
     let count: Int
 

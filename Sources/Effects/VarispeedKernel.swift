@@ -19,6 +19,7 @@ public enum VarispeedError: Error, CustomStringConvertible, Equatable {
 /// blocks of `inputBlockSize`. The converter is libsamplerate's band-limited sinc interpolator with a variable
 /// ratio, so `rate` may change while playing (it glides across one output block). `render` is real-time safe:
 /// all buffers are made at init and libsamplerate does not allocate while converting.
+// Why unchecked: the EffectKernel contract: `rate` in an atomic (any thread), the converter's state the render thread's alone.
 public final class VarispeedKernel: @unchecked Sendable {
     /// Fills up to `maximumFrames` frames of each channel pointer and returns how many it wrote;
     /// 0 means the input has ended. Called on the render thread from inside `render`.

@@ -7,6 +7,7 @@ import AudioGraph
 /// possible: call `renderBlock(frameCount:)` where you would call the engine's (a real-time driver) or
 /// `renderOffline(frames:into:)` to fill a buffer. It asks the engine for blocks as the conversion needs them,
 /// so the engine's sample time advances `rate` times as fast as the output's.
+// Why unchecked: driven by one render thread at a time, as the engine it pulls; `rate` goes through the kernel's atomic.
 public final class VarispeedRenderer: @unchecked Sendable {
     /// The format produced: the engine's output format.
     public let format: AudioFormat

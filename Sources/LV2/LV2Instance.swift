@@ -11,8 +11,7 @@ import Foundation
 /// and allocate nothing on seqplay's side. The worker runs as `workerMode` says: synchronously (a plugin's
 /// scheduled work is done when it asks and its responses are delivered right after its `run`, so offline
 /// renders repeat exactly) or on a non-real-time thread of its own (real-time playback).
-// Why unchecked: the plugin instance is driven from one thread at a time (the render thread) and its worker through `LV2WorkerThread`'s rings.
-package final class LV2Instance: @unchecked Sendable {
+package final class LV2Instance {
     package let info: LV2PluginInfo
     private let instance: UnsafeMutablePointer<LilvInstance>
     private let storage: Storage

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import SeqplaySupport
+import Synchronization
 
 /// Routes LV2 plugins' log messages (the log#log feature) into seqplay's logging, under the label
 /// `seqplay.lv2`. Plugins may log from the render thread, so messages are only queued there (seqplay's
@@ -38,25 +39,28 @@ public enum LV2Log {
 }
 
 /// The process-wide URID map and unmap (one numbering for every plugin instance, as LV2 expects).
-final class LV2URIDMap: @unchecked Sendable {
+final class LV2URIDMap: Sendable {
     static let shared = LV2URIDMap()
 
-    private let lock = NSLock()
-    private var ids: [String: UInt32] = [:]
-    /// Interned C strings, index = URID - 1; never freed (unmap returns pointers into them).
-    private var uris: [UnsafeMutablePointer<CChar>] = []
+    private struct Table {
+        var ids: [String: UInt32] = [:]
+        /// The addresses of interned C strings, index = URID - 1; never freed (unmap returns pointers into them).
+        var uris: [UInt] = []
+    }
+    private let table = Mutex(Table())
 
     func map(_ uri: String) -> UInt32 {
-        lock.withLock {
-            if let id = ids[uri] { return id }
-            uris.append(strdup(uri))
-            let id = UInt32(uris.count)
-            ids[uri] = id
+        table.withLock { table in
+            if let id = table.ids[uri] { return id }
+            table.uris.append(UInt(bitPattern: strdup(uri)))
+            let id = UInt32(table.uris.count)
+            table.ids[uri] = id
             return id
         }
     }
 
     func unmap(_ id: UInt32) -> UnsafePointer<CChar>? {
-        lock.withLock { id >= 1 && Int(id) <= uris.count ? UnsafePointer(uris[Int(id) - 1]) : nil }
+        let address = table.withLock { id >= 1 && Int(id) <= $0.uris.count ? $0.uris[Int(id) - 1] : 0 }
+        return UnsafePointer(bitPattern: address)
     }
 }

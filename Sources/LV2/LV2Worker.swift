@@ -15,8 +15,7 @@ public enum LV2WorkerMode: Sendable, Equatable {
 
 /// A single-producer, single-consumer queue of byte messages, each at most `capacity` / 2 bytes: no lock, no
 /// allocation after init.
-// Why unchecked: one writer and one reader thread, their positions atomic (release/acquire).
-final class ByteRing: @unchecked Sendable {
+final class ByteRing {
     private let capacity: Int
     private let bytes: UnsafeMutablePointer<UInt8>
     private let writePosition = ManagedAtomic(0)

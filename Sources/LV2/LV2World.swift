@@ -62,6 +62,7 @@ enum LV2URI {
 }
 
 /// lilv's world: loaded once, used under one lock (lilv is not thread-safe). Only this module sees it.
+// Why unchecked: lilv is used only under `lock` (it is not thread-safe); the plugin list is made once under it.
 final class LV2World: @unchecked Sendable {
     static let shared = LV2World()
 

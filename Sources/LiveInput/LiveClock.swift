@@ -10,7 +10,7 @@ import SeqplaySupport
 /// render thread can wake late but never early) and publishes the line. Until the first update the
 /// render thread maps through the least late period so far at the nominal rate. `sampleTime(atMonotonic:)` is
 /// then a fixed distance from the audio the device plays, whatever the wake-up jitter.
-package final class LiveClock: @unchecked Sendable {
+package final class LiveClock {
     package let sampleRate: Double
     package let periodFrames: Int
     /// Samples per nanosecond at the nominal rate.

@@ -8,7 +8,7 @@ import SeqplaySupport
 ///
 /// Call `push` and `sourceLeft` from one thread at a time (the producer's thread); `calibrate` from
 /// the control thread. Nothing here locks; `push` and `sourceLeft` do not allocate.
-package final class LiveInputProducer: @unchecked Sendable {
+package final class LiveInputProducer {
     /// For messages and errors ("ALSA ports", "network session").
     package let name: String
     package let delivery: LiveDelivery

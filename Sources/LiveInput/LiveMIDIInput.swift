@@ -12,6 +12,7 @@ import MIDICore
 /// `destinations`, add producers (`addProducer`, at any time, each with its `LiveDelivery`), start
 /// the output, and call `update()` about once a second from a control thread. Outside seqplay's own
 /// modules it is an opaque handle, the one a `LiveSamplerInput` is attached to.
+// Why unchecked: producers reach it only through their own lock-free queues, the render thread through its destinations; the clock line crosses in a seqlock (PublishedClockLine); set-up before the output starts.
 public final class LiveMIDIInput: @unchecked Sendable {
     /// Producers a layer can have.
     package static let maximumProducers = 8
@@ -96,7 +97,7 @@ public final class LiveMIDIInput: @unchecked Sendable {
 
 /// What one sampler plays from a `LiveMIDIInput`: every producer's messages for it, in the block they
 /// belong to (see `LiveDelivery`). Set it as the sampler's `eventSource`. Real-time safe.
-package final class LiveInputDestination: ScheduledMIDISource, @unchecked Sendable {
+package final class LiveInputDestination: ScheduledMIDISource {
     package let index: Int
     private unowned let input: LiveMIDIInput
     /// Whether `nextEventSampleTime` says when the earliest queued message is due (an LV2 instrument places

@@ -32,6 +32,7 @@ public struct LibraryGroup: Codable, Equatable, Sendable {
 
 /// One row a query found: the values of the fields it asked for, by field name (numbers as
 /// `Double` or `Int64`, text as `String`, many-valued fields as `[String]`).
+// Why unchecked: the values are only Double, Int64, String and [String] (all Sendable), held as Any for the caller.
 public struct LibraryRow: @unchecked Sendable {
     public var values: [String: Any]
     public var path: String { values["path"] as? String ?? "" }

@@ -1,6 +1,7 @@
 import Dispatch
 import MIDICore
 import SeqplaySupport
+import Synchronization
 
 /// What a network session delivers, queued for another thread to take (as `seqplay monitor --network`
 /// prints it): each message with its scheduled time and the peer's SSRC. The session delivers from
@@ -10,7 +11,7 @@ import SeqplaySupport
 ///     let queue = NetworkMIDIEventQueue()
 ///     let session = try NetworkMIDISession(configuration: configuration, deliveringTo: queue)
 ///     while let event = queue.events.removeFirst() { print(event.message) }
-public final class NetworkMIDIEventQueue: NetworkMIDITimedReceiver, @unchecked Sendable {
+public final class NetworkMIDIEventQueue: NetworkMIDITimedReceiver, Sendable {
     /// A message as the session delivered it.
     public struct Event: Sendable {
         public var message: MIDIMessage
@@ -23,7 +24,8 @@ public final class NetworkMIDIEventQueue: NetworkMIDITimedReceiver, @unchecked S
     /// The events, oldest first; one consumer takes them.
     public let events: SingleProducerQueue<Event>
     /// How many events did not fit (only the delivering thread writes it).
-    public private(set) var dropped = 0
+    public var dropped: Int { droppedCount.load(ordering: .relaxed) }
+    private let droppedCount = Atomic<Int>(0)
     /// Signalled for each event queued and by `wake()` (a counter and a futex wake: no lock, no allocation).
     private let arrival = DispatchSemaphore(value: 0)
 
@@ -36,7 +38,7 @@ public final class NetworkMIDIEventQueue: NetworkMIDITimedReceiver, @unchecked S
         if events.append(Event(message: message, time: time, ssrc: ssrc)) {
             arrival.signal()
         } else {
-            dropped += 1
+            droppedCount.add(1, ordering: .relaxed)
         }
     }
 

@@ -64,7 +64,7 @@ final class PlayoutScheduler: @unchecked Sendable {
                 } else {
                     condition.unlock()
                     // Kept: the last millisecond to a message's time, to the clock's precision (a condition wakes late).
-                    MonotonicClock.sleep(until: first.time)
+                    MonotonicClock.wait(until: first.time)
                     condition.lock()
                 }
                 continue

@@ -26,6 +26,7 @@ import MIDIFile
 ///   and notes already sounding are ended; other messages keep flowing so unmuting sounds right.
 /// - `reset()` and `seek(toSample:)` must not run while `deliverEvents` runs (call them with the
 ///   renderer stopped, or between blocks on the render thread).
+// Why unchecked: the scheduler's state is touched by one thread at a time: the render thread while it plays, the control thread only with the renderer stopped or held (above).
 public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
     /// The unit of nanosecond players: a "sample rate" of 10⁹ per second.
     public static let nanosecondRate = 1_000_000_000

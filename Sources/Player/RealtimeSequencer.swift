@@ -76,7 +76,7 @@ public final class RealtimeSequencer: @unchecked Sendable {
             if player.nextEventSampleTime == nil && horizon >= player.durationInSamples { return }
             deadline += Self.tickNanoseconds
             // Kept: the tick is time itself (an absolute deadline, so no drift); nothing else to wait on.
-            MonotonicClock.sleep(until: deadline)
+            MonotonicClock.wait(until: deadline)
         }
     }
 }

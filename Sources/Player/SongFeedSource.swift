@@ -11,6 +11,7 @@ import SeqplaySupport
 ///
 /// `play` and `stop` come from one thread at a time (the caller serialises them); the render thread
 /// calls `deliverEvents` as every event source's.
+// Why unchecked: `play`/`stop` are serialised by the caller and hand players to the render thread through a lock-free queue; the render thread alone delivers (above).
 public final class SongFeedSource: ScheduledMIDISource, @unchecked Sendable {
     private enum Request {
         case none

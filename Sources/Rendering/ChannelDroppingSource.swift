@@ -1,7 +1,7 @@
 import MIDICore
 
 /// A source without the messages on some channels (those LV2 instruments play, for the SoundFont sampler).
-final class ChannelDroppingSource: ScheduledMIDISource, MIDIReceiver, @unchecked Sendable {
+final class ChannelDroppingSource: ScheduledMIDISource, MIDIReceiver {
     var source: any ScheduledMIDISource
     private var dropped = [Bool](repeating: false, count: 16)
     private var target: (any MIDIReceiver)?

@@ -7,7 +7,7 @@ import SeqplaySupport
 /// sample, and queues it for its channel's group (messages of no channel for every group). Each
 /// group's sampler then takes its own events when their time comes, on whatever thread renders it,
 /// so groups may render on other threads and ahead of the mix. No allocation or lock after init.
-final class ChannelGroupFanOut: MIDIReceiver, @unchecked Sendable {
+final class ChannelGroupFanOut: MIDIReceiver {
     var source: any ScheduledMIDISource
     let queues: [GroupEventQueue]
     private let groupOfChannel: [Int]
@@ -71,7 +71,7 @@ final class ChannelGroupFanOut: MIDIReceiver, @unchecked Sendable {
 
 /// One group's events, due time first: the event source of that group's sampler. The fan-out adds
 /// (one thread), the sampler takes (one thread, maybe another): no lock, no allocation.
-final class GroupEventQueue: ScheduledMIDISource, @unchecked Sendable {
+final class GroupEventQueue: ScheduledMIDISource {
     static let capacity = 16_384
     private struct TimedMessage {
         var time: Int64

@@ -11,6 +11,7 @@ import Sampler
 /// thread count, so the output does not depend on it. The groups share one voice
 /// budget, kept exactly (`VoiceLedger`): each sampler may sound all of it, and a voice is stolen only
 /// when the groups together would sound more. Rendering neither allocates nor locks.
+// Why unchecked: the AudioNode contract; each group renders on one thread at a time, and the groups share only the voice ledger's atomics and semaphores.
 public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
     /// The samplers, one per group, in group order.
     public let samplers: [SamplerNode]

@@ -3,7 +3,7 @@ import Player
 
 /// The player as the sampler's event source, shifted by `offset` samples: the engine's sample time
 /// runs on through a seek, the player's position jumps, and the offset bridges the two.
-final class SeekableEventSource: ScheduledMIDISource, @unchecked Sendable {
+final class SeekableEventSource: ScheduledMIDISource {
     let player: MusicPlayer
     /// Player sample time minus engine sample time. Changed only between blocks (see `seek`).
     var offset: Int64 = 0

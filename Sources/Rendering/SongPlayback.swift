@@ -35,9 +35,9 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
     private let finished = ManagedAtomic<Bool>(false)
     private let ended = ManagedAtomic<Bool>(false)
     /// Posted when `finished` or `ended` turns true (by the render thread) and by `wakeWaiters()`.
-    private let changed = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+    private let changed = PostedSemaphore()
     /// Posted when the render thread acknowledges a new hold ticket, and when playback ends.
-    private let acknowledged = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+    private let acknowledged = PostedSemaphore()
     private var lastTicket = 0
     /// Whether the user paused (control thread only).
     public private(set) var isPaused = false
@@ -58,16 +58,8 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
         }
         self.renderer = renderer
         self.output = output
-        sem_init(changed, 0, 0)
-        sem_init(acknowledged, 0, 0)
     }
 
-    deinit {
-        sem_destroy(changed)
-        changed.deallocate()
-        sem_destroy(acknowledged)
-        acknowledged.deallocate()
-    }
 
     /// Playback of `sequence` through the sampler graph `options` describe, rendered at the output's
     /// sample rate in blocks of its period, with the level metered (for a status line).
@@ -103,16 +95,16 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
     /// thread when either happens: no polling. Call it from one thread at a time.
     public func waitUntilFinishedOrEnded(unless interrupted: () -> Bool = { false }) {
         // A post counts until taken, so a change or a wake between a look and the wait is never lost.
-        while !interrupted() && !isFinished && !hasEnded { _ = sem_wait(changed) }
+        while !interrupted() && !isFinished && !hasEnded { changed.wait() }
     }
 
     /// Wakes `waitUntilFinishedOrEnded` so that it asks its `interrupted` again (after making it true).
-    public func wakeWaiters() { sem_post(changed) }
+    public func wakeWaiters() { changed.post() }
 
     /// The render thread has ended: whoever waits for the song or for a hold wakes.
     private func playbackEnded() {
-        sem_post(changed)
-        sem_post(acknowledged)
+        changed.post()
+        acknowledged.post()
     }
 
     /// True once the song and its tail have played (the control thread then calls `stop(draining: true)`).
@@ -179,7 +171,7 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
         let deadline = MonotonicClock.now() + 1_000_000_000
         while acknowledgedHold.load(ordering: .acquiring) != ticket {
             guard !hasEnded, MonotonicClock.now() < deadline else { return false }
-            MonotonicClock.wait(on: acknowledged, until: deadline)
+            acknowledged.wait(until: deadline)
         }
         body()
         return true
@@ -190,7 +182,7 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
     private func acknowledge(_ hold: Int) {
         guard acknowledgedHold.load(ordering: .relaxed) != hold else { return }
         acknowledgedHold.store(hold, ordering: .releasing)
-        sem_post(acknowledged)
+        acknowledged.post()
     }
 
     private func nextTicket() -> Int {
@@ -209,7 +201,7 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
         let block = renderer.renderBlock(frameCount: frameCount)
         if renderer.isFinished && !finished.load(ordering: .relaxed) {
             finished.store(true, ordering: .releasing)
-            sem_post(changed)  // a futex wake: no lock, no allocation
+            changed.post()  // a futex wake: no lock, no allocation
         }
         return block
     }

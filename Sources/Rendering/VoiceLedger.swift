@@ -19,8 +19,7 @@ import Sampler
 /// Real-time safe: no allocation or lock after init; a group waiting for another on another thread
 /// spins a little, then sleeps on a semaphore of its own (posted when the group it awaits moves, or
 /// its render is abandoned), so a thread whose partner is descheduled gives its core away instead of burning it.
-// Why unchecked: each group's counts are written by its own thread and read after its position (atomic, sequentially consistent) moves.
-final class VoiceLedger: @unchecked Sendable {
+final class VoiceLedger {
     /// The most voices sounding at once in the whole render.
     let budget: Int
     private let groupCount: Int

@@ -26,6 +26,7 @@ import SoundFontFile
 /// on its own sample (the source's `nextEventSampleTime`), not on the 64-frame grid; live MIDI starts
 /// at the next render call. It plays one font, dry, and leaves out what it does not have yet (the
 /// control thread's queue, mutes, forced programs, reverb and chorus).
+// Why unchecked: the AudioNode contract: set up while its engine is stopped, rendered by the render thread alone; control through the synthesizer's thread-safe paths.
 public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     /// FluidSynth renders, and takes events, in blocks of this many frames.
     public static let blockFrames = 64

@@ -15,6 +15,7 @@ import Foundation
 import MIDICore
 import NetworkMIDI
 import SeqplaySupport
+import Synchronization
 
 struct ProbeError: Error, CustomStringConvertible {
     let description: String
@@ -46,7 +47,7 @@ struct Options {
 }
 
 /// Prints received messages with their scheduled time relative to the first one.
-final class PrintingReceiver: NetworkMIDITimedReceiver, @unchecked Sendable {
+final class PrintingReceiver: NetworkMIDITimedReceiver {
     private var start: UInt64?
     func receive(_ message: MIDIMessage) { receive(message, scheduledAt: MonotonicClock.now(), fromPeer: 0) }
     func receive(_ message: MIDIMessage, scheduledAt time: UInt64, fromPeer ssrc: UInt32) {
@@ -70,31 +71,51 @@ func runSend(_ options: Options) throws {
     guard session.waitForConnectedPeers(1, clockSyncExchanges: exchanges, timeout: Double(timeout)) else {
         throw ProbeError(description: "no session with \(target) (or no clock sync) within \(timeout) s")
     }
-    if let go = options.values["go-when"] {
-        let deadline = Date().addingTimeInterval(Double(timeout))
-        while !FileManager.default.fileExists(atPath: go) {
-            guard Date() < deadline else { throw ProbeError(description: "\(go) did not appear within \(timeout) s") }
-            usleep(50_000)  // a test tool waiting for its script's go-ahead file
-        }
+    if let go = options.values["go-when"], !waitForFile(go, until: MonotonicClock.now() + UInt64(timeout) * 1_000_000_000) {
+        throw ProbeError(description: "\(go) did not appear within \(timeout) s")
     }
     let notes = try options.int("notes", default: 8)
     session.send([.programChange(channel: 0, program: 5), .controlChange(channel: 0, controller: 7, value: 100)])
+    // The phrase's rhythm: a message every 20 ms, on a grid of deadlines.
+    var beat = MonotonicClock.now()
     for i in 0..<notes {
         let note = UInt8(60 + i % 12)
         session.receive(.noteOn(channel: 0, note: note, velocity: 100))
-        usleep(20_000)
+        beat += 20_000_000
+        MonotonicClock.wait(until: beat)
         session.receive(.pitchBend(channel: 0, value: UInt16(8192 + i * 100)))
         session.receive(.noteOff(channel: 0, note: note, velocity: 0))
-        usleep(20_000)
+        beat += 20_000_000
+        MonotonicClock.wait(until: beat)
     }
     session.receive(.systemExclusive([0xF0, 0x7E, 0x7F, 0x09, 0x01, 0xF7]))
-    usleep(500_000)
+    // Half a second for the peer's answers (its journal acknowledgements, another clock sync) before the report.
+    MonotonicClock.wait(until: MonotonicClock.now() + 500_000_000)
     for peer in session.peers {
         print("peer \(peer.name) at \(peer.controlAddress): clock offset \(peer.clockOffset.map { "\($0) s" } ?? "unknown"),"
               + " latency \(peer.latency.map { "\($0 * 1000) ms" } ?? "unknown"), \(peer.clockSyncExchanges) clock syncs")
     }
     print("sent \(session.statistics.dataPacketsSent) data packets")
-    Thread.sleep(forTimeInterval: Double(stay))
+    MonotonicClock.wait(until: MonotonicClock.now() + UInt64(stay) * 1_000_000_000)  // the time asked to stay
+}
+
+/// Waits until `path` exists or the monotonic `deadline` passes (returns whether it exists): inotify
+/// tells when a file is made or moved into its folder.
+func waitForFile(_ path: String, until deadline: UInt64) -> Bool {
+    let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    let watcher = inotify_init1(Int32(IN_CLOEXEC))
+    defer { if watcher >= 0 { close(watcher) } }
+    guard watcher >= 0, inotify_add_watch(watcher, folder, UInt32(IN_CREATE | IN_MOVED_TO)) >= 0 else {
+        return FileManager.default.fileExists(atPath: path)
+    }
+    var events = [UInt8](repeating: 0, count: 4096)
+    while !FileManager.default.fileExists(atPath: path) {
+        let now = MonotonicClock.now()
+        guard now < deadline else { return false }
+        var descriptor = pollfd(fd: watcher, events: Int16(POLLIN), revents: 0)
+        if poll(&descriptor, 1, Int32(min((deadline - now) / 1_000_000 + 1, 60_000))) > 0 { _ = read(watcher, &events, events.count) }
+    }
+    return true
 }
 
 func runListen(_ options: Options) throws {
@@ -105,27 +126,51 @@ func runListen(_ options: Options) throws {
     configuration.onPeerEvent = { print("peer event: \($0)") }
     let session = try NetworkMIDISession(configuration: configuration, deliveringTo: PrintingReceiver())
     print("listening on \(session.controlAddress)")
-    Thread.sleep(forTimeInterval: Double(try options.int("seconds", default: 10)))
+    let seconds = UInt64(max(0, try options.int("seconds", default: 10)))
+    MonotonicClock.wait(until: MonotonicClock.now() + seconds * 1_000_000_000)  // the time asked to listen
     session.stop()
     print("statistics: \(session.statistics)")
 }
 
-/// Collects arrival times of note-ons keyed by their note/velocity code.
-final class ArrivalRecorder: MIDIReceiver, @unchecked Sendable {
-    var arrivals: [UInt64]
-    private(set) var count = 0
-    private let lock = NSLock()
-    init(capacity: Int) { arrivals = [UInt64](repeating: 0, count: capacity) }
+/// Counts the messages that arrive and keeps the arrival time of each note-on, by its note/velocity code;
+/// `wait(forCount:seconds:)` sleeps until a count is reached (the receiving side posts it).
+final class ArrivalRecorder: MIDIReceiver, Sendable {
+    private struct State {
+        var arrivals: [UInt64]
+        var count = 0
+        var awaited = Int.max
+    }
+    private let state: Mutex<State>
+    private let reached = DispatchSemaphore(value: 0)
+
+    init(capacity: Int) { state = Mutex(State(arrivals: [UInt64](repeating: 0, count: capacity))) }
+
     func receive(_ message: MIDIMessage) {
         let now = MonotonicClock.now()
-        guard case .noteOn(let channel, let note, let velocity) = message else { return }
-        let index = Int(channel) << 14 | Int(note) << 7 | Int(velocity)
-        lock.lock()
-        if index < arrivals.count { arrivals[index] = now }
-        count += 1
-        lock.unlock()
+        var index: Int?
+        if case .noteOn(let channel, let note, let velocity) = message { index = Int(channel) << 14 | Int(note) << 7 | Int(velocity) }
+        let reachedNow = state.withLock { state in
+            if let index, index < state.arrivals.count { state.arrivals[index] = now }
+            state.count += 1
+            return state.count == state.awaited
+        }
+        if reachedNow { reached.signal() }
     }
-    var received: Int { lock.lock(); defer { lock.unlock() }; return count }
+
+    /// Waits until `count` messages have arrived in all, or `seconds` pass; returns the count and the arrival times.
+    func wait(forCount count: Int, seconds: Double) -> (count: Int, arrivals: [UInt64]) {
+        let pending = state.withLock { state in
+            state.awaited = count
+            return state.count < count
+        }
+        if pending { _ = reached.wait(timeout: .now() + seconds) }
+        let result = state.withLock { state in
+            state.awaited = .max
+            return (state.count, state.arrivals)
+        }
+        while reached.wait(timeout: .now()) == .success {}  // a post that came after the time ran out
+        return result
+    }
 }
 
 func runBenchmark(_ options: Options) throws {
@@ -142,15 +187,17 @@ func runBenchmark(_ options: Options) throws {
 
     // Latency: one event per packet, 200 µs apart, each a distinct note-on code.
     var sentAt = [UInt64](repeating: 0, count: events)
+    var next = MonotonicClock.now()
     for i in 0..<events {
         let message = MIDIMessage.noteOn(channel: UInt8(i >> 14), note: UInt8((i >> 7) & 0x7F), velocity: UInt8(i & 0x7F))
         sentAt[i] = MonotonicClock.now()
         sending.receive(message)
-        NetworkClock.sleepFor(nanoseconds: 200_000)
+        next += 200_000
+        MonotonicClock.wait(until: next)
     }
-    _ = waitUntil(seconds: 5) { recorder.received >= events }
+    let arrivals = recorder.wait(forCount: events, seconds: 5).arrivals
     let latencies = (0..<events).compactMap { i -> Double? in
-        recorder.arrivals[i] == 0 ? nil : Double(recorder.arrivals[i] - sentAt[i]) / 1000
+        arrivals[i] == 0 ? nil : Double(arrivals[i] - sentAt[i]) / 1000
     }.sorted()
     guard !latencies.isEmpty else { throw ProbeError(description: "nothing received") }
     print(String(format: "latency over %d events (%d received): median %.1f µs, p99 %.1f µs, max %.1f µs",
@@ -164,27 +211,11 @@ func runBenchmark(_ options: Options) throws {
         sending.receive(.controlChange(channel: 1, controller: 1, value: UInt8(sent & 0x7F)))
         sent += 1
     }
-    _ = waitUntil(seconds: 2) { receiving.statistics.dataPacketsReceived >= sent + events }
+    _ = recorder.wait(forCount: sent + events, seconds: 2)
     let elapsed = Double(MonotonicClock.now() - start) / 1e9
     let arrived = receiving.statistics.dataPacketsReceived - events
     print(String(format: "throughput: %d events sent in 2 s, %d received: %.0f events/s sustained (%.1f%% delivered)",
                  sent, arrived, Double(arrived) / elapsed, 100 * Double(arrived) / Double(sent)))
-}
-
-func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
-    let deadline = MonotonicClock.now() + UInt64(seconds * 1e9)
-    while MonotonicClock.now() < deadline {
-        if condition() { return true }
-        usleep(1000)
-    }
-    return condition()
-}
-
-extension NetworkClock {
-    static func sleepFor(nanoseconds: UInt64) {
-        var spec = timespec(tv_sec: 0, tv_nsec: Int(nanoseconds))
-        nanosleep(&spec, nil)
-    }
 }
 
 let arguments = CommandLine.arguments

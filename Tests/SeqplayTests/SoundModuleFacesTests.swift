@@ -20,6 +20,27 @@ final class SoundModuleFacesTests: XCTestCase {
         throw XCTSkip("\(name) is not installed (Scripts/setup installs it)")
     }
 
+    /// A real `fluidsynth -s` with the test font (killed at teardown) and `seqplay serve --shell`, each on a free
+    /// port, and a line client of each: the same lines sent to both must get the same answers.
+    private func shells(_ scratch: ScratchDirectory) throws -> (theirs: LineClient, ours: LineClient, serve: ChildProcess) {
+        let fluidsynth = try tool("fluidsynth")
+        let fluidPort = freePort(), ourPort = freePort()
+        let reference = try ChildProcess(fluidsynth, ["-si", "-a", "file", "-o", "audio.file.name=/dev/null", "-o", "shell.port=\(fluidPort)",
+                                                      Self.font], standardInput: .null, standardOutput: .capture, standardError: .capture)
+        addTeardownBlock { reference.signal(SIGKILL); reference.waitUntilExit() }
+        let serve = try startServe(scratch, ["--shell", "\(ourPort)", "--no-state"])
+        // fluidsynth's first: seqplay (started last) has that long more to open its shell.
+        let theirs = try LineClient(port: fluidPort)
+        return (theirs, try LineClient(port: ourPort), serve)
+    }
+
+    /// `seqplay serve` with its shell face on a free port (no state file), a line client of it, and the port.
+    private func startShell(_ scratch: ScratchDirectory) throws -> (serve: ChildProcess, client: LineClient, port: UInt16) {
+        let port = freePort()
+        let serve = try startServe(scratch, ["--shell", "\(port)", "--no-state"])
+        return (serve, try LineClient(port: port), port)
+    }
+
     /// `seqplay serve` recording to a scratch file, with the faces given.
     private func startServe(_ scratch: ScratchDirectory, _ flags: [String], duration: Int = 60) throws -> ChildProcess {
         let network = freePort(Int32(SOCK_DGRAM.rawValue))
@@ -34,15 +55,9 @@ final class SoundModuleFacesTests: XCTestCase {
     }
 
     func testShellAnswersAsFluidSynthDoes() throws {
-        let fluidsynth = try tool("fluidsynth")
         let scratch = try ScratchDirectory(prefix: "shell-vs-fluidsynth")
         defer { scratch.remove() }
-        let fluidPort = freePort(), ourPort = freePort()
-        let reference = try ChildProcess(fluidsynth, ["-si", "-a", "file", "-o", "audio.file.name=/dev/null", "-o", "shell.port=\(fluidPort)",
-                                                      Self.font], standardInput: .null, standardOutput: .capture, standardError: .capture)
-        defer { reference.signal(SIGKILL); reference.waitUntilExit() }
-        let serve = try startServe(scratch, ["--shell", "\(ourPort)", "--no-state"])
-        let theirs = try LineClient(port: fluidPort), ours = try LineClient(port: ourPort)
+        let (theirs, ours, serve) = try shells(scratch)
         let lines = ["select 1 1 0 3", "prog 2 40", "prog 0 5", "prog 4 19", "cc 5 0 1", "prog 5 0", "prog 9 1",
                      "select 6 1 128 0", "noteon 0 60 100", "noteoff 0 60", "pitch_bend 0 8192", "cc 3 7 90", "gain 0.5",
                      "reverb on", "rev_setroomsize 0.4", "cho_set_nr 4", "chorus off"]
@@ -62,17 +77,11 @@ final class SoundModuleFacesTests: XCTestCase {
     /// `load` (with a bank offset), `reload` and the errors for too few arguments answer as a real
     /// `fluidsynth -s` does, byte for byte; `reload` keeps the font's id; range errors name the command.
     func testLoadReloadAndTooFewArgumentsAnswerAsFluidSynthDoes() throws {
-        let fluidsynth = try tool("fluidsynth")
         let scratch = try ScratchDirectory(prefix: "shell-load-vs-fluidsynth")
         defer { scratch.remove() }
         let copy = scratch.path("second.sf2")
         try FileManager.default.copyItem(atPath: Self.font, toPath: copy)
-        let fluidPort = freePort(), ourPort = freePort()
-        let reference = try ChildProcess(fluidsynth, ["-si", "-a", "file", "-o", "audio.file.name=/dev/null", "-o", "shell.port=\(fluidPort)",
-                                                      Self.font], standardInput: .null, standardOutput: .capture, standardError: .capture)
-        defer { reference.signal(SIGKILL); reference.waitUntilExit() }
-        let serve = try startServe(scratch, ["--shell", "\(ourPort)", "--no-state"])
-        let theirs = try LineClient(port: fluidPort), ours = try LineClient(port: ourPort)
+        let (theirs, ours, serve) = try shells(scratch)
         XCTAssertEqual(theirs.ask("echo ready", until: "ready\n"), "ready\n")
         XCTAssertEqual(ours.ask("echo ready", until: "ready\n"), "ready\n")
         let lines = ["load \(copy)", "load \(copy) 1 10", "fonts", "reload 1", "reload 2", "fonts", "select 0 3 10 19", "select 1 3 10 40",
@@ -130,9 +139,7 @@ final class SoundModuleFacesTests: XCTestCase {
     func testAStreamOfProgramChangesIsNotPacedByTheRenderThread() throws {
         let scratch = try ScratchDirectory(prefix: "shell-stream")
         defer { scratch.remove() }
-        let port = freePort()
-        let serve = try startServe(scratch, ["--shell", "\(port)", "--no-state"])
-        let client = try LineClient(port: port)
+        let (serve, client, _) = try startShell(scratch)
         XCTAssertFalse(client.ask("channels", until: "chan 15").isEmpty)
         let lines = (0..<200).map { $0 % 2 == 0 ? "prog \($0 % 16) \($0 % 128)" : "cc \($0 % 16) 7 \($0 % 128)" } + ["prog 0 40"]
         let started = Date()
@@ -195,9 +202,7 @@ final class SoundModuleFacesTests: XCTestCase {
     func testHostileShellLinesGetOneAnswerAndTheHostPlaysOn() throws {
         let scratch = try ScratchDirectory(prefix: "shell-hostile")
         defer { scratch.remove() }
-        let port = freePort()
-        let serve = try startServe(scratch, ["--shell", "\(port)", "--no-state"])
-        let client = try LineClient(port: port)
+        let (serve, client, port) = try startShell(scratch)
         XCTAssertEqual(client.ask("bogus 1 2"), "unknown command: bogus (try help)\n")
         XCTAssertEqual(client.ask("prog 0 99999999999999999999"), "prog: program 99999999999999999999 is not a number\n")
         XCTAssertEqual(client.ask("prog 0 1000"), "prog: program 1000 is out of range (0-127)\n")

@@ -51,7 +51,7 @@ extension CallbackAudioDriver {
 }
 
 /// What a `CallbackAudioDriver`'s real-time thread calls each cycle. Made by `RealtimeOutput`.
-public final class AudioDriverCycle: @unchecked Sendable {
+public final class AudioDriverCycle: Sendable {
     private let loop: RenderLoop
 
     init(loop: RenderLoop) { self.loop = loop }

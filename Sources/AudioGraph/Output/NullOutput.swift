@@ -3,6 +3,7 @@ import SeqplaySupport
 /// Real-time output for machines without a sound card: renders the engine period by period, each
 /// at the moment a device would ask for it (absolute deadlines on the monotonic clock), and discards
 /// the audio. Playback timing, sample time and the render path behave as with a sound card.
+// Why unchecked: restates RealtimeOutput's contract (its subclass adds no state).
 public final class NullOutput: RealtimeOutput, @unchecked Sendable {
     /// An output playing `sampleRate` Hz, `channelCount` channels, `periodFrames` frames per cycle.
     public init(sampleRate: Int = 44_100, channelCount: Int = 2, periodFrames: Int = 256) {
@@ -37,7 +38,7 @@ final class ClockDriver: BlockingAudioDriver {
         framesDelivered += Int64(frameCount)
         // Deadlines come from the frame total, not by adding period lengths, so rounding never drifts.
         // Kept: the pace of a sound card is what this output stands in for; the clock is the thing awaited.
-        MonotonicClock.sleep(until: startNanoseconds + UInt64(framesDelivered) * 1_000_000_000 / UInt64(sampleRate))
+        MonotonicClock.wait(until: startNanoseconds + UInt64(framesDelivered) * 1_000_000_000 / UInt64(sampleRate))
     }
 
     func finish(draining: Bool) throws(AudioDriverError) {}

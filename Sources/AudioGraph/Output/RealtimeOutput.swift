@@ -12,6 +12,7 @@ import Glibc
 /// Control it (start, pause, resume, stop, wait) from one thread; read `sampleTime`, `xrunCount` and
 /// `isPaused` from any thread. The render loop neither allocates, locks, logs nor does I/O other than
 /// the device write.
+// Why unchecked: controlled from one thread; what any thread reads (sample time, xruns, paused) is atomic; the loop's state is the render thread's.
 open class RealtimeOutput: @unchecked Sendable {
     /// The device this output plays to.
     public let driver: any AudioDriver
@@ -154,6 +155,7 @@ extension AudioEngine: RealtimeRenderSource {}
 /// The render loop: a period rendered per cycle, until stopped, done or failed. A blocking driver's
 /// render thread runs `run`; a callback driver's thread calls `cycle` and a helper thread waits in
 /// `waitAndStop` for the end.
+// Why unchecked: controlled from one thread; what any thread reads (sample time, xruns, paused) is atomic; the loop's state is the render thread's.
 final class RenderLoop: @unchecked Sendable {
     private let source: any RealtimeRenderSource
     private let driver: any AudioDriver
@@ -169,7 +171,7 @@ final class RenderLoop: @unchecked Sendable {
     private let ended = ManagedAtomic(false)
     private let failure = ManagedAtomic<Int64>(RenderLoop.noFailure)
     /// Posted once when a callback driver's loop ends, so `waitAndStop` stops the driver.
-    private let endSignal = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+    private let endSignal = PostedSemaphore()
     private static let noFailure = Int64.min
 
     init(source: any RealtimeRenderSource, driver: any AudioDriver, shared: RenderLoopState, frameLimit: Int64?,
@@ -179,13 +181,8 @@ final class RenderLoop: @unchecked Sendable {
         self.shared = shared
         self.frameLimit = frameLimit
         self.onEnd = onEnd
-        sem_init(endSignal, 0, 0)
     }
 
-    deinit {
-        sem_destroy(endSignal)
-        endSignal.deallocate()
-    }
 
     /// One cycle of at most `frameCount` frames: the block to play, or nil for silence (paused, or
     /// ended). Real-time: no allocation, lock, logging or I/O.
@@ -220,7 +217,7 @@ final class RenderLoop: @unchecked Sendable {
 
     /// Ends the loop once (async-signal-safe, no lock: the semaphore is a futex).
     func signalEnd() {
-        if ended.exchange(true, ordering: .acquiringAndReleasing) == false { sem_post(endSignal) }
+        if ended.exchange(true, ordering: .acquiringAndReleasing) == false { endSignal.post() }
     }
 
     /// The render thread of a blocking driver.
@@ -241,7 +238,7 @@ final class RenderLoop: @unchecked Sendable {
     /// The helper thread of a callback driver: waits for the end, then stops the driver.
     func waitAndStop(_ driver: any CallbackAudioDriver) {
         RealtimeScheduling.leaveRealtimeClass()
-        while sem_wait(endSignal) != 0 {}
+        while !endSignal.wait() {}
         let code = failure.load(ordering: .relaxed)
         let end: PlaybackEnd
         if code != Self.noFailure {

@@ -1,4 +1,5 @@
 import CALSA
+import SeqplaySupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -149,9 +150,8 @@ public final class PCMPlaybackDevice {
         var result = snd_pcm_resume(pcm)
         var attempts = 0
         while result == -EAGAIN && attempts < 500 {
-            var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
-            // Kept: alsa-lib tells no one when a suspended device can resume (aplay retries the same way).
-            nanosleep(&pause, nil)
+            // alsa-lib tells no one when a suspended device can resume: retried every 10 ms, as aplay does.
+            MonotonicClock.wait(until: MonotonicClock.now() + 10_000_000)
             result = snd_pcm_resume(pcm)
             attempts += 1
         }

@@ -20,7 +20,7 @@ package protocol JACKSyncHandler: AnyObject {
 
 /// The objects and closures the C callbacks reach through their context pointer. Kept alive by
 /// the client; each slot is set before `activate` and not changed while active.
-final class JACKCallbackContext: @unchecked Sendable {
+final class JACKCallbackContext {
     var process: (any JACKProcessHandler)?
     var timebase: (any JACKTimebaseHandler)?
     var sync: (any JACKSyncHandler)?

@@ -17,7 +17,7 @@ import Glibc
 ///
 /// Set every callback before `activate`. Methods other than those marked real-time safe must not
 /// be called from a callback.
-package final class JACKClient: @unchecked Sendable {
+package final class JACKClient {
     let handle: OpaquePointer
     let callbacks = JACKCallbackContext()
     private var isActive = false

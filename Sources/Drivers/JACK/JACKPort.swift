@@ -40,7 +40,7 @@ package enum JACKLatencyMode: Sendable {
 
 /// A port registered by a `JACKClient`. Its buffers are valid only inside the process callback,
 /// for the cycle's frame count.
-package class JACKPort: @unchecked Sendable {
+package class JACKPort {
     let handle: OpaquePointer
     /// The port's short name, as registered (`out_L`).
     package let shortName: String
@@ -76,7 +76,7 @@ package class JACKPort: @unchecked Sendable {
 }
 
 /// A mono audio port.
-package final class JACKAudioPort: JACKPort, @unchecked Sendable {
+package final class JACKAudioPort: JACKPort {
     /// This cycle's samples: `frameCount` must be the frame count the process callback was given.
     /// Real-time safe.
     @inline(__always)
@@ -93,7 +93,7 @@ package struct JACKMIDIEvent {
 }
 
 /// A MIDI port. Read an input port's events, or write an output port's, inside the process callback.
-package final class JACKMIDIPort: JACKPort, @unchecked Sendable {
+package final class JACKMIDIPort: JACKPort {
     /// This cycle's events of an input port, in frame order. Real-time safe.
     package func events(frameCount: Int) -> JACKMIDIInputEvents {
         JACKMIDIInputEvents(buffer: jack_port_get_buffer(handle, jack_nframes_t(frameCount)))

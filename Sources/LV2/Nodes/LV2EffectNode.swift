@@ -18,6 +18,7 @@ import Foundation
 /// look-ahead: a plugin with a latency port is run on silence at prepare (and after a reset) until the
 /// latency it reports settles, so the first audible block already has it, and the port is read again after
 /// every run, so a change is seen at once.
+// Why unchecked: the AudioNode contract: set up while its engine is stopped, rendered by the render thread alone; parameters through atomics.
 public final class LV2EffectNode: AudioNode, LatencyReportingNode, @unchecked Sendable {
     /// The plugin and the settings it starts with.
     public let settings: LV2PluginSettings

@@ -17,6 +17,7 @@ import MIDICore
 /// on (the SoundFont sampler starts notes on its 64-frame grid). Messages on channels other than `channels`
 /// are ignored. Output is stereo: a plugin's first two audio outputs (a mono plugin's one output on both),
 /// times `gain`.
+// Why unchecked: the AudioNode contract: set up while its engine is stopped, rendered by the render thread alone; MIDI from other threads through a lock-free queue.
 public final class LV2InstrumentNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     /// The gain an instrument's output gets unless told otherwise: LV2 instruments play at full scale (mda
     /// Piano's chords clip), while the SoundFont sampler's voices are staged by FluidSynth's master gain (0.2),

@@ -1,5 +1,6 @@
 import Foundation
 import MIDIFile
+import Synchronization
 
 /// One MIDI file of a batch: where it is, and the path its outputs keep under the output directory.
 public struct BatchInput: Hashable, Sendable {
@@ -108,13 +109,12 @@ public enum BatchInputDiscovery {
 
     private static func files(under directory: String, problems: inout [Problem]) -> [BatchInput] {
         let root = URL(fileURLWithPath: directory).standardizedFileURL.resolvingSymlinksInPath()
-        final class Unlisted: @unchecked Sendable { var problems: [Problem] = [] }
-        let unlisted = Unlisted()
-        defer { problems += unlisted.problems }
+        let unlisted = Mutex<[Problem]>([])
+        defer { problems += unlisted.withLock { $0 } }
         guard let enumerator = FileManager.default.enumerator(
             at: root, includingPropertiesForKeys: [.isRegularFileKey], options: [],
             errorHandler: { url, error in
-                unlisted.problems.append(Problem(path: url.path, reason: "cannot list: \(error.localizedDescription)"))
+                unlisted.withLock { $0.append(Problem(path: url.path, reason: "cannot list: \(error.localizedDescription)")) }
                 return true
             })
         else {

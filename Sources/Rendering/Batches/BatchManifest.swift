@@ -2,6 +2,7 @@ import AudioFiles
 import Foundation
 import MIDIFile
 import SeqplaySupport
+import Synchronization
 
 /// The manifest of a batch (`--manifest FILE.jsonl`): one JSON object per input, written as each
 /// input is done with, so a killed batch leaves the lines of what it finished. Safe from any thread.
@@ -21,27 +22,26 @@ import SeqplaySupport
 /// by an empty one at once (atomically, keeping its permissions; a symbolic link's target) and each
 /// line is appended whole or not at all. After a line fails (a full disk) nothing more is written,
 /// so the manifest holds whole lines of what was finished, in order.
-public final class BatchManifest: @unchecked Sendable {
+public final class BatchManifest: Sendable {
     public let path: String
-    private let file: AppendingOutputFile
-    private let lock = NSLock()
+    /// The file, and why a line could not be written once one could not: lines are appended under the mutex.
+    private let writing: Mutex<(file: AppendingOutputFile, failure: OutputFileError?)>
     private let soundFontPaths: [String]
     private let labels: Bool
     private let earlier: EarlierManifest
-    private var firstFailure: OutputFileError?
 
     /// Creates (or empties) the manifest at `path`, which may not be any of `inputs` (the batch's
     /// songs) or the fonts. What it held is `settings.earlierManifest`, or else read first.
     public init(path: String, settings: BatchRenderSettings, protecting inputs: [String] = []) throws(OutputFileError) {
         earlier = settings.earlierManifest ?? EarlierManifest(path: path)
-        file = try AppendingOutputFile(path: path, protecting: inputs + settings.soundFontPaths)
+        writing = Mutex((try AppendingOutputFile(path: path, protecting: inputs + settings.soundFontPaths), nil))
         self.path = path
         soundFontPaths = settings.soundFontPaths
         labels = settings.writesLabels
     }
 
     /// Why a line could not be written, once one could not; nothing is written after it.
-    public var failure: OutputFileError? { lock.withLock { firstFailure } }
+    public var failure: OutputFileError? { writing.withLock { $0.failure } }
 
     /// Writes `result`'s line; throws (then and for every later line) when the manifest cannot be written.
     public func append(_ result: BatchResult) throws(OutputFileError) {
@@ -62,14 +62,14 @@ public final class BatchManifest: @unchecked Sendable {
     }
 
     private func append(line: String) throws(OutputFileError) {
-        lock.lock()
-        defer { lock.unlock() }
-        if let firstFailure { throw firstFailure }
-        do {
-            try file.append(Data((line + "\n").utf8))
-        } catch {
-            firstFailure = error
-            throw error
+        try writing.withLock { (writing) throws(OutputFileError) in
+            if let failure = writing.failure { throw failure }
+            do throws(OutputFileError) {
+                try writing.file.append(Data((line + "\n").utf8))
+            } catch {
+                writing.failure = error
+                throw error
+            }
         }
     }
 

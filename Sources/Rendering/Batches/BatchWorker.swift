@@ -131,11 +131,13 @@ final class BatchWorker {
 /// disk: 10-20 ms measured here, where the rest of a song's fixed cost is ~1.5 ms of CPU), renaming
 /// it to its name and writing its labels. The batch does this on another thread while the worker renders its next song.
 /// Handed from the worker to that thread, then touched by it alone.
+// Why unchecked: handed from the worker to the finishing queue and touched there alone (the worker never keeps a reference).
 struct PendingOutput: @unchecked Sendable {
     let complete: () throws -> RenderedAudio
 }
 
 /// An input's result, once its output (if any) is complete; see `PendingOutput`.
+// Why unchecked: handed from the worker to the finishing queue and touched there alone (the worker never keeps a reference).
 struct PendingResult: @unchecked Sendable {
     let complete: () -> BatchResult
 }

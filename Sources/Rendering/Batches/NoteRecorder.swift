@@ -30,7 +30,7 @@ public struct RenderedPart: Sendable, Equatable {
 /// Stands between a renderer's scheduler and its sampler and writes down every note the sampler
 /// gets, stamped with the sample time the scheduler gave it: the labels come from the very events
 /// the audio was rendered from. Delivers exactly what the scheduler would, in the same order.
-final class NoteRecorder: ScheduledMIDISource, MIDIReceiver, @unchecked Sendable {
+final class NoteRecorder: ScheduledMIDISource, MIDIReceiver {
     private let source: any ScheduledMIDISource
     /// Output frames per scheduler sample (1/varispeed rate).
     private let frameScale: Double

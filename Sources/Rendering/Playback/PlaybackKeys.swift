@@ -30,7 +30,8 @@ public struct PlaybackKeys {
             FluidSynthLog.forwardPendingMessages()
             LV2Log.forwardPendingMessages()
             guard let terminal else {
-                usleep(50_000)
+                // No keys to read: the status loop's period (the logs forwarded), which a signal cuts short.
+                interruption.wait(timeout: 0.05)
                 continue
             }
             for key in terminal.readKeys(waitingUpTo: 100) {

@@ -1,16 +1,12 @@
 import Atomics
 import SeqplaySupport
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// What each of a synthesizer's 16 channels plays (font, bank, program) and its volume (CC 7) and
 /// pan (CC 10), as the render thread last set them: written lock-free and without allocating by
 /// the render thread (program changes, controllers, resets, fonts loaded), read by any thread. A
 /// control model polls `generation` to see that something changed, and waits on `waitForCycles`
 /// for the render thread to apply a command.
-// @unchecked: the tables are atomics, and the semaphore is only posted and waited on (thread-safe calls).
-public final class ChannelStatusTable: @unchecked Sendable {
+public final class ChannelStatusTable: Sendable {
     /// One channel's published state.
     public struct Channel: Hashable, Sendable {
         /// FluidSynth's id of the font the preset comes from (nil: the channel has no preset).
@@ -31,10 +27,9 @@ public final class ChannelStatusTable: @unchecked Sendable {
     private let cycles = ManagedAtomic<UInt64>(0)
     /// Threads in `waitForCycles`, and the semaphore the render thread posts for them at each cycle's end.
     private let cycleWaiters = ManagedAtomic<Int>(0)
-    private let cycleEnded = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+    private let cycleEnded = PostedSemaphore()
 
     init() {
-        sem_init(cycleEnded, 0, 0)
         programs = (0..<16).map { _ in ManagedAtomic<UInt64>(0) }
         controllers = (0..<16).map { _ in ManagedAtomic<UInt64>(100 | 64 << 8) }
     }
@@ -47,16 +42,11 @@ public final class ChannelStatusTable: @unchecked Sendable {
     /// before the command arrived).
     public var completedCycles: UInt64 { cycles.load(ordering: .acquiring) }
 
-    deinit {
-        sem_destroy(cycleEnded)
-        cycleEnded.deallocate()
-    }
-
     /// The render thread ended a cycle: counts it and, only while a thread waits for cycles, posts
     /// the semaphore (a futex wake; no lock, no allocation).
     func cycleCompleted() {
         cycles.wrappingIncrement(ordering: .sequentiallyConsistent)
-        if cycleWaiters.load(ordering: .sequentiallyConsistent) > 0 { sem_post(cycleEnded) }
+        if cycleWaiters.load(ordering: .sequentiallyConsistent) > 0 { cycleEnded.post() }
     }
 
     /// Waits until `count` cycles have ended since `completedCycles` read `start`, or until the
@@ -69,7 +59,7 @@ public final class ChannelStatusTable: @unchecked Sendable {
         defer { cycleWaiters.wrappingDecrement(ordering: .sequentiallyConsistent) }
         while cycles.load(ordering: .sequentiallyConsistent) &- start < count {
             guard MonotonicClock.now() < deadline else { return false }
-            MonotonicClock.wait(on: cycleEnded, until: deadline)
+            cycleEnded.wait(until: deadline)
         }
         return true
     }

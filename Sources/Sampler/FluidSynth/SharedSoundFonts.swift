@@ -14,6 +14,7 @@ import SoundFontFile
 /// Made for seqplay's engine (`init(paths:engine:)` with `.seqplay`), the fonts are read once into the
 /// engine's `SoundFontBank` and not loaded into FluidSynth at all (the engine answers for its presets):
 /// the sample data is held once, not twice.
+// Why unchecked: the fonts are loaded in init and only read after; the engine bank is made once under `bankLock`.
 public final class SharedSoundFonts: @unchecked Sendable {
     /// The files, in load order (later ones take priority).
     public let paths: [String]

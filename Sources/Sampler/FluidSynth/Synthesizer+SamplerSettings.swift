@@ -60,7 +60,7 @@ extension Synthesizer {
 
 /// The forced program, the drum channels and the font of each channel, read by the render thread
 /// (which selects them again after a reset): storage allocated once, no allocation when read.
-final class ForcedProgramTable: @unchecked Sendable {
+final class ForcedProgramTable {
     /// Per channel: forced program (-1 none), its bank, drum (1 drum, 0 melodic, -1 as FluidSynth has
     /// it: channel 10 drums), and the font its program changes pick from (-1 the font stack).
     private let program = UnsafeMutablePointer<Int32>.allocate(capacity: 16)

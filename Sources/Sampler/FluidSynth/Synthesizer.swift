@@ -23,6 +23,7 @@ import Glibc
 /// render cycles. A render cycle (`beginRenderCycle`) never waits for them: while one holds the
 /// synth, the cycle is skipped and its caller plays silence. Control calls come from one thread at a
 /// time (or are serialised by the caller).
+// Why unchecked: the render cycle and the control calls meet in atomics and FluidSynth's own API mutex; control calls are serialised by the caller (above).
 public final class Synthesizer: MIDIReceiver, @unchecked Sendable {
     /// The settings the synthesizer was created with or last given (`apply(_:)`); gain, reverb and
     /// chorus on/off and polyphony follow later changes made through this object.

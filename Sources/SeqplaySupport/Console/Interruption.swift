@@ -7,22 +7,26 @@ import Foundation
 /// process, so the command can restore the terminal, send notes off, drain the device, close its
 /// files (or remove a half-written one) and say goodbye to its peers first. Wait for it, or poll
 /// `isRequested` from a loop.
+// Why unchecked: immutable after init; `sources` (not Sendable in Dispatch) are only kept, so their handlers live.
 public final class Interruption: @unchecked Sendable {
-    private let wake = DispatchSemaphore(value: 0)
-    private let received = ManagedAtomic<Int32>(0)
-    private var sources: [DispatchSourceSignal] = []
+    private let wake: DispatchSemaphore
+    private let received: ManagedAtomic<Int32>
+    private let sources: [any DispatchSourceSignal]
 
     public init(signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]) {
-        for number in signals {
+        let wake = DispatchSemaphore(value: 0), received = ManagedAtomic<Int32>(0)
+        sources = signals.map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [received, wake] in
+            source.setEventHandler {
                 received.store(number, ordering: .releasing)
                 wake.signal()
             }
             source.resume()
-            sources.append(source)
+            return source
         }
+        self.wake = wake
+        self.received = received
     }
 
     /// The signal received so far, if any.

@@ -6,6 +6,7 @@ import Atomics
 /// A bounded multi-producer, multi-consumer queue (Vyukov's design): each slot carries a sequence
 /// number that says whether it is free for the producer or filled for the consumer. A full queue drops
 /// the new message and counts it.
+// Why unchecked: a slot changes hands through its sequence number (an atomic), as Vyukov's queue does.
 package final class LogMessageQueue: @unchecked Sendable {
     /// One message as it was posted: level and text, cut to `maximumTextLength` bytes.
     package struct Message {

@@ -6,7 +6,7 @@ import Darwin
 
 /// The system's monotonic clock (CLOCK_MONOTONIC), in nanoseconds: the one time base that the
 /// playout, live-input, network and null-output threads share, the same in every process on the
-/// machine. Reading it and sleeping on it are real-time safe.
+/// machine. Reading it and waiting on it are real-time safe.
 public enum MonotonicClock {
     /// The clock now.
     @inlinable
@@ -16,12 +16,19 @@ public enum MonotonicClock {
         return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
 
-    /// Sleeps until the clock reaches `deadline` (at once if it has): an absolute deadline, so
-    /// a loop waking on a grid of deadlines never drifts.
-    public static func sleep(until deadline: UInt64) {
+    /// Waits until the clock reaches `deadline` (at once if it has): an absolute deadline, so a loop
+    /// waking on a grid of deadlines never drifts. The one place seqplay waits for a time itself: a
+    /// clock's pace (the real-time sequencer's tick, the null output's periods, a playout's last
+    /// millisecond, a song's events), where the time is what is awaited. Real-time safe.
+    public static func wait(until deadline: UInt64) {
         var spec = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+        // Kept: the clock is the thing awaited (an absolute deadline); a signal's interruption waits on.
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &spec, nil) == EINTR {}
     }
+
+    /// Waits until `deadline`, as `wait(until:)`; the name until 0.15 (kept for the API: a wait for a time).
+    @available(*, deprecated, renamed: "wait(until:)")
+    public static func sleep(until deadline: UInt64) { wait(until: deadline) }
 
     #if canImport(Glibc)
     /// Waits on `semaphore` until it is posted or the clock reaches `deadline` (`sem_timedwait`,

@@ -4,6 +4,7 @@ import Atomics
 /// locks or waits after `init`: the way MIDI crosses from an input or network thread to the audio
 /// render thread. An element stays in its slot until the producer overwrites it, so an element
 /// holding memory (a SysEx message) is never freed by the consumer.
+// Why unchecked: one producer and one consumer thread; a slot changes hands through the release/acquire of the two positions (atomics).
 public final class SingleProducerQueue<Element>: @unchecked Sendable {
     @usableFromInline let slots: UnsafeMutablePointer<Element>
     public let capacity: Int

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -43,5 +44,35 @@ package final class OpenConnections: Sendable {
         close(listener)
         for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
         return true
+    }
+
+    /// Accepts the next connection on `listener` (close-on-exec), with its peer's address; an accept
+    /// interrupted, aborted by the peer or short of descriptors is tried again. Nil once the listener
+    /// fails for good (`stop` closed it).
+    package func accept(on listener: Int32) -> (fd: Int32, peer: sockaddr_storage)? {
+        while true {
+            var peer = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &peer) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(listener, $0, &length) }
+            }
+            if fd >= 0 {
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                return (fd, peer)
+            }
+            guard [EINTR, ECONNABORTED, EMFILE, ENFILE].contains(errno), !isStopped else { return nil }
+        }
+    }
+
+    /// Runs `serve` on a thread of its own named `threadName` for the admitted connection `fd`, which is
+    /// forgotten and closed when `serve` returns.
+    package func serve(_ fd: Int32, threadName: String, _ serve: @escaping @Sendable () -> Void) {
+        let thread = Thread { [self] in
+            serve()
+            remove(fd)
+            close(fd)
+        }
+        thread.name = threadName
+        thread.start()
     }
 }

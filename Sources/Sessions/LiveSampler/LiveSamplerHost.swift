@@ -10,7 +10,7 @@ import Sampler
 ///
 /// Make it, `connect` sources, then start the audio output, then `start()`. Call `calibrate()`
 /// every second or so from a control thread.
-public final class LiveSamplerHost: @unchecked Sendable {
+public final class LiveSamplerHost: Sendable {
     package let input: LiveMIDIInput
     public let producer: SequencerLiveProducer
 

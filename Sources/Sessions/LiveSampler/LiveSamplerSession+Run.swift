@@ -30,7 +30,8 @@ extension LiveSamplerSession {
         keys.restore()
         if let host {
             host.stop()
-            usleep(20_000)  // Kept: the host's notes-off reach the output (a block or two) before it closes; nothing to wait on.
+            // The time the host's notes-off take to be rendered and heard (a block or two) before the output closes.
+            MonotonicClock.wait(until: MonotonicClock.now() + 20_000_000)
         }
         return stop()
     }

@@ -21,6 +21,7 @@ import NetworkMIDI
 /// session's network and playout threads under a short lock, never on an audio render thread.
 /// Events from ALSA are read on a `SequencerInputThread` and sent with the session's own lock and
 /// `sendto`, as any sequencing thread does.
+// Why unchecked: `ports`, `failedSends` and the client's output side are used under `lock`; the input thread is started and stopped from one thread.
 public final class NetworkALSABridge: NetworkMIDITimedReceiver, @unchecked Sendable {
     /// The sequencer client the ports belong to (as `aconnect -l` lists it).
     public let client: SequencerClient

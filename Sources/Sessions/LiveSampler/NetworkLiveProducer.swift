@@ -13,6 +13,7 @@ import NetworkMIDI
 /// The session delivers from one thread (its playout thread, or its network thread with latency 0,
 /// then the thread calling `stop()`), the producer's one thread. Do not call the session's
 /// `disconnect(from:)` while it runs with latency 0.
+// Why unchecked: immutable after init; the producer's queue is pushed from the session's one delivering thread at a time (above).
 public final class NetworkLiveProducer: @unchecked Sendable {
     public let session: NetworkMIDISession
     package let producer: LiveInputProducer
@@ -52,7 +53,7 @@ public final class NetworkLiveProducer: @unchecked Sendable {
 }
 
 /// Hands what the session delivers to the live layer, and to the ALSA bridge if there is one.
-private final class Receiver: NetworkMIDITimedReceiver, @unchecked Sendable {
+private final class Receiver: NetworkMIDITimedReceiver {
     let producer: LiveInputProducer
     let destination: Int
     let bridge: NetworkALSABridge?

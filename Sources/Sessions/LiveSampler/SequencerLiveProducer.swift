@@ -12,6 +12,7 @@ import SeqplaySupport
 /// and pedals its client still holds there are released; when its port or client goes away, at every
 /// port. Ports that appear are reported by `portsAppeared()` so the caller can connect them
 /// (hot-plug). System Exclusive and system messages are not played.
+// Why unchecked: the input thread is its producer's one thread; start/stop come from one control thread; appearing ports cross in a lock-free queue.
 public final class SequencerLiveProducer: @unchecked Sendable {
     /// The input ports, in the order of their destinations.
     public let ports: [SequencerPort]

@@ -7,6 +7,7 @@ import MediaLibrary
 import Player
 import Sampler
 import Synchronization
+import Synchronization
 
 /// A live sampler session as a sound module you control, as `seqplay live`/`serve` run it: its
 /// `SoundModuleControl`, the state file (restored at start, saved on change), the FluidSynth shell and
@@ -20,6 +21,8 @@ import Synchronization
 ///     try session.start()
 ///     host.start()          // … play …
 ///     host.stop(); _ = session.stop()
+// Why unchecked: the faces, the hang-up source and the saved state are set in init, `add` and `start` and read in
+// `stop`, all on one control thread (above); the state file, shell and OSC faces are set in init only.
 public final class SoundModuleHost: @unchecked Sendable {
     public let control: SoundModuleControl
     private let reloadsFontsOnHangUp: Bool
@@ -198,12 +201,12 @@ public struct SoundModuleHostConfiguration: Sendable {
 
 /// Records what a live session plays to a file named by a face (`ControlCommand.startRecording`),
 /// through a `RecorderTap` installed on the mix before the session started.
-final class OnRequestRecorder: SoundModuleRecorder, @unchecked Sendable {
+final class OnRequestRecorder: SoundModuleRecorder, Sendable {
     private let tap: RecorderTap
-    private weak var control: SoundModuleControl?
+    private weak let control: SoundModuleControl?
     private let log: @Sendable (String) -> Void
-    private let lock = NSLock()
-    private var path: String?
+    /// The file being recorded to; a start and a stop run under the mutex, one at a time.
+    private let path = Mutex<String?>(nil)
 
     init(tap: RecorderTap, control: SoundModuleControl, log: @escaping @Sendable (String) -> Void) {
         self.tap = tap
@@ -212,19 +215,19 @@ final class OnRequestRecorder: SoundModuleRecorder, @unchecked Sendable {
     }
 
     func startRecording(path: String) throws {
-        try lock.withLock {
-            if let current = self.path { throw ControlError.failed("already recording to \(current)") }
+        try self.path.withLock { (current) throws in
+            if let current { throw ControlError.failed("already recording to \(current)") }
             try tap.start(writingTo: path)
-            self.path = path
+            current = path
         }
         control?.recordingChanged(RecordingState(path: path, active: true))
     }
 
     /// Completes the recording, if one runs.
     func stopRecording() {
-        let finished: String? = lock.withLock {
-            guard let path else { return nil }
-            self.path = nil
+        let finished: String? = path.withLock { current in
+            guard let path = current else { return nil }
+            current = nil
             do {
                 let summary = try tap.stop()
                 log("wrote \(summary.framesWritten) frames to \(path)")

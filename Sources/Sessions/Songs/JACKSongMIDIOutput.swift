@@ -22,6 +22,7 @@ import Rendering
 /// let midi = try JACKSongMIDIOutput(sequence: song, playback: playback, driver: output.jack)
 /// try playback.start()
 /// ```
+// Why unchecked: the player and cycle state belong to JACK's process thread (a seek moves the player while the playback holds that thread off); the control side shares only atomics.
 public final class JACKSongMIDIOutput: JACKCycleHandler, SongDestination, @unchecked Sendable {
     package let port: JACKMIDIPort
     /// This destination's player (its own cursor through the same schedule as the playback's).

@@ -28,6 +28,7 @@ public enum JACKTransportMode: String, Sendable, CaseIterable {
 /// notes end, voices are silenced, controllers and programs are chased), holding the render thread
 /// off meanwhile; as a slow-sync client the song tells JACK it is ready to roll once that seek is
 /// done. Control (`start`, `stop`, `togglePlay`, `locate`) comes from one thread.
+// Why unchecked: control comes from one thread (above); the follower and the process thread share atomics and a semaphore.
 public final class JACKSongTransport: @unchecked Sendable {
     public let playback: SongPlayback
     package let client: JACKClient

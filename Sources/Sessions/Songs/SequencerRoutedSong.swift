@@ -19,8 +19,7 @@ import SeqplaySupport
 ///                                    songClient: SequencerClient(name: "app"), samplerClient: SequencerClient(name: "app sampler"))
 /// try song.play()
 /// ```
-// Why unchecked: immutable after init but for `play()` (one thread); `stop()` only forwards to thread-safe stops.
-public final class SequencerRoutedSong: @unchecked Sendable {
+public final class SequencerRoutedSong: Sendable {
     /// How far behind its kernel timestamp the sampler plays an event by default: more than a period
     /// of the default device plus the input thread's wake-up, also under load.
     public static let defaultLookAhead = 0.05

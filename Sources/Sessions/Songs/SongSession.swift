@@ -31,8 +31,7 @@ import SeqplaySupport
 /// starts; otherwise `startLead` after `play()` begins. The network sends stamp events with that
 /// time; the sampler's output starts one output latency (`RealtimeOutput.outputLatency`) before it,
 /// so its first sample is heard when the first event goes out.
-// Why unchecked: `play()` runs on one thread; `stop()` (any thread) touches only the stop request and thread-safe destinations.
-public final class SongSession: @unchecked Sendable {
+public final class SongSession: Sendable {
     /// The sampler's part: SoundFonts, the output it plays to, and how it sounds (`options.song` is
     /// replaced by the session's, which every destination plays).
     public struct Sampler {
@@ -64,7 +63,7 @@ public final class SongSession: @unchecked Sendable {
     private let samplerStarted = ManagedAtomic(false)
     /// Starts the sampler's output at its time; joined once it has started (or failed to start).
     private let samplerStarter = ServiceThread()
-    private var began = false
+    private let began = ManagedAtomic(false)
     private let notice: @Sendable (String) -> Void
 
     /// Prepares `sequence`, played as `song` asks, for each destination given (at least one).
@@ -167,7 +166,7 @@ public final class SongSession: @unchecked Sendable {
 
     /// Starts the network and the sampler so that song time 0 sounds at monotonic time `songStart`.
     private func begin(songStart: UInt64) {
-        began = true
+        began.store(true, ordering: .releasing)
         network?.start(at: songStart)
         guard let sampler else { return }
         let latency = UInt64(sampler.output.outputLatency * 1e9)
@@ -197,7 +196,7 @@ public final class SongSession: @unchecked Sendable {
             stopRequest.wait(until: time)
         } else {
             // Kept: the time itself is awaited (the All Notes Off sent for it must leave before the session goes).
-            MonotonicClock.sleep(until: time)
+            MonotonicClock.wait(until: time)
         }
     }
 
@@ -212,7 +211,7 @@ public final class SongSession: @unchecked Sendable {
 
     /// Lets the sampler play out its tail (or ends its notes when stopped) and stops its output.
     private func finishSampler() throws(SongSessionError) {
-        guard let sampler, began else { return }
+        guard let sampler, began.load(ordering: .acquiring) else { return }
         samplerStarter.join()
         guard samplerStarted.load(ordering: .acquiring) else { return }
         sampler.waitUntilFinishedOrEnded(unless: { isStopped })

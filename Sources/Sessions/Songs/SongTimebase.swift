@@ -8,7 +8,7 @@ import Player
 /// time signature; ticks are the song's own (`ticksPerBeat` = division × 4 / denominator);
 /// `beatsPerMinute` is the song's tempo in quarter notes per minute, as the MIDI file states it.
 /// Runs on JACK's real-time thread: reads only the player's immutable tempo map and schedule.
-final class SongTimebase: JACKTimebaseHandler, @unchecked Sendable {
+final class SongTimebase: JACKTimebaseHandler {
     private let player: MusicPlayer
 
     init(player: MusicPlayer) { self.player = player }

@@ -41,19 +41,14 @@ final class TransportFollower: RealtimeRenderSource, JACKSyncHandler, @unchecked
     private let seeking = ServiceThread()
     /// Render thread only: whether the transport rolled in the previous cycle.
     private var wasRolling = false
-    private let wake = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+    private let wake = PostedSemaphore()
 
     init(playback: SongPlayback, client: JACKClient) {
         self.playback = playback
         self.client = client
         sampleRate = client.sampleRate
-        sem_init(wake, 0, 0)
     }
 
-    deinit {
-        sem_destroy(wake)
-        wake.deallocate()
-    }
 
     // MARK: Render thread
 
@@ -98,7 +93,7 @@ final class TransportFollower: RealtimeRenderSource, JACKSyncHandler, @unchecked
     private func requestSeek(to frame: Int) {
         requestedFrame.store(frame, ordering: .relaxed)
         seekPending.store(true, ordering: .releasing)
-        sem_post(wake)
+        wake.post()
     }
 
     // MARK: Seek thread
@@ -107,7 +102,7 @@ final class TransportFollower: RealtimeRenderSource, JACKSyncHandler, @unchecked
     func startSeekThread() {
         seeking.start(name: "seqplay JACK transport") { [self] in
             while true {
-                while sem_wait(wake) != 0 {}
+                while !wake.wait() {}
                 if seeking.isStopRequested { break }
                 guard seekPending.load(ordering: .acquiring) else { continue }
                 let frame = requestedFrame.load(ordering: .relaxed)
@@ -123,7 +118,7 @@ final class TransportFollower: RealtimeRenderSource, JACKSyncHandler, @unchecked
     func stopSeekThread() {
         guard seeking.isRunning else { return }
         seeking.requestStop()
-        sem_post(wake)
+        wake.post()
         seeking.join()
     }
 }

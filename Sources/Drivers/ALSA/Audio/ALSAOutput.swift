@@ -3,6 +3,7 @@ import AudioGraph
 /// Real-time output to an ALSA playback device (`default`, `hw:1,0`, `plughw:…`): a `RealtimeOutput`
 /// on an `ALSADriver`. Underruns are recovered and counted; a device that disappears ends playback
 /// with `.failed` (kind `.deviceDisappeared`).
+// Why unchecked: restates RealtimeOutput's contract (its subclass adds no state).
 public final class ALSAOutput: RealtimeOutput, @unchecked Sendable {
     /// The device name, negotiated format, rate and period layout.
     public var device: PCMPlaybackDevice { alsaDriver.device }

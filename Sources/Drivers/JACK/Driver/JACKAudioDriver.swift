@@ -2,6 +2,8 @@ import Atomics
 import AudioGraph
 import Foundation
 import MIDICore
+import SeqplaySupport
+import Synchronization
 
 /// Where the output ports are connected when playback starts.
 public enum JACKConnection: Equatable, Sendable {
@@ -37,6 +39,7 @@ public struct JACKOutputSettings: Sendable {
 /// JACK's process callbacks, each rendering exactly the frames JACK asks for straight into one output
 /// port per channel. The sample rate and block size are the server's. A server that shuts down (or
 /// drops the client) fails the playback with the server's reason.
+// Why unchecked: immutable after init; start and stop come from the output's one control thread, and what the process callback touches is ProcessCycle's.
 public final class JACKAudioDriver: CallbackAudioDriver, @unchecked Sendable {
     /// The JACK client: its name, its ports, the transport; register more ports (MIDI) before starting.
     package let client: JACKClient
@@ -90,9 +93,7 @@ public final class JACKAudioDriver: CallbackAudioDriver, @unchecked Sendable {
         }
         // Rendering starts once the connections are in the server's graph (applied at the next cycle),
         // so the first frame is heard; at most a second is waited for a stalled server.
-        let connectedAt = process.cycles.load(ordering: .acquiring)
-        // Kept: the process callback only counts cycles (it signals no one); once per start, 1 s at most.
-        for _ in 0..<500 where process.cycles.load(ordering: .acquiring) < connectedAt + 2 { usleep(2_000) }
+        process.awaitCycles(2, until: MonotonicClock.now() + 1_000_000_000)
         process.rendering.store(true, ordering: .releasing)
     }
 
@@ -123,12 +124,11 @@ public final class JACKAudioDriver: CallbackAudioDriver, @unchecked Sendable {
 }
 
 /// The reason libjack gave when the server shut down; written on libjack's thread, read after.
-final class LockedReason: @unchecked Sendable {
-    private let lock = NSLock()
-    private var reason = ""
+final class LockedReason: Sendable {
+    private let reason = Mutex("")
 
-    func set(_ value: String) { lock.withLock { reason = value } }
-    var value: String { lock.withLock { reason } }
+    func set(_ value: String) { reason.withLock { $0 = value } }
+    var value: String { reason.withLock { $0 } }
 }
 
 extension JACKConnection {

@@ -25,6 +25,7 @@ import MIDICore
 ///
 /// Without a session, `attach(to:destination:output:)` adds it to any `LiveMIDIInput` whose
 /// samplers render on that JACK output.
+// Why unchecked: `attach` sets the producer and destination before the output starts; then the process thread alone uses them; the stop flag and counters are atomics.
 public final class JACKMIDIInput: JACKCycleHandler, @unchecked Sendable {
     /// Frames between an event's own frame and the sample it sounds at (before the 64-sample grid).
     public static let latencyFrames = 0

@@ -7,6 +7,7 @@ import AudioGraph
 /// let output = try JACKOutput(settings: JACKOutputSettings(clientName: "seqplay"))
 /// try output.start(engine: engine)      // the server's rate: output.sampleRate
 /// ```
+// Why unchecked: restates RealtimeOutput's contract (its subclass adds no state).
 public final class JACKOutput: RealtimeOutput, @unchecked Sendable {
     /// The driver: its client (name, transport, more ports) and output ports.
     public let jack: JACKAudioDriver

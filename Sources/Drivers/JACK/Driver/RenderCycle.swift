@@ -1,9 +1,11 @@
 import Atomics
 import AudioGraph
+import SeqplaySupport
 
 /// JACK's process callback: asks the output's cycle for the frames JACK wants (in pieces no longer
 /// than the engine renders at once, should the server's block grow) and copies them into the ports.
 /// No allocation, lock, logging or I/O.
+// Why unchecked: `cycle`, `chunkFrames` and `handlers` are set before the client is activated; after that the process callback alone touches its buffers, the rest are atomics.
 final class ProcessCycle: JACKProcessHandler, @unchecked Sendable {
     private let ports: [JACKAudioPort]
     /// This cycle's port buffers (made once, refilled each cycle: no allocation).
@@ -20,6 +22,9 @@ final class ProcessCycle: JACKProcessHandler, @unchecked Sendable {
     let freewheeling = ManagedAtomic(false)
     let freewheelCycles = ManagedAtomic(0)
     private let serverWentAway = ManagedAtomic(false)
+    /// The cycle count `awaitCycles` waits for (Int.max: none), and the post that tells it the count was reached.
+    private let awaitedCycle = ManagedAtomic(Int.max)
+    private let cycleReached = PostedSemaphore()
 
     init(ports: [JACKAudioPort]) {
         self.ports = ports
@@ -31,6 +36,14 @@ final class ProcessCycle: JACKProcessHandler, @unchecked Sendable {
         self.chunkFrames = chunkFrames
     }
 
+    /// Waits until the process callback has run `count` more cycles, or until the monotonic `deadline`
+    /// (a stalled server): the callback posts once when the count is reached.
+    func awaitCycles(_ count: Int, until deadline: UInt64) {
+        cycleReached.take()  // a post left by an earlier wait that timed out
+        awaitedCycle.store(cycles.load(ordering: .acquiring) + count, ordering: .releasing)
+        if !cycleReached.wait(until: deadline) { awaitedCycle.store(.max, ordering: .releasing) }
+    }
+
     var isServerGone: Bool { serverWentAway.load(ordering: .acquiring) }
 
     /// The server shut down: the output ends (called on libjack's notification thread).
@@ -40,7 +53,11 @@ final class ProcessCycle: JACKProcessHandler, @unchecked Sendable {
     }
 
     func process(frameCount: Int) -> Bool {
-        cycles.wrappingIncrement(ordering: .releasing)
+        let count = cycles.wrappingIncrementThenLoad(ordering: .acquiringAndReleasing)
+        let awaited = awaitedCycle.load(ordering: .acquiring)
+        if count >= awaited, awaitedCycle.compareExchange(expected: awaited, desired: .max, ordering: .acquiringAndReleasing).exchanged {
+            cycleReached.post()
+        }
         if freewheeling.load(ordering: .relaxed) { freewheelCycles.wrappingIncrement(ordering: .relaxed) }
         for index in ports.indices { buffers[index] = ports[index].buffer(frameCount: frameCount) }
         let sampleTime = cycle?.sampleTime ?? 0
