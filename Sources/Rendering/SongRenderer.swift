@@ -28,6 +28,9 @@ public final class SongRenderer {
     public static let supportedSampleRates = 8_000...96_000
 
     public let options: RenderOptions
+    /// The song, prepared once for the player, the channel groups and whoever follows the render
+    /// (a JACK MIDI output's player).
+    public let song: PreparedSong
     /// The player feeding the sampler; mute and solo may still be changed while rendering.
     public let player: MusicPlayer
     public let sampler: SamplerNode
@@ -74,21 +77,34 @@ public final class SongRenderer {
     /// however many synthesizers play them (`SharedSoundFonts`), plays `sequence` as `options.song`
     /// asks (a `MusicPlayer` applies it, mutes and solos included), inserts the effects.
     public convenience init(sequence: MusicSequence, soundFontPaths: [String], options: RenderOptions) throws(RenderError) {
+        try self.init(song: PreparedSong(sequence), soundFontPaths: soundFontPaths, options: options)
+    }
+
+    /// Builds and starts the graph as `init(sequence:soundFontPaths:options:)` does, for a song
+    /// prepared once (`PreparedSong`): its tempo map and channels are not worked out again.
+    public convenience init(song: PreparedSong, soundFontPaths: [String], options: RenderOptions) throws(RenderError) {
         let fonts: SharedSoundFonts
         do throws(SoundFontError) {
             fonts = try SharedSoundFonts(paths: options.sampler.fontLoadOrder(soundFontPaths), engine: options.sampler.engine)
         } catch {
             throw .soundFont(error)
         }
-        try self.init(sequence: sequence, options: options) { () throws(RenderError) in
+        try self.init(song: song, options: options) { () throws(RenderError) in
             try Self.makeSampler(options: options) { $0.addSoundFonts(fonts) }
         }
     }
 
+    /// Builds and starts the graph around the samplers `makeSampler` makes, as
+    /// `init(song:options:makeSampler:)` does for `sequence` prepared here.
+    public convenience init(sequence: MusicSequence, options: RenderOptions,
+                            makeSampler: () throws(RenderError) -> SamplerNode) throws(RenderError) {
+        try self.init(song: PreparedSong(sequence), options: options, makeSampler: makeSampler)
+    }
+
     /// Builds and starts the graph around the samplers `makeSampler` makes (one, or with
     /// `options.channelOutputs` one per channel used; each with its fonts, attached to no running
-    /// engine): plays `sequence` as `options.song` asks, inserts the effects.
-    public init(sequence: MusicSequence, options: RenderOptions,
+    /// engine): plays `song` as `options.song` asks, inserts the effects.
+    public init(song: PreparedSong, options: RenderOptions,
                 makeSampler: () throws(RenderError) -> SamplerNode) throws(RenderError) {
         guard Self.supportedSampleRates.contains(options.sampleRate) else { throw .unsupportedSampleRate(options.sampleRate) }
         let tailSeconds: Double
@@ -97,14 +113,13 @@ public final class SongRenderer {
         }
         guard tailSeconds.within(0...SongOptions.maximumDuration) != nil else { throw .invalidTail(tailSeconds) }
 
-        let isEmpty = TempoMap(sequence: sequence.concatenatingPatterns()).endTick == 0
         // Each LV2 instrument has a player of its own; the sampler gets nothing on their channels.
         var instrumentSources: [SeekableEventSource] = []
         do throws(SongOptionsError) {
-            player = try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, options: options.song)
+            player = try MusicPlayer(song: song, sampleRate: options.sampleRate, options: options.song)
             for _ in options.instruments {
                 instrumentSources.append(SeekableEventSource(
-                    player: try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, options: options.song)))
+                    player: try MusicPlayer(song: song, sampleRate: options.sampleRate, options: options.song)))
             }
         } catch {
             throw .song(error)
@@ -133,7 +148,7 @@ public final class SongRenderer {
         let split = options.channelOutputs ? .perChannel : options.channelSplit
         // Channels LV2 instruments play reach the sampler empty: they cost it nothing and need no voices.
         let instrumentChannels = Set(options.instruments.flatMap(\.channels))
-        if let groups = try Self.channelGroups(split, of: sequence, silentChannels: instrumentChannels, makeSampler: makeSampler) {
+        if let groups = try Self.channelGroups(split, of: song, silentChannels: instrumentChannels, makeSampler: makeSampler) {
             // Each group's sampler may sound the whole budget; together they keep it (`VoiceLedger`).
             let node = try ChannelGroupSampler(groups: groups, source: samplerSource, voiceBudget: options.sampler.polyphony,
                                                threads: options.threads, rangeFrames: Self.threadedRangeFrames,
@@ -176,7 +191,8 @@ public final class SongRenderer {
         }
 
         self.options = options
-        songFrames = isEmpty ? 0 : Int64((Double(player.durationInSamples) / speed).rounded(.up))
+        self.song = song
+        songFrames = song.isEmpty ? 0 : Int64((Double(player.durationInSamples) / speed).rounded(.up))
         tailFrames = Int64((tailSeconds * Double(options.sampleRate)).rounded())
         maximumFrames = songFrames + tailFrames
         if case .untilSilent = options.tail { stopsAtSilence = true } else { stopsAtSilence = false }
@@ -191,14 +207,15 @@ public final class SongRenderer {
     /// The channel groups of `split` for `sequence`, balanced by the note-cost model on a probe
     /// sampler `makeSampler` makes (channels in `silentChannels` cost nothing); nil for `.none`
     /// (one synthesizer).
-    static func channelGroups(_ split: ChannelSplit, of sequence: MusicSequence, silentChannels: Set<Int> = [],
+    static func channelGroups(_ split: ChannelSplit, of song: PreparedSong, silentChannels: Set<Int> = [],
                               makeSampler: () throws(RenderError) -> SamplerNode) throws(RenderError) -> ChannelGroups? {
         switch split {
         case .none: return nil
-        case .perChannel, .groups: return split.groups(for: sequence)
+        case .perChannel: return .perChannel(song)
+        case .groups(let groups): return groups
         case .balanced(let count):
             let estimate = try NoteCostEstimate(probe: makeSampler())
-            let load = ChannelGroups.walkNotes(of: sequence) { note, _ in
+            let load = ChannelGroups.walkNotes(of: song) { note, _ in
                 silentChannels.contains(Int(note.channel)) ? 0 : estimate.cost(note)
             }
             return .balanced(load: load, count: count)
