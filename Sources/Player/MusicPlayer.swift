@@ -244,12 +244,12 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         destination.endOfDelivery(before: sampleTime)
     }
 
-    /// The messages alone, as a sampler's event source (`ScheduledMIDISource`) hands them out. (A
-    /// type that is both a `MIDIReceiver` and a `SongDestination`, such as `SamplerNode`, is played
-    /// to as a `SongDestination`.)
+    /// The messages with their times (`MIDIReceiver.receive(_:at:)`), as a sampler's event source
+    /// (`ScheduledMIDISource`) hands them out. (A type that is both a `MIDIReceiver` and a
+    /// `SongDestination`, such as `SamplerNode`, is played to as a `SongDestination`.)
     @_disfavoredOverload
     public func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
-        deliverEvents(before: sampleTime) { receiver.receive($0.message) }
+        deliverEvents(before: sampleTime) { receiver.receive($0.message, at: $0.sampleTime) }
     }
 
     /// Hands `handle`, in order, every pending event before `sampleTime` with its time, track and

@@ -10,7 +10,8 @@ import MIDIFile
 import Player
 
 /// Renders a MIDI sequence through SoundFonts to audio: the graph
-/// sequence → `MusicPlayer` → `SamplerNode` → effect chain → mixer → (channel map) → output, then the
+/// song → one `MusicPlayer` → a router splitting its timed events by channel → `SamplerNode` (or one per
+/// channel group) and the LV2 instruments → effect chain → mixer → (channel map) → output, then the
 /// chain's varispeed if it has one, pulled block by block, with the tail after the song's end cut
 /// where the output falls silent (or at a fixed length). Offline rendering (`render(to:)`) and
 /// real-time playback (`SongPlayback`) both use it, so both hear the same graph.
@@ -40,9 +41,8 @@ public final class SongRenderer {
     /// With channel groups: the node rendering them (its bus 1 + g is group g alone).
     public let channelGroups: ChannelGroupSampler?
     public let engine: AudioEngine
-    /// The LV2 instruments of `options.instruments`, in order, each fed by its own player of the song.
+    /// The LV2 instruments of `options.instruments`, in order, fed by the same player as the sampler.
     public let instruments: [LV2InstrumentNode]
-    let instrumentSources: [SeekableEventSource]
     /// Meters the stereo mix after the effects (before the varispeed and the channel map), when
     /// `options.metersLevel` asks for it.
     public let levelMeter: LevelMeterTap?
@@ -68,7 +68,9 @@ public final class SongRenderer {
     var pendingSilenceFrames = 0
     /// The silence put in (and a block made of silence and sound, for `renderBlock`).
     let latencyGap: AudioBuffer
-    let eventSource: SeekableEventSource
+    /// The one path of the player's events: split by channel among the sampler (or its channel
+    /// groups) and the LV2 instruments.
+    let router: SongEventRouter
     let varispeed: VarispeedRenderer?
     /// Player samples per output frame: the varispeed's rate, 1 without one.
     let speed: Double
@@ -113,28 +115,17 @@ public final class SongRenderer {
         }
         guard tailSeconds.within(0...SongOptions.maximumDuration) != nil else { throw .invalidTail(tailSeconds) }
 
-        // Each LV2 instrument has a player of its own; the sampler gets nothing on their channels.
-        var instrumentSources: [SeekableEventSource] = []
         do throws(SongOptionsError) {
             player = try MusicPlayer(song: song, sampleRate: options.sampleRate, options: options.song)
-            for _ in options.instruments {
-                instrumentSources.append(SeekableEventSource(
-                    player: try MusicPlayer(song: song, sampleRate: options.sampleRate, options: options.song)))
-            }
         } catch {
             throw .song(error)
         }
-        self.instrumentSources = instrumentSources
-        instruments = zip(options.instruments, instrumentSources).map { assignment, source in
+        instruments = options.instruments.map { assignment in
             let node = LV2InstrumentNode(settings: assignment.settings, channels: assignment.channels)
-            node.eventSource = source
             node.workerMode = options.lv2Worker
             return node
         }
-
-        eventSource = SeekableEventSource(player: player)
-        let samplerSource: any ScheduledMIDISource = options.instruments.isEmpty ? eventSource
-            : ChannelDroppingSource(source: eventSource, channels: options.instruments.flatMap(\.channels))
+        let instrumentChannels = options.instruments.map(\.channels)
 
         engine = AudioEngine()
         let format = AudioFormat(sampleRate: Double(options.sampleRate), channelCount: options.outputChannelCount)
@@ -147,10 +138,12 @@ public final class SongRenderer {
         var effects: [AudioNode] = []
         let split = options.channelOutputs ? .perChannel : options.channelSplit
         // Channels LV2 instruments play reach the sampler empty: they cost it nothing and need no voices.
-        let instrumentChannels = Set(options.instruments.flatMap(\.channels))
-        if let groups = try Self.channelGroups(split, of: song, silentChannels: instrumentChannels, makeSampler: makeSampler) {
+        // The router gives each instrument its channels (before any group that has them too).
+        let silentChannels = Set(instrumentChannels.joined())
+        if let groups = try Self.channelGroups(split, of: song, silentChannels: silentChannels, makeSampler: makeSampler) {
+            router = SongEventRouter(source: player, channels: groups.groups + instrumentChannels, groupCount: groups.groups.count)
             // Each group's sampler may sound the whole budget; together they keep it (`VoiceLedger`).
-            let node = try ChannelGroupSampler(groups: groups, source: samplerSource, voiceBudget: options.sampler.polyphony,
+            let node = try ChannelGroupSampler(groups: groups, router: router, voiceBudget: options.sampler.polyphony,
                                                threads: options.threads, rangeFrames: Self.threadedRangeFrames,
                                                cyclesAlone: options.channelOutputs, makeSampler: makeSampler)
             channelGroups = node
@@ -163,12 +156,16 @@ public final class SongRenderer {
                 (mix, effects) = try Self.connectGraph(of: engine, source: node, instruments: instruments, options: options)
             }
         } else {
+            router = SongEventRouter(source: player, channels: [(0..<16).filter { !silentChannels.contains($0) }] + instrumentChannels,
+                                     groupCount: 1)
             sampler = try makeSampler()
-            sampler.eventSource = samplerSource
+            sampler.eventSource = router.pullingSource(of: 0)
             (mix, effects) = try Self.connectGraph(of: engine, source: sampler, instruments: instruments, options: options)
             samplers = [sampler]
             channelGroups = nil
         }
+        router.receivers = samplers + instruments
+        for (index, node) in instruments.enumerated() { node.eventSource = router.pullingSource(of: router.groupCount + index) }
         levelMeter = options.metersLevel ? LevelMeterTap() : nil
         if let levelMeter { mix.installTap(levelMeter, at: .output(bus: 0)) }
         do throws(AudioEngineError) {
