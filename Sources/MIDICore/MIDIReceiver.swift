@@ -7,6 +7,18 @@
 public protocol MIDIReceiver: AnyObject {
     /// Acts on one message immediately.
     func receive(_ message: MIDIMessage)
+
+    /// Acts on `message`, which its source has due at `sampleTime` (in the sample time of the source's
+    /// `deliverEvents(before:to:)`). A `ScheduledMIDISource` that knows when its events are due (a
+    /// song's player, a queue of timed events) hands each over this way, so that a receiver placing
+    /// events within a block (an LV2 instrument, a router queuing them for other threads) has its
+    /// time without asking the source one due time at a time; sources that do not know (live input)
+    /// call `receive(_:)`. Default: `receive(message)`.
+    func receive(_ message: MIDIMessage, at sampleTime: Int64)
+}
+
+extension MIDIReceiver {
+    public func receive(_ message: MIDIMessage, at sampleTime: Int64) { receive(message) }
 }
 
 /// A source of MIDI events placed in audio sample time, pulled by whoever renders audio.
@@ -16,7 +28,7 @@ public protocol MIDIReceiver: AnyObject {
 /// block, allocate or do I/O.
 public protocol ScheduledMIDISource: AnyObject {
     /// Sends to `receiver`, in order, every pending event whose sample time is less than `sampleTime`,
-    /// and marks them delivered.
+    /// and marks them delivered: with its time (`MIDIReceiver.receive(_:at:)`) when the source knows it.
     func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver)
 
     /// The sample time of the earliest event not delivered yet, or nil when none is left, so a

@@ -81,9 +81,15 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
     /// play one after another. A sequence of length zero (only set-up events at tick 0) without start,
     /// end or loop plays one tick, so its tick-0 events are sent. Throws when the options do not fit
     /// the sequence, a muted or soloed track or channel included.
-    public init(sequence: MusicSequence, sampleRate: Int, options: SongOptions = SongOptions()) throws(SongOptionsError) {
-        let playable = sequence.concatenatingPatterns()
-        let map = TempoMap(sequence: playable)
+    public convenience init(sequence: MusicSequence, sampleRate: Int, options: SongOptions = SongOptions()) throws(SongOptionsError) {
+        try self.init(song: PreparedSong(sequence), sampleRate: sampleRate, options: options)
+    }
+
+    /// Prepares playback of `song` as `init(sequence:sampleRate:options:)` does, from the song's
+    /// timeline and tempo map as they were prepared (not worked out again).
+    public init(song: PreparedSong, sampleRate: Int, options: SongOptions = SongOptions()) throws(SongOptionsError) {
+        let playable = song.timeline
+        let map = song.tempoMap
         var scheduled = options
         if map.endTick == 0 && options.start == nil && options.end == nil && options.loop == nil { scheduled.end = .tick(1) }
         let built = try PlaybackSchedule(sequence: playable, map: map, settings: scheduled, sampleRate: sampleRate)
@@ -239,12 +245,12 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         destination.endOfDelivery(before: sampleTime)
     }
 
-    /// The messages alone, as a sampler's event source (`ScheduledMIDISource`) hands them out. (A
-    /// type that is both a `MIDIReceiver` and a `SongDestination`, such as `SamplerNode`, is played
-    /// to as a `SongDestination`.)
+    /// The messages with their times (`MIDIReceiver.receive(_:at:)`), as a sampler's event source
+    /// (`ScheduledMIDISource`) hands them out. (A type that is both a `MIDIReceiver` and a
+    /// `SongDestination`, such as `SamplerNode`, is played to as a `SongDestination`.)
     @_disfavoredOverload
     public func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
-        deliverEvents(before: sampleTime) { receiver.receive($0.message) }
+        deliverEvents(before: sampleTime) { receiver.receive($0.message, at: $0.sampleTime) }
     }
 
     /// Hands `handle`, in order, every pending event before `sampleTime` with its time, track and

@@ -35,6 +35,8 @@ public final class SongFeedSource: ScheduledMIDISource, @unchecked Sendable {
     private var playingChannels: UInt16 = 0
     private var origin: Int64 = 0
     private var lastBefore: Int64 = 0
+    /// Hands the song's events on with their times in the feed's (`origin` added).
+    private let shifted = ShiftedReceiver()
 
     /// A feed over `base` playing no song yet.
     public init(base: any ScheduledMIDISource) {
@@ -101,14 +103,22 @@ public final class SongFeedSource: ScheduledMIDISource, @unchecked Sendable {
         }
         guard let playing else { return }
         lastBefore = sampleTime
-        playing.takeUnretainedValue().deliverEvents(before: sampleTime - origin, to: receiver)
+        deliver(playing.takeUnretainedValue(), before: sampleTime, to: receiver)
+    }
+
+    /// `player`'s events before feed time `sampleTime`, to `receiver` at their feed times.
+    private func deliver(_ player: MusicPlayer, before sampleTime: Int64, to receiver: any MIDIReceiver) {
+        shifted.target = receiver
+        shifted.offset = origin
+        player.deliverEvents(before: sampleTime - origin, to: shifted)
+        shifted.target = nil
     }
 
     /// Delivers nothing new from the song playing but the ends of its notes (its channels are muted
     /// by then) and its pedals let go, and lets it go.
     private func endPlaying(_ receiver: any MIDIReceiver) {
         guard let player = playing else { return }
-        player.takeUnretainedValue().deliverEvents(before: lastBefore - origin, to: receiver)
+        deliver(player.takeUnretainedValue(), before: lastBefore, to: receiver)
         for channel in 0..<16 where playingChannels & (1 << channel) != 0 {
             receiver.receive(.controlChange(channel: UInt8(channel), controller: 64, value: 0))
             receiver.receive(.controlChange(channel: UInt8(channel), controller: 66, value: 0))
@@ -123,4 +133,14 @@ public final class SongFeedSource: ScheduledMIDISource, @unchecked Sendable {
         guard let next = playing.takeUnretainedValue().nextEventSampleTime.map({ $0 + origin }) else { return live }
         return min(live ?? .max, next)
     }
+}
+
+/// A receiver that hands messages on to `target`, their times moved by `offset`.
+private final class ShiftedReceiver: MIDIReceiver {
+    var target: (any MIDIReceiver)?
+    var offset: Int64 = 0
+
+    func receive(_ message: MIDIMessage) { target?.receive(message) }
+
+    func receive(_ message: MIDIMessage, at sampleTime: Int64) { target?.receive(message, at: sampleTime + offset) }
 }

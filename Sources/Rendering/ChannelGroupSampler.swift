@@ -3,8 +3,8 @@ import Foundation
 import MIDICore
 import Sampler
 
-/// A song's channel groups (`ChannelGroups`) rendered each on its own sampler, all fed from one
-/// event source, as one graph node: output bus 0 is the mix (the groups summed in group order),
+/// A song's channel groups (`ChannelGroups`) rendered each on its own sampler, all fed by the
+/// render's one router (`SongEventRouter`), as one graph node: output bus 0 is the mix (the groups summed in group order),
 /// bus 1 + g group g alone. The groups render ahead of the mix on helper threads, in parallel with
 /// `threads` > 1 (`GroupRenderAhead`), in ranges of `rangeFrames` frames (for a real-time output,
 /// one thread renders them each engine cycle alone); the sum is taken in the same order whatever the
@@ -16,7 +16,7 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
     /// The samplers, one per group, in group order.
     public let samplers: [SamplerNode]
     public let groups: ChannelGroups
-    let fanOut: ChannelGroupFanOut
+    let router: SongEventRouter
     private let rangeFrames: Int
     /// The most voices the groups sound together.
     let voiceBudget: Int
@@ -36,24 +36,23 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
     /// Whether the groups render ahead of the mix on helper threads (`GroupRenderAhead`).
     private let rendersAhead: Bool
 
-    /// Groups `groups` of the events of `source` on the samplers `makeSampler` makes (one per
-    /// group), sounding at most `voiceBudget` voices together, rendered ahead on `threads` threads
+    /// Renders `groups`, whose events `router` queues in its first `groups.groups.count` queues, on the
+    /// samplers `makeSampler` makes (one per group), sounding at most `voiceBudget` voices together, rendered ahead on `threads` threads
     /// over ranges of `rangeFrames`; with one thread and `cyclesAlone`, each engine cycle alone,
     /// as a real-time output needs. (Where the budget steals, the voices ended differ between the two
     /// ways, so a render to a file always renders ahead, and is the same on any number of threads.)
-    init(groups: ChannelGroups, source: any ScheduledMIDISource, voiceBudget: Int, threads: Int, rangeFrames: Int,
+    init(groups: ChannelGroups, router: SongEventRouter, voiceBudget: Int, threads: Int, rangeFrames: Int,
          cyclesAlone: Bool, makeSampler: () throws(RenderError) -> SamplerNode) throws(RenderError) {
         self.voiceBudget = voiceBudget
         self.groups = groups
-        fanOut = ChannelGroupFanOut(source: source, groups: groups)
+        self.router = router
         var samplers: [SamplerNode] = []
-        for queue in fanOut.queues {
+        for queue in router.queues.prefix(groups.groups.count) {
             let sampler = try makeSampler()
             sampler.eventSource = queue
             samplers.append(sampler)
         }
         self.samplers = samplers
-        fanOut.samplers = samplers
         self.rangeFrames = rangeFrames
         threadCount = max(1, min(threads, samplers.count))
         rendersAhead = !samplers.isEmpty && (threadCount > 1 || !cyclesAlone)
@@ -79,14 +78,14 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
             let rangeFrames = max(rangeFrames, setup.maximumFrameCount)
             let ledger = VoiceLedger(budget: voiceBudget, groups: samplers.count, rangesOf: rangeFrames)
             self.ledger = ledger
-            fanOut.ledger = ledger
-            ahead = GroupRenderAhead(samplers: samplers, fanOut: fanOut, ledger: ledger, threads: threadCount,
+            router.ledger = ledger
+            ahead = GroupRenderAhead(samplers: samplers, router: router, ledger: ledger, threads: threadCount,
                                      rangeFrames: rangeFrames, format: format)
             ahead?.aheadLimit = renderAheadLimit
         } else {
             let ledger = VoiceLedger(budget: voiceBudget, groups: samplers.count, spanFrames: setup.maximumFrameCount + 4 * SamplerNode.blockFrames)
             self.ledger = ledger
-            fanOut.ledger = ledger
+            router.ledger = ledger
             cycleOutputs = samplers.map { _ in AudioBuffer(format: format, frameCapacity: setup.maximumFrameCount) }
         }
     }
@@ -96,12 +95,13 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
         for sampler in samplers { sampler.reset() }
     }
 
-    /// Forgets what was rendered ahead and the queued events (a seek moved the source).
+    /// Forgets what was rendered ahead and the queued events, the LV2 instruments' included (a seek
+    /// moved the source).
     func discardRenderedAhead() {
         if let ahead {
             ahead.discard()
         } else {
-            fanOut.clear()
+            router.clear()
             ledger?.restart(at: 0) { samplers[$0].activeVoiceCount }
         }
     }
@@ -121,7 +121,7 @@ public final class ChannelGroupSampler: AudioNode, @unchecked Sendable {
             // (at each 64-frame boundary B, a sampler takes those due before B + 32), the groups in
             // step from one boundary with a note-on to the next.
             let end = context.sampleTime + Int64(context.frameCount)
-            fanOut.pull(before: end + Int64(SamplerNode.blockFrames / 2))
+            router.pull(before: end + Int64(SamplerNode.blockFrames / 2))
             ledger?.render(samplers, groups: stride(from: 0, to: samplers.count, by: 1), from: context.sampleTime, to: end) { group in
                 (cycleOutputs[group][0].baseAddress!, cycleOutputs[group][1].baseAddress!)
             }

@@ -1,5 +1,6 @@
 import MIDICore
 import MIDIFile
+import Player
 
 /// How a song's MIDI channels are split among synthesizers: each group of channels plays on a
 /// synthesizer of its own (same fonts, same settings), and the mix is the sum of the groups, in
@@ -16,6 +17,11 @@ public struct ChannelGroups: Hashable, Sendable {
     /// One group per channel the song uses, in channel order.
     public static func perChannel(_ sequence: MusicSequence) -> ChannelGroups {
         ChannelGroups(channelsUsed(by: sequence).map { [$0] })
+    }
+
+    /// One group per channel `song` uses, in channel order.
+    public static func perChannel(_ song: PreparedSong) -> ChannelGroups {
+        ChannelGroups(song.channelsUsed.map { [$0] })
     }
 
     /// The used channels split into at most `count` groups of about equal expected load. The load of
@@ -72,17 +78,17 @@ public struct ChannelGroups: Hashable, Sendable {
             }
             return load
         }
-        return walkNotes(of: sequence) { note, _ in noteCost(note) }
+        return walkNotes(of: PreparedSong(sequence)) { note, _ in noteCost(note) }
     }
 
     /// Walks the channels' messages in playing order, so each note is costed with the program in
     /// force, calling `note` with each note and the second it starts at (from the song's start).
     /// Returns per channel the sum of what `note` returned for its notes plus 1e-3 per other channel
     /// message (0: unused).
-    static func walkNotes(of sequence: MusicSequence, note noteCost: (CostedNote, _ startSeconds: Double) -> Double) -> [Double] {
+    static func walkNotes(of song: PreparedSong, note noteCost: (CostedNote, _ startSeconds: Double) -> Double) -> [Double] {
         var load = [Double](repeating: 0, count: 16)
-        let timeline = sequence.concatenatingPatterns()
-        let map = TempoMap(sequence: timeline)
+        let timeline = song.timeline
+        let map = song.tempoMap
         var setups = [[Int: MIDIMessage]](repeating: [:], count: 16)  // 0: CC 0, 1: CC 32, 2: program
         var setupLists = [[MIDIMessage]](repeating: [], count: 16)  // each channel's setups in that order (shared by its notes)
         var pairing = NotePairing<(tick: Int64, setup: [MIDIMessage], velocity: UInt8)>()

@@ -30,7 +30,7 @@ final class GroupRenderAhead: @unchecked Sendable {
     /// `outputs[group][slot]`: a sampler's `outputs` argument for that range slot (range j is slot j % depth).
     private let outputs: [[[AudioBuffer]]]
     private let samplers: [SamplerNode]
-    private let fanOut: ChannelGroupFanOut
+    private let router: SongEventRouter
     /// The voice budget the groups share; they render in step from one note-on boundary to the next.
     private let ledger: VoiceLedger
     private let threadCount: Int
@@ -74,13 +74,13 @@ final class GroupRenderAhead: @unchecked Sendable {
         max(16, aheadBytes / max(1, groups * rangeFrames * 2 * MemoryLayout<Float>.stride))
     }
 
-    /// Renders `samplers` (fed by `fanOut`'s queues, within `ledger`'s budget) on `threads` helper
+    /// Renders `samplers` (fed by `router`'s first queues, within `ledger`'s budget) on `threads` helper
     /// threads into ranges of `rangeFrames` stereo frames in `format`.
-    init(samplers: [SamplerNode], fanOut: ChannelGroupFanOut, ledger: VoiceLedger, threads: Int, rangeFrames: Int, format: AudioFormat,
+    init(samplers: [SamplerNode], router: SongEventRouter, ledger: VoiceLedger, threads: Int, rangeFrames: Int, format: AudioFormat,
          probe: HelperProbe? = nil) {
         self.probe = probe
         self.samplers = samplers
-        self.fanOut = fanOut
+        self.router = router
         self.ledger = ledger
         self.rangeFrames = rangeFrames
         threadCount = threads
@@ -108,7 +108,7 @@ final class GroupRenderAhead: @unchecked Sendable {
         for thread in 0..<threads { sem_init(wake + thread, 0, 0) }
         progress = .allocate(capacity: 1)
         sem_init(progress, 0, 0)
-        fanOut.waitForRoom = { [unowned self] group in waitForRoom(inQueueOf: group) }
+        router.waitForRoom = { [unowned self] group in waitForRoom(inQueueOf: group) }
         helpers = (0..<threads).map { _ in ServiceThread() }
         for (thread, helper) in helpers.enumerated() {
             helper.start(name: "seqplay group \(thread)") { [unowned self] in renderAhead(thread: thread) }
@@ -121,7 +121,7 @@ final class GroupRenderAhead: @unchecked Sendable {
         ledger.wakeWaiters()
         for thread in 0..<threadCount { sem_post(wake + thread) }
         for helper in helpers { helper.join() }
-        fanOut.waitForRoom = nil
+        router.waitForRoom = nil
         for thread in 0..<threadCount { sem_destroy(wake + thread) }
         sem_destroy(progress)
         wake.deallocate()
@@ -162,7 +162,7 @@ final class GroupRenderAhead: @unchecked Sendable {
         for thread in 0..<threadCount {
             while Tagged(rendered[thread].load(ordering: .sequentiallyConsistent)).epoch != epoch { sem_wait(progress) }
         }
-        fanOut.clear()
+        router.clear()
         isStarted = false
     }
 
@@ -183,11 +183,14 @@ final class GroupRenderAhead: @unchecked Sendable {
     }
 
     /// Queues the events of every range up to (not including) `end`, range by range, waking the
-    /// helpers after each, so they start on a range as soon as its events are there.
+    /// helpers after each, so they start on a range as soon as its events are there. Ranges after the
+    /// one the mix reads wait while the LV2 instruments' queues, which empty only as the mix goes on,
+    /// are half full (`SongEventRouter.hasRoomToPullAhead`); what the groups render does not change.
     private func publish(through end: Int) {
         while publishedCount < end {
+            if publishedCount > current && !router.hasRoomToPullAhead { return }
             // A sampler takes, at each 64-frame boundary B, the events due before B + 32.
-            fanOut.pull(before: origin + Int64((publishedCount + 1) * rangeFrames + SamplerNode.blockFrames / 2))
+            router.pull(before: origin + Int64((publishedCount + 1) * rangeFrames + SamplerNode.blockFrames / 2))
             publishedCount += 1
             published.store(Tagged(epoch: epoch, count: publishedCount).word, ordering: .sequentiallyConsistent)
             wakeHelpers()

@@ -15,7 +15,7 @@ extension SongRenderer {
 
     /// Where the player is, in its samples (0 = the start of playback, `player.durationInSamples` =
     /// the end). Readable from another thread while rendering (a snapshot).
-    public var playerPosition: Int64 { engine.sampleTime + eventSource.offset }
+    public var playerPosition: Int64 { engine.sampleTime + router.offset }
 
     /// Moves playback to player sample `sampleTime` (clamped to the song): notes sounding end, the
     /// controllers and programs of that point are sent, and rendering carries on from there. Not
@@ -26,12 +26,8 @@ extension SongRenderer {
     public func seek(toSample sampleTime: Int64) {
         let target = min(max(0, sampleTime), player.durationInSamples)
         player.seek(toSample: target)
-        eventSource.offset = target - engine.sampleTime
-        for source in instrumentSources {
-            source.player.seek(toSample: target)
-            source.offset = target - engine.sampleTime
-        }
-        channelGroups?.discardRenderedAhead()
+        router.offset = target - engine.sampleTime
+        if let channelGroups { channelGroups.discardRenderedAhead() } else { router.clear() }
         renderedFrames = Int64((Double(target) / speed).rounded())
         isFinished = false
         limitRenderingAhead()
@@ -44,19 +40,10 @@ extension SongRenderer {
         channelGroups?.renderAheadLimit = engine.sampleTime + Int64(engineFrames) + Int64(effectLatencyFrames + options.blockFrames)
     }
 
-    /// Puts `wrap(source)` between the player and the sampler(s), e.g. to record the events they
-    /// get. Before rendering.
+    /// Puts `wrap(source)` between the player and the router that feeds the sampler(s) and the LV2
+    /// instruments, e.g. to record the events they get (every channel's, in player time). Before rendering.
     public func interceptEvents(_ wrap: (any ScheduledMIDISource) -> any ScheduledMIDISource) {
-        // With LV2 instruments, what the sampler takes is the player without their channels: wrap the player,
-        // so the wrapper sees every channel's events (the instruments' players play the same song).
-        let current = channelGroups?.fanOut.source ?? sampler.eventSource
-        if let dropping = current as? ChannelDroppingSource {
-            dropping.source = wrap(dropping.source)
-        } else if let channelGroups {
-            channelGroups.fanOut.source = wrap(channelGroups.fanOut.source)
-        } else if let source = sampler.eventSource {
-            sampler.eventSource = wrap(source)
-        }
+        router.source = wrap(router.source)
     }
 
     // MARK: Rendering

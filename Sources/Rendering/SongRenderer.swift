@@ -10,7 +10,8 @@ import MIDIFile
 import Player
 
 /// Renders a MIDI sequence through SoundFonts to audio: the graph
-/// sequence → `MusicPlayer` → `SamplerNode` → effect chain → mixer → (channel map) → output, then the
+/// song → one `MusicPlayer` → a router splitting its timed events by channel → `SamplerNode` (or one per
+/// channel group) and the LV2 instruments → effect chain → mixer → (channel map) → output, then the
 /// chain's varispeed if it has one, pulled block by block, with the tail after the song's end cut
 /// where the output falls silent (or at a fixed length). Offline rendering (`render(to:)`) and
 /// real-time playback (`SongPlayback`) both use it, so both hear the same graph.
@@ -28,6 +29,9 @@ public final class SongRenderer {
     public static let supportedSampleRates = 8_000...96_000
 
     public let options: RenderOptions
+    /// The song, prepared once for the player, the channel groups and whoever follows the render
+    /// (a JACK MIDI output's player).
+    public let song: PreparedSong
     /// The player feeding the sampler; mute and solo may still be changed while rendering.
     public let player: MusicPlayer
     public let sampler: SamplerNode
@@ -37,9 +41,8 @@ public final class SongRenderer {
     /// With channel groups: the node rendering them (its bus 1 + g is group g alone).
     public let channelGroups: ChannelGroupSampler?
     public let engine: AudioEngine
-    /// The LV2 instruments of `options.instruments`, in order, each fed by its own player of the song.
+    /// The LV2 instruments of `options.instruments`, in order, fed by the same player as the sampler.
     public let instruments: [LV2InstrumentNode]
-    let instrumentSources: [SeekableEventSource]
     /// Meters the stereo mix after the effects (before the varispeed and the channel map), when
     /// `options.metersLevel` asks for it.
     public let levelMeter: LevelMeterTap?
@@ -65,7 +68,9 @@ public final class SongRenderer {
     var pendingSilenceFrames = 0
     /// The silence put in (and a block made of silence and sound, for `renderBlock`).
     let latencyGap: AudioBuffer
-    let eventSource: SeekableEventSource
+    /// The one path of the player's events: split by channel among the sampler (or its channel
+    /// groups) and the LV2 instruments.
+    let router: SongEventRouter
     let varispeed: VarispeedRenderer?
     /// Player samples per output frame: the varispeed's rate, 1 without one.
     let speed: Double
@@ -74,21 +79,34 @@ public final class SongRenderer {
     /// however many synthesizers play them (`SharedSoundFonts`), plays `sequence` as `options.song`
     /// asks (a `MusicPlayer` applies it, mutes and solos included), inserts the effects.
     public convenience init(sequence: MusicSequence, soundFontPaths: [String], options: RenderOptions) throws(RenderError) {
+        try self.init(song: PreparedSong(sequence), soundFontPaths: soundFontPaths, options: options)
+    }
+
+    /// Builds and starts the graph as `init(sequence:soundFontPaths:options:)` does, for a song
+    /// prepared once (`PreparedSong`): its tempo map and channels are not worked out again.
+    public convenience init(song: PreparedSong, soundFontPaths: [String], options: RenderOptions) throws(RenderError) {
         let fonts: SharedSoundFonts
         do throws(SoundFontError) {
             fonts = try SharedSoundFonts(paths: options.sampler.fontLoadOrder(soundFontPaths), engine: options.sampler.engine)
         } catch {
             throw .soundFont(error)
         }
-        try self.init(sequence: sequence, options: options) { () throws(RenderError) in
+        try self.init(song: song, options: options) { () throws(RenderError) in
             try Self.makeSampler(options: options) { $0.addSoundFonts(fonts) }
         }
     }
 
+    /// Builds and starts the graph around the samplers `makeSampler` makes, as
+    /// `init(song:options:makeSampler:)` does for `sequence` prepared here.
+    public convenience init(sequence: MusicSequence, options: RenderOptions,
+                            makeSampler: () throws(RenderError) -> SamplerNode) throws(RenderError) {
+        try self.init(song: PreparedSong(sequence), options: options, makeSampler: makeSampler)
+    }
+
     /// Builds and starts the graph around the samplers `makeSampler` makes (one, or with
     /// `options.channelOutputs` one per channel used; each with its fonts, attached to no running
-    /// engine): plays `sequence` as `options.song` asks, inserts the effects.
-    public init(sequence: MusicSequence, options: RenderOptions,
+    /// engine): plays `song` as `options.song` asks, inserts the effects.
+    public init(song: PreparedSong, options: RenderOptions,
                 makeSampler: () throws(RenderError) -> SamplerNode) throws(RenderError) {
         guard Self.supportedSampleRates.contains(options.sampleRate) else { throw .unsupportedSampleRate(options.sampleRate) }
         let tailSeconds: Double
@@ -97,29 +115,17 @@ public final class SongRenderer {
         }
         guard tailSeconds.within(0...SongOptions.maximumDuration) != nil else { throw .invalidTail(tailSeconds) }
 
-        let isEmpty = TempoMap(sequence: sequence.concatenatingPatterns()).endTick == 0
-        // Each LV2 instrument has a player of its own; the sampler gets nothing on their channels.
-        var instrumentSources: [SeekableEventSource] = []
         do throws(SongOptionsError) {
-            player = try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, options: options.song)
-            for _ in options.instruments {
-                instrumentSources.append(SeekableEventSource(
-                    player: try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, options: options.song)))
-            }
+            player = try MusicPlayer(song: song, sampleRate: options.sampleRate, options: options.song)
         } catch {
             throw .song(error)
         }
-        self.instrumentSources = instrumentSources
-        instruments = zip(options.instruments, instrumentSources).map { assignment, source in
+        instruments = options.instruments.map { assignment in
             let node = LV2InstrumentNode(settings: assignment.settings, channels: assignment.channels)
-            node.eventSource = source
             node.workerMode = options.lv2Worker
             return node
         }
-
-        eventSource = SeekableEventSource(player: player)
-        let samplerSource: any ScheduledMIDISource = options.instruments.isEmpty ? eventSource
-            : ChannelDroppingSource(source: eventSource, channels: options.instruments.flatMap(\.channels))
+        let instrumentChannels = options.instruments.map(\.channels)
 
         engine = AudioEngine()
         let format = AudioFormat(sampleRate: Double(options.sampleRate), channelCount: options.outputChannelCount)
@@ -132,10 +138,12 @@ public final class SongRenderer {
         var effects: [AudioNode] = []
         let split = options.channelOutputs ? .perChannel : options.channelSplit
         // Channels LV2 instruments play reach the sampler empty: they cost it nothing and need no voices.
-        let instrumentChannels = Set(options.instruments.flatMap(\.channels))
-        if let groups = try Self.channelGroups(split, of: sequence, silentChannels: instrumentChannels, makeSampler: makeSampler) {
+        // The router gives each instrument its channels (before any group that has them too).
+        let silentChannels = Set(instrumentChannels.joined())
+        if let groups = try Self.channelGroups(split, of: song, silentChannels: silentChannels, makeSampler: makeSampler) {
+            router = SongEventRouter(source: player, channels: groups.groups + instrumentChannels, groupCount: groups.groups.count)
             // Each group's sampler may sound the whole budget; together they keep it (`VoiceLedger`).
-            let node = try ChannelGroupSampler(groups: groups, source: samplerSource, voiceBudget: options.sampler.polyphony,
+            let node = try ChannelGroupSampler(groups: groups, router: router, voiceBudget: options.sampler.polyphony,
                                                threads: options.threads, rangeFrames: Self.threadedRangeFrames,
                                                cyclesAlone: options.channelOutputs, makeSampler: makeSampler)
             channelGroups = node
@@ -148,12 +156,16 @@ public final class SongRenderer {
                 (mix, effects) = try Self.connectGraph(of: engine, source: node, instruments: instruments, options: options)
             }
         } else {
+            router = SongEventRouter(source: player, channels: [(0..<16).filter { !silentChannels.contains($0) }] + instrumentChannels,
+                                     groupCount: 1)
             sampler = try makeSampler()
-            sampler.eventSource = samplerSource
+            sampler.eventSource = router.pullingSource(of: 0)
             (mix, effects) = try Self.connectGraph(of: engine, source: sampler, instruments: instruments, options: options)
             samplers = [sampler]
             channelGroups = nil
         }
+        router.receivers = samplers + instruments
+        for (index, node) in instruments.enumerated() { node.eventSource = router.pullingSource(of: router.groupCount + index) }
         levelMeter = options.metersLevel ? LevelMeterTap() : nil
         if let levelMeter { mix.installTap(levelMeter, at: .output(bus: 0)) }
         do throws(AudioEngineError) {
@@ -176,7 +188,8 @@ public final class SongRenderer {
         }
 
         self.options = options
-        songFrames = isEmpty ? 0 : Int64((Double(player.durationInSamples) / speed).rounded(.up))
+        self.song = song
+        songFrames = song.isEmpty ? 0 : Int64((Double(player.durationInSamples) / speed).rounded(.up))
         tailFrames = Int64((tailSeconds * Double(options.sampleRate)).rounded())
         maximumFrames = songFrames + tailFrames
         if case .untilSilent = options.tail { stopsAtSilence = true } else { stopsAtSilence = false }
@@ -191,14 +204,15 @@ public final class SongRenderer {
     /// The channel groups of `split` for `sequence`, balanced by the note-cost model on a probe
     /// sampler `makeSampler` makes (channels in `silentChannels` cost nothing); nil for `.none`
     /// (one synthesizer).
-    static func channelGroups(_ split: ChannelSplit, of sequence: MusicSequence, silentChannels: Set<Int> = [],
+    static func channelGroups(_ split: ChannelSplit, of song: PreparedSong, silentChannels: Set<Int> = [],
                               makeSampler: () throws(RenderError) -> SamplerNode) throws(RenderError) -> ChannelGroups? {
         switch split {
         case .none: return nil
-        case .perChannel, .groups: return split.groups(for: sequence)
+        case .perChannel: return .perChannel(song)
+        case .groups(let groups): return groups
         case .balanced(let count):
             let estimate = try NoteCostEstimate(probe: makeSampler())
-            let load = ChannelGroups.walkNotes(of: sequence) { note, _ in
+            let load = ChannelGroups.walkNotes(of: song) { note, _ in
                 silentChannels.contains(Int(note.channel)) ? 0 : estimate.cost(note)
             }
             return .balanced(load: load, count: count)

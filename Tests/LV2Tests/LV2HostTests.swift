@@ -3,6 +3,7 @@ import AudioGraph
 import Effects
 import Foundation
 import LV2
+import MIDICore
 import MIDIFile
 import Rendering
 import TestSupport
@@ -63,6 +64,36 @@ final class LV2HostTests: XCTestCase {
             for channel in 0..<2 {
                 XCTAssertLessThanOrEqual(maximumDifference(hosted[channel], dry[channel]), 1e-6, "\(settings) channel \(channel)")
             }
+        }
+    }
+
+    /// The sampler and an LV2 instrument play from one player through the router, and the instrument loses no
+    /// event while the channel groups render far ahead of the mix: 20,000 controller changes on its channel in
+    /// the first 2.6 s (more than its queue holds, all pulled at once without a limit) and then a note at 3 s
+    /// (sample 132300): the note sounds from its sample on, with one thread and with two.
+    func testInstrumentLosesNoEventWhileGroupsRenderAhead() throws {
+        try TestPlugins.require(TestPlugins.piano)
+        // 480 ticks per quarter at 120 BPM: 960 ticks a second.
+        var instrumentTrack = (0..<20_000).map { TimedEvent(tick: Int64($0 / 8), .midi(.controlChange(channel: 0, controller: 1, value: UInt8($0 % 128)))) }
+        instrumentTrack += [TimedEvent(tick: 2880, .midi(.noteOn(channel: 0, note: 60, velocity: 100))),
+                            TimedEvent(tick: 3840, .midi(.noteOff(channel: 0, note: 60, velocity: 0))), TimedEvent(tick: 3840, .meta(.endOfTrack))]
+        let samplerTrack = [TimedEvent(tick: 0, .midi(.noteOn(channel: 2, note: 48, velocity: 90))),
+                            TimedEvent(tick: 480, .midi(.noteOff(channel: 2, note: 48, velocity: 0))), TimedEvent(tick: 3840, .meta(.endOfTrack))]
+        let song = MusicSequence(format: 1, division: .ticksPerQuarter(480),
+                                 tracks: [MusicTrack(events: instrumentTrack), MusicTrack(events: samplerTrack)])
+        let piano = try LV2PluginSettings(parsing: "\(TestPlugins.piano),random_detuning=0", role: .instrument)
+        for threads in [1, 2] {
+            var options = RenderOptions().renderingToFile(threads: threads)
+            options.instruments = [LV2InstrumentAssignment(channels: [0], settings: piano)]
+            let renderer = try SongRenderer(sequence: song, soundFontPaths: [TestPlugins.font], options: options)
+            XCTAssertNotNil(renderer.channelGroups, "the sampler's channels render as groups, ahead of the mix")
+            var instrument: [Float] = []
+            while let block = renderer.renderNextBlock() {
+                instrument += try XCTUnwrap(renderer.instruments[0].lastOutput)[0].prefix(block.frameLength)
+            }
+            XCTAssertGreaterThan(instrument.count, 132_300 + 44_100)
+            XCTAssertEqual(instrument[..<132_300].map(abs).max(), 0, "\(threads) threads: nothing before the note")
+            XCTAssertGreaterThan(instrument[132_300..<(132_300 + 4_410)].map(abs).max() ?? 0, 0.01, "\(threads) threads: the note")
         }
     }
 

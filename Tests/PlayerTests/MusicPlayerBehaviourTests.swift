@@ -271,6 +271,30 @@ final class MusicPlayerBehaviourTests: XCTestCase {
         XCTAssertEqual(render(player).received.filter { $0.message.isNoteOn }.map(\.sample), [0, 48_000])
     }
 
+    /// A song prepared once (format 2 patterns in order, tempo map, channels) plays as the sequence
+    /// does, and a `--loop` region read from it ends where the sequence's would.
+    func testAPreparedSongPlaysAsItsSequence() throws {
+        let patterns = sequence([
+            [TimedEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 1_000_000))), on(0, 3, 60), off(480, 3, 60), endOfTrack(480)],
+            [cc(0, 9, 7, 100), on(0, 0, 62), off(480, 0, 62), endOfTrack(480)],
+        ], format: 2)
+        let song = PreparedSong(patterns)
+        XCTAssertEqual(song.channelsUsed, [0, 3, 9])
+        XCTAssertEqual(song.tempoMap.endTick, 960)
+        XCTAssertEqual(song.timeline, patterns.concatenatingPatterns())
+        XCTAssertFalse(song.isEmpty)
+        XCTAssertTrue(PreparedSong(MusicSequence()).isEmpty)
+        let looped = SongOptions().looping(2, in: song)
+        XCTAssertEqual(looped, SongOptions().looping(2, in: patterns))
+        let prepared = try MusicPlayer(song: song, sampleRate: 48_000, options: looped)
+        let direct = try MusicPlayer(sequence: patterns, sampleRate: 48_000, options: looped)
+        XCTAssertEqual(prepared.durationInSamples, 2 * (48_000 + 24_000))
+        let fromPrepared = render(prepared), fromSequence = render(direct)
+        XCTAssertEqual(fromPrepared.received.map(\.sample), fromSequence.received.map(\.sample))
+        XCTAssertEqual(fromPrepared.messages, fromSequence.messages)
+        XCTAssertEqual(fromPrepared.messages.filter(\.isNoteOn).count, 4)
+    }
+
     func testInvalidSettingsAreRefused() throws {
         let song = sequence([[on(0, 0, 60), endOfTrack(960)]])
         XCTAssertThrowsError(try MusicPlayer(sequence: song, sampleRate: 48_000, options: SongOptions(rate: 0))) {

@@ -115,16 +115,16 @@ final class GroupRenderAheadTests: RenderTestCase {
         let fonts = try SharedSoundFonts(paths: [Self.generalMIDIFont])
         let groups = try XCTUnwrap(options.channelSplit.groups(for: sequence))
         XCTAssertEqual(groups.groups.count, 2)
-        let source = SeekableEventSource(player: try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, options: options.song))
-        let fanOut = ChannelGroupFanOut(source: source, groups: groups)
+        let player = try MusicPlayer(sequence: sequence, sampleRate: options.sampleRate, options: options.song)
+        let router = SongEventRouter(source: player, channels: groups.groups, groupCount: groups.groups.count)
         let format = AudioFormat(sampleRate: 44_100, channelCount: 2)
-        let samplers = try fanOut.queues.map { queue in
+        let samplers = try router.queues.map { queue in
             let sampler = try SongRenderer.makeSampler(options: options) { $0.addSoundFonts(fonts) }
             try sampler.prepare(AudioNodeRenderSetup(connectedInputBuses: [], inputFormats: [], outputFormats: [format], maximumFrameCount: 512))
             sampler.eventSource = queue
             return sampler
         }
-        fanOut.samplers = samplers
+        router.receivers = samplers
         let counts = AllocationCounts()
         let counting = [ManagedAtomic(false), ManagedAtomic(false)]
         let probe = GroupRenderAhead.HelperProbe(
@@ -133,8 +133,8 @@ final class GroupRenderAheadTests: RenderTestCase {
             },
             didStop: { thread in counts.record(thread, seqplay_alloc_count_end()) })
         let ledger = VoiceLedger(budget: options.sampler.polyphony, groups: 2, rangesOf: 4_096)
-        fanOut.ledger = ledger
-        let ahead = GroupRenderAhead(samplers: samplers, fanOut: fanOut, ledger: ledger, threads: 2, rangeFrames: 4_096,
+        router.ledger = ledger
+        let ahead = GroupRenderAhead(samplers: samplers, router: router, ledger: ledger, threads: 2, rangeFrames: 4_096,
                                      format: format, probe: probe)
         var peak: Float = 0
         var time: Int64 = 0

@@ -12,9 +12,10 @@ import MIDICore
 /// engine.connect([piano, engine.mainMixerNode])
 /// ```
 ///
-/// Each cycle it takes the events due in the cycle from `eventSource`, one due time at a time, and puts each
-/// into the plugin's atom sequence at its own frame in the cycle: a note starts on the sample its time falls
-/// on (the SoundFont sampler starts notes on its 64-frame grid). Messages on channels other than `channels`
+/// Each cycle it takes the events due in the cycle from `eventSource` and puts each into the plugin's atom
+/// sequence at its own frame in the cycle, the time the source hands it with (`MIDIReceiver.receive(_:at:)`):
+/// a note starts on the sample its time falls on (the SoundFont sampler starts notes on its 64-frame grid);
+/// a message without a time (live input) goes at the cycle's start, or after the last timed one. Messages on channels other than `channels`
 /// are ignored. Output is stereo: a plugin's first two audio outputs (a mono plugin's one output on both),
 /// times `gain`.
 // Why unchecked: the AudioNode contract: set up while its engine is stopped, rendered by the render thread alone; MIDI from other threads through a lock-free queue.
@@ -47,6 +48,9 @@ public final class LV2InstrumentNode: AudioNode, MIDIReceiver, @unchecked Sendab
     private var instance: LV2Instance?
     private var plays = [Bool](repeating: false, count: 16)
     private var frameInCycle = 0
+    /// The engine sample time and frame count of the cycle rendering (or last rendered).
+    private var cycleStart: Int64 = 0
+    private var cycleFrames = 1
     private var spare = UnsafeMutablePointer<Float>.allocate(capacity: 1)
 
     /// An instrument running the plugin `settings` describe, playing `channels` (0-based; all 16 by default).
@@ -97,27 +101,10 @@ public final class LV2InstrumentNode: AudioNode, MIDIReceiver, @unchecked Sendab
         let output = outputs[0]
         lastOutput = output
         guard let instance else { return }
-        let start = context.sampleTime, end = context.sampleTime + Int64(context.frameCount)
-        if let eventSource {
-            var unknown = false
-            while let next = eventSource.nextEventSampleTime, next < end {
-                if next == .min {
-                    // Due at once (or a source that cannot say when): what is due by the cycle's start, at its
-                    // start; asked twice, everything due in the cycle.
-                    frameInCycle = 0
-                    if unknown {
-                        eventSource.deliverEvents(before: end, to: self)
-                        break
-                    }
-                    unknown = true
-                    eventSource.deliverEvents(before: start + 1, to: self)
-                    continue
-                }
-                unknown = false
-                frameInCycle = Int(max(0, next - start))
-                eventSource.deliverEvents(before: next + 1, to: self)
-            }
-        }
+        cycleStart = context.sampleTime
+        cycleFrames = max(1, context.frameCount)
+        frameInCycle = 0
+        eventSource?.deliverEvents(before: context.sampleTime + Int64(context.frameCount), to: self)
         let outputCount = instance.audioOutputPorts.count
         for number in 0..<outputCount {
             instance.connectAudioOutput(number, to: number < 2 ? output[number].baseAddress! : spare)
@@ -136,8 +123,15 @@ public final class LV2InstrumentNode: AudioNode, MIDIReceiver, @unchecked Sendab
         frameInCycle = 0
     }
 
-    /// Puts `message` into the plugin's input at the frame of the event being delivered. On the render
-    /// thread (an `eventSource` delivers there); real-time safe.
+    /// Puts `message`, due at engine sample `sampleTime`, into the plugin's input at its frame in the
+    /// cycle (never before an event already put in). On the render thread; real-time safe.
+    public func receive(_ message: MIDIMessage, at sampleTime: Int64) {
+        frameInCycle = min(max(frameInCycle, Int(clamping: sampleTime - cycleStart)), cycleFrames - 1)
+        receive(message)
+    }
+
+    /// Puts `message` into the plugin's input at the frame of the last event put in this cycle (its
+    /// start when none). On the render thread (an `eventSource` delivers there); real-time safe.
     public func receive(_ message: MIDIMessage) {
         guard let instance else { return }
         if let channel = message.channel, !plays[Int(channel)] { return }

@@ -3,6 +3,7 @@ import Sampler
 import AudioGraph
 import Foundation
 import MIDIFile
+import Player
 import SeqplaySupport
 
 /// One worker of a batch: renders inputs one after another on its thread, each through a new sampler
@@ -59,6 +60,8 @@ final class BatchWorker {
     /// Renders `sequence` (read from `input`) to `outputPath`; neither the output nor its labels may be the input or a font.
     private func render(_ sequence: MusicSequence, options: RenderOptions, to outputPath: String, input: String) throws -> PendingOutput? {
         let started = Date()
+        // Prepared once for the mix, its measuring pass and its stems.
+        let song = PreparedSong(sequence)
         try OutputDirectory.prepare(for: outputPath)
         let inputs = [input] + settings.soundFontPaths
         // The labels file is refused (a directory, read-only, an input…) before the song is rendered.
@@ -66,11 +69,11 @@ final class BatchWorker {
         let labelsTarget = settings.writesLabels ? try OutputTarget.resolve(labelsPath, protecting: inputs + [outputPath]) : nil
         var gain = NormalizationGain.none
         if let normalization = settings.normalization {
-            guard let measured = try measure(sequence, options: options) else { return nil }
+            guard let measured = try measure(song, options: options) else { return nil }
             gain = NormalizationGain(normalization, loudness: measured.loudness, peak: measured.peak,
                                      integerOutput: settings.storesIntegers)
         }
-        let renderer = try makeRenderer(sequence, options: options)
+        let renderer = try makeRenderer(song, options: options)
         var recorder: NoteRecorder!
         let frameScale = 1 / Double(options.effects?.varispeedRate ?? 1)
         renderer.interceptEvents { source in
@@ -97,7 +100,7 @@ final class BatchWorker {
         let parts = recorder.parts()
         var stems: [StemOutput] = []
         if let mode = settings.stems {
-            guard let rendered = try renderStems(mode, of: sequence, options: options, parts: parts, frames: renderer.renderedFrames,
+            guard let rendered = try renderStems(mode, of: song, options: options, parts: parts, frames: renderer.renderedFrames,
                                                  songFrames: renderer.songFrames, gain: gain.factor, mixPath: outputPath) else {
                 writer.cancel()
                 return nil
@@ -164,13 +167,13 @@ extension BatchWorker {
     /// stems render in one pass, each stem a channel group (a synthesizer of its own); track stems,
     /// and any stems with `--fx`, one render each, with only the stem's channels or track sounding.
     /// Each starts from the same initial state as the mix. Nil when cancelled.
-    func renderStems(_ mode: StemMode, of sequence: MusicSequence, options: RenderOptions, parts: [RenderedPart],
+    func renderStems(_ mode: StemMode, of song: PreparedSong, options: RenderOptions, parts: [RenderedPart],
                      frames: Int64, songFrames: Int64, gain: Float, mixPath: String) throws -> [StemOutput]? {
         var options = options
         options.tail = .fixed(seconds: Double(max(0, frames - songFrames)) / Double(options.sampleRate))
-        if let stems = StemPlan.channelGroups(mode, parts: parts, sequence: sequence, options: options) {
+        if let stems = StemPlan.channelGroups(mode, parts: parts, sequence: song.sequence, options: options) {
             options.channelSplit = .groups(ChannelGroups(stems.map { $0.output.channels.map(Int.init) }))
-            let renderer = try makeRenderer(sequence, options: options)
+            let renderer = try makeRenderer(song, options: options)
             let files = try StemFiles(stems, mixPath: mixPath, settings: settings, sampleRate: options.sampleRate, frames: frames, gain: gain)
             guard try renderer.render(into: BlockFileWriter(file: nil), frames: frames, isCancelled: isCancelled,
                                       afterBlock: { (_, count) throws(AudioFileError) in
@@ -183,10 +186,10 @@ extension BatchWorker {
             return try files.finish()
         }
         var outputs: [StemOutput] = []
-        for stem in StemPlan.stems(mode, parts: parts, sequence: sequence, options: options) {
+        for stem in StemPlan.stems(mode, parts: parts, sequence: song.sequence, options: options) {
             var stemOptions = options
             stem.restrict(&stemOptions)
-            let renderer = try makeRenderer(sequence, options: stemOptions)
+            let renderer = try makeRenderer(song, options: stemOptions)
             let file = try StemFile(stem, besideMix: mixPath, settings: settings, sampleRate: options.sampleRate,
                                     channelCount: options.outputChannelCount, frames: frames, gain: gain)
             guard try renderer.render(into: file.output, frames: frames, isCancelled: isCancelled) else { return nil }
@@ -200,8 +203,8 @@ extension BatchWorker {
 extension BatchWorker {
     /// The loudness and peak of the song's mix, rendered and thrown away (the first of the two
     /// passes of a normalized render); nil when cancelled.
-    func measure(_ sequence: MusicSequence, options: RenderOptions) throws -> (loudness: Double?, peak: Float)? {
-        let renderer = try makeRenderer(sequence, options: options)
+    func measure(_ song: PreparedSong, options: RenderOptions) throws -> (loudness: Double?, peak: Float)? {
+        let renderer = try makeRenderer(song, options: options)
         let meter = LoudnessMeter(sampleRate: options.sampleRate)
         let measured = BlockFileWriter(file: nil)
         guard try renderer.render(into: measured, isCancelled: isCancelled,
@@ -210,9 +213,9 @@ extension BatchWorker {
         return (meter?.integratedLoudness, peak)
     }
 
-    /// A renderer of `sequence` whose sampler plays the shared fonts.
-    private func makeRenderer(_ sequence: MusicSequence, options: RenderOptions) throws -> SongRenderer {
-        try SongRenderer(sequence: sequence, options: options) { () throws(RenderError) in
+    /// A renderer of `song` whose sampler plays the shared fonts.
+    private func makeRenderer(_ song: PreparedSong, options: RenderOptions) throws -> SongRenderer {
+        try SongRenderer(song: song, options: options) { () throws(RenderError) in
             try SongRenderer.makeSampler(options: options) { $0.addSoundFonts(fonts) }
         }
     }

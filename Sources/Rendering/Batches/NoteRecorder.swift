@@ -50,16 +50,24 @@ final class NoteRecorder: ScheduledMIDISource, MIDIReceiver {
     func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
         self.receiver = receiver
         defer { self.receiver = nil }
-        while let next = source.nextEventSampleTime, next < sampleTime {
-            now = next
-            source.deliverEvents(before: next + 1, to: self)
-        }
-        now = sampleTime
+        // What a source hands over without a time is noted as due just before `sampleTime`.
+        now = sampleTime - 1
         source.deliverEvents(before: sampleTime, to: self)
+    }
+
+    func receive(_ message: MIDIMessage, at sampleTime: Int64) {
+        now = sampleTime
+        receiver?.receive(message, at: sampleTime)
+        note(message)
     }
 
     func receive(_ message: MIDIMessage) {
         receiver?.receive(message)
+        note(message)
+    }
+
+    /// Writes down what `message`, due at `now`, starts or ends.
+    private func note(_ message: MIDIMessage) {
         switch message {
         case .programChange(let channel, let program): programs[Int(channel)] = program
         case .noteOn, .noteOff:

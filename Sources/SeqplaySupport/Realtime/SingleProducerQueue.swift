@@ -36,6 +36,10 @@ public final class SingleProducerQueue<Element>: @unchecked Sendable {
         return true
     }
 
+    /// Elements added and not taken yet (exact on the producer's thread when it is also the consumer's;
+    /// otherwise a snapshot).
+    public var count: Int { added.load(ordering: .acquiring) - taken.load(ordering: .acquiring) }
+
     /// The oldest element, without taking it (consumer).
     @inlinable
     public var first: Element? {
