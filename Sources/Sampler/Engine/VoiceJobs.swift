@@ -1,0 +1,165 @@
+import Atomics
+import Dispatch
+import EngineKernels
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The sample side of `SoundFontEngine`: the work its control side recorded for a chunk (each voice's
+/// blocks to synthesize and stretches to mix), kept per fixed group of voices (voice v in group
+/// v % `groups`) in time order, done group by group on `threads` threads (the render thread and
+/// workers started here), each group into its own buffer; the buffers are summed in group order, so
+/// the output is the same bytes on any number of threads. All memory is allocated at init; `run`
+/// allocates nothing and takes no lock (the workers are woken by a semaphore, and counted done with atomics).
+final class VoiceJobs {
+    /// Voice groups, whatever the thread count.
+    static let groups = 8
+    /// The most frames one chunk has (the render call is cut into chunks of this many).
+    static let chunkFrames = 1024
+    /// Jobs a group holds; a full group makes the engine run what is recorded so far.
+    static let capacity = 2048
+
+    /// One stretch of a voice's current block added to the group's buffer (`seqplay_mix`).
+    struct Mix {
+        var frame: Int32, count: Int32, offset: Int32, ramp: Int32
+        var gainLeft: Float, gainRight: Float, stepLeft: Float, stepRight: Float, targetLeft: Float, targetRight: Float
+    }
+
+    /// A block to synthesize (`seqplay_synthesize`) or a stretch to mix, for one voice.
+    struct Job {
+        enum Kind: UInt8 { case synthesize, synthesizeFresh, mix }
+        var kind: Kind
+        var voice: Int32
+        var block: SeqplayBlock
+        var mix: Mix
+    }
+
+    let threads: Int
+    private let jobs: UnsafeMutablePointer<Job>
+    private let counts: UnsafeMutablePointer<Int>
+    /// Per group, `chunkFrames` left then `chunkFrames` right.
+    private let outputs: UnsafeMutablePointer<Float>
+
+    // What `run` works on, set for its duration.
+    private var high: UnsafePointer<Int16>?
+    private var low: UnsafePointer<UInt8>?
+    private var blockBuffers: UnsafeMutablePointer<Float>?
+    private var filterHistories: UnsafeMutablePointer<Float>?
+
+    private var workers: [pthread_t] = []
+    private let wake = DispatchSemaphore(value: 0)
+    private let nextGroup = ManagedAtomic<Int>(groups)
+    private let doneGroups = ManagedAtomic<Int>(0)
+    private let stopping = ManagedAtomic<Bool>(false)
+
+    init(polyphony: Int, threads: Int) {
+        self.threads = min(max(threads, 1), Self.groups)
+        jobs = .allocate(capacity: Self.groups * Self.capacity)
+        counts = .allocate(capacity: Self.groups)
+        counts.initialize(repeating: 0, count: Self.groups)
+        outputs = .allocate(capacity: Self.groups * 2 * Self.chunkFrames)
+        outputs.initialize(repeating: 0, count: Self.groups * 2 * Self.chunkFrames)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        for _ in 1..<self.threads {
+            var thread = pthread_t()
+            let started = pthread_create(&thread, nil, { context in
+                Unmanaged<VoiceJobs>.fromOpaque(context!).takeUnretainedValue().work()
+                return nil
+            }, context)
+            if started == 0 { workers.append(thread) }
+        }
+    }
+
+    deinit {
+        stopping.store(true, ordering: .releasing)
+        for _ in workers { wake.signal() }
+        for thread in workers { pthread_join(thread, nil) }
+        jobs.deallocate(); counts.deallocate(); outputs.deallocate()
+    }
+
+    private static func group(of voice: Int) -> Int { voice % groups }
+
+    /// Records a block of `voice` to synthesize; returns whether its group is full (run the jobs now).
+    func record(_ block: SeqplayBlock, voice: Int, fresh: Bool) -> Bool {
+        append(Job(kind: fresh ? .synthesizeFresh : .synthesize, voice: Int32(voice), block: block,
+                   mix: Mix(frame: 0, count: 0, offset: 0, ramp: 0, gainLeft: 0, gainRight: 0, stepLeft: 0, stepRight: 0, targetLeft: 0, targetRight: 0)),
+               group: Self.group(of: voice))
+    }
+
+    /// Records a stretch of `voice` to mix; returns whether its group is full (run the jobs now).
+    func record(_ mix: Mix, voice: Int) -> Bool {
+        append(Job(kind: .mix, voice: Int32(voice), block: SeqplayBlock(), mix: mix), group: Self.group(of: voice))
+    }
+
+    private func append(_ job: Job, group: Int) -> Bool {
+        (jobs + group * Self.capacity + counts[group]).initialize(to: job)
+        counts[group] += 1
+        return counts[group] == Self.capacity
+    }
+
+    /// Does every recorded job (the bank's points at `high` and `low`; the voices' block buffers and filter histories).
+    func run(high: UnsafePointer<Int16>, low: UnsafePointer<UInt8>?, blockBuffers: UnsafeMutablePointer<Float>,
+             filterHistories: UnsafeMutablePointer<Float>) {
+        self.high = high; self.low = low; self.blockBuffers = blockBuffers; self.filterHistories = filterHistories
+        if workers.isEmpty {
+            for group in 0..<Self.groups { runGroup(group) }
+            return
+        }
+        doneGroups.store(0, ordering: .releasing)
+        nextGroup.store(0, ordering: .releasing)
+        for _ in workers { wake.signal() }
+        claimGroups()
+        while doneGroups.load(ordering: .acquiring) < Self.groups {}
+    }
+
+    /// Adds the groups' buffers, in group order, into `left` and `right` (overwritten) for `count` frames, and clears them.
+    func sum(into left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, count: Int) {
+        guard count > 0 else { return }
+        left.update(from: outputs, count: count)
+        right.update(from: outputs + Self.chunkFrames, count: count)
+        for group in 1..<Self.groups {
+            let buffer = outputs + group * 2 * Self.chunkFrames
+            seqplay_add(left, buffer, Int32(count))
+            seqplay_add(right, buffer + Self.chunkFrames, Int32(count))
+        }
+        outputs.update(repeating: 0, count: Self.groups * 2 * Self.chunkFrames)
+    }
+
+    private func work() {
+        while true {
+            wake.wait()
+            if stopping.load(ordering: .acquiring) { return }
+            claimGroups()
+        }
+    }
+
+    private func claimGroups() {
+        while true {
+            let group = nextGroup.loadThenWrappingIncrement(ordering: .acquiringAndReleasing)
+            if group >= Self.groups { return }
+            runGroup(group)
+            doneGroups.wrappingIncrement(ordering: .releasing)
+        }
+    }
+
+    private func runGroup(_ group: Int) {
+        guard let high, let blockBuffers, let filterHistories else { return }
+        let left = outputs + group * 2 * Self.chunkFrames, right = left + Self.chunkFrames
+        let base = jobs + group * Self.capacity
+        for index in 0..<counts[group] {
+            let job = base + index
+            let voice = Int(job.pointee.voice)
+            let buffer = blockBuffers + voice * SoundFontEngine.blockSize
+            switch job.pointee.kind {
+            case .synthesize, .synthesizeFresh:
+                seqplay_synthesize(&job.pointee.block, high, low, buffer, filterHistories + 2 * voice,
+                                   job.pointee.kind == .synthesizeFresh ? 1 : 0)
+            case .mix:
+                let mix = job.pointee.mix
+                seqplay_mix(buffer + Int(mix.offset), left + Int(mix.frame), right + Int(mix.frame), mix.count,
+                            mix.gainLeft, mix.gainRight, mix.stepLeft, mix.stepRight, mix.ramp, mix.targetLeft, mix.targetRight)
+            }
+        }
+        counts[group] = 0
+    }
+}
