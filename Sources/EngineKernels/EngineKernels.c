@@ -61,6 +61,15 @@ static inline float point(const int16_t *high, const uint8_t *low, int64_t i) {
     return (float)high[i] * (1.0f / 32768.0f);
 }
 
+/// Asks for the cache lines a block reads (at most 8 of the 16-bit points, 4 of the low bytes).
+static inline void prefetch_block(const SeqplayBlock *b, const int16_t *high, const uint8_t *low) {
+    int64_t first = (int64_t)b->phase - 1, span = (int64_t)((double)b->count * b->increment) + 4;
+    if (first < 0) first = 0;
+    if (span > 256) span = 256;
+    for (int64_t i = 0; i < span; i += 32) __builtin_prefetch(high + first + i);
+    if (low) for (int64_t i = 0; i < span; i += 64) __builtin_prefetch(low + first + i);
+}
+
 /// One sample at `phase`, the four points taken as FluidSynth takes them at the sample's edges: the first
 /// point repeated before the start, the loop end's point before the loop start once looped, the loop
 /// start after the loop end, the last point after the end.
@@ -162,6 +171,12 @@ static void synthesize_portable(const SeqplayBlock *b, const int16_t *high, cons
     filter(b, out, b->count, history);
 }
 
+static void synthesize_batch_portable(const SeqplayBlock *const *blocks, float *const *outs, float *const *histories,
+                                      int32_t count, const int16_t *high, const uint8_t *low) {
+    for (int32_t j = 0; j < count; j++) prefetch_block(blocks[j], high, low);
+    for (int32_t j = 0; j < count; j++) synthesize_portable(blocks[j], high, low, outs[j], histories[j]);
+}
+
 static void mix_portable(const float *source, float *left, float *right, int32_t count, float gainLeft, float gainRight,
                          float stepLeft, float stepRight, int32_t ramp, float targetLeft, float targetRight) {
     mix(source, left, right, count, gainLeft, gainRight, stepLeft, stepRight, ramp, targetLeft, targetRight);
@@ -229,9 +244,83 @@ AVX2 static void interpolate_avx2(const SeqplayBlock *b, const int16_t *high, co
     }
 }
 
-AVX2 static void synthesize_avx2(const SeqplayBlock *b, const int16_t *high, const uint8_t *low, float *out, float *history) {
-    synthesize_runs(b, high, low, out, interpolate_avx2);
-    filter(b, out, b->count, history);
+/// An 8 × 8 transpose (its own inverse): rows of samples to rows of lanes.
+AVX2 static inline void transpose8(__m256 *r) {
+    __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    __m256 s0 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)), s1 = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    __m256 s2 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)), s3 = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+    __m256 s4 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0)), s5 = _mm256_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2));
+    __m256 s6 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0)), s7 = _mm256_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2));
+    r[0] = _mm256_permute2f128_ps(s0, s4, 0x20); r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+    r[2] = _mm256_permute2f128_ps(s2, s6, 0x20); r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+    r[4] = _mm256_permute2f128_ps(s0, s4, 0x31); r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+    r[6] = _mm256_permute2f128_ps(s2, s6, 0x31); r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+/// The filters of up to 8 voices' 64-sample blocks side by side, one voice per lane (the recursion's
+/// latency is paid once for eight voices). Lanes past `count` filter silence into `spare`.
+AVX2 static void filter_batch_avx2(const SeqplayBlock *const *blocks, float *const *outs, float *const *histories, int32_t count) {
+    float spare[64] __attribute__((aligned(32))) = {0};
+    float values[12][8] __attribute__((aligned(32)));
+    float *rows[8];
+    int32_t compensating = 0;
+    for (int32_t j = 0; j < 8; j++) {
+        const SeqplayBlock *b = j < count ? blocks[j] : NULL;
+        int32_t glides = b && b->incrCount > 0;
+        rows[j] = b ? outs[j] : spare;
+        values[0][j] = b ? b->a1 : 0; values[1][j] = b ? b->a2 : 0; values[2][j] = b ? b->b02 : 0; values[3][j] = b ? b->b1 : 0;
+        values[4][j] = glides ? b->a1Incr : 0; values[5][j] = glides ? b->a2Incr : 0;
+        values[6][j] = glides ? b->b02Incr : 0; values[7][j] = glides ? b->b1Incr : 0;
+        values[8][j] = b ? histories[j][0] : 0; values[9][j] = b ? histories[j][1] : 0;
+        int32_t compensates = glides && b->compensate;
+        values[10][j] = compensates ? 1.0f : 0.0f;
+        values[11][j] = 0;
+        compensating |= compensates;
+    }
+    __m256 a1 = _mm256_load_ps(values[0]), a2 = _mm256_load_ps(values[1]), b02 = _mm256_load_ps(values[2]), b1 = _mm256_load_ps(values[3]);
+    const __m256 a1Incr = _mm256_load_ps(values[4]), a2Incr = _mm256_load_ps(values[5]);
+    const __m256 b02Incr = _mm256_load_ps(values[6]), b1Incr = _mm256_load_ps(values[7]);
+    __m256 h1 = _mm256_load_ps(values[8]), h2 = _mm256_load_ps(values[9]);
+    const __m256 compensates = _mm256_cmp_ps(_mm256_load_ps(values[10]), _mm256_setzero_ps(), _CMP_NEQ_OQ);
+    const __m256 one = _mm256_set1_ps(1.0f), threshold = _mm256_set1_ps(0.001f), signless = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+    for (int32_t t = 0; t < 64; t += 8) {
+        __m256 r[8];
+        for (int32_t j = 0; j < 8; j++) r[j] = _mm256_loadu_ps(rows[j] + t);
+        transpose8(r);
+        for (int32_t k = 0; k < 8; k++) {
+            __m256 centre = _mm256_fnmadd_ps(a1, h1, _mm256_fnmadd_ps(a2, h2, r[k]));
+            r[k] = _mm256_fmadd_ps(b02, _mm256_add_ps(centre, h2), _mm256_mul_ps(b1, h1));
+            h2 = h1;
+            h1 = centre;
+            __m256 oldB02 = b02;
+            a1 = _mm256_add_ps(a1, a1Incr); a2 = _mm256_add_ps(a2, a2Incr);
+            b02 = _mm256_add_ps(b02, b02Incr); b1 = _mm256_add_ps(b1, b1Incr);
+            if (compensating) {
+                __m256 apply = _mm256_and_ps(compensates, _mm256_cmp_ps(_mm256_and_ps(b02, signless), threshold, _CMP_GT_OQ));
+                __m256 scale = _mm256_blendv_ps(one, _mm256_div_ps(oldB02, b02), apply);
+                h1 = _mm256_mul_ps(h1, scale);
+                h2 = _mm256_mul_ps(h2, scale);
+            }
+        }
+        transpose8(r);
+        for (int32_t j = 0; j < 8; j++) _mm256_storeu_ps(rows[j] + t, r[j]);
+    }
+    _mm256_store_ps(values[8], h1);
+    _mm256_store_ps(values[9], h2);
+    for (int32_t j = 0; j < count; j++) {
+        histories[j][0] = fabsf(values[8][j]) < 1e-20f ? 0 : values[8][j];
+        histories[j][1] = values[9][j];
+    }
+}
+
+AVX2 static void synthesize_batch_avx2(const SeqplayBlock *const *blocks, float *const *outs, float *const *histories,
+                                       int32_t count, const int16_t *high, const uint8_t *low) {
+    for (int32_t j = 0; j < count; j++) prefetch_block(blocks[j], high, low);
+    for (int32_t j = 0; j < count; j++) synthesize_runs(blocks[j], high, low, outs[j], interpolate_avx2);
+    filter_batch_avx2(blocks, outs, histories, count);
 }
 
 AVX2 static void mix_avx2(const float *source, float *left, float *right, int32_t count, float gainLeft, float gainRight,
@@ -244,11 +333,11 @@ AVX2 static void add_avx2(float *destination, const float *source, int32_t count
 
 // MARK: - Dispatch
 
-typedef void (*synthesize_fn)(const SeqplayBlock *, const int16_t *, const uint8_t *, float *, float *);
+typedef void (*synthesize_batch_fn)(const SeqplayBlock *const *, float *const *, float *const *, int32_t, const int16_t *, const uint8_t *);
 typedef void (*mix_fn)(const float *, float *, float *, int32_t, float, float, float, float, int32_t, float, float);
 typedef void (*add_fn)(float *, const float *, int32_t);
 
-static synthesize_fn synthesize_kernel = synthesize_portable;
+static synthesize_batch_fn synthesize_batch_kernel = synthesize_batch_portable;
 static mix_fn mix_kernel = mix_portable;
 static add_fn add_kernel = add_portable;
 static int32_t uses_avx2 = 0;
@@ -257,7 +346,7 @@ __attribute__((constructor)) static void choose_kernels(void) {
 #if defined(__x86_64__)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-        synthesize_kernel = synthesize_avx2;
+        synthesize_batch_kernel = synthesize_batch_avx2;
         mix_kernel = mix_avx2;
         add_kernel = add_avx2;
         uses_avx2 = 1;
@@ -265,9 +354,11 @@ __attribute__((constructor)) static void choose_kernels(void) {
 #endif
 }
 
-void seqplay_synthesize(const SeqplayBlock *block, const int16_t *high, const uint8_t *low, float *out, float *history, int32_t fresh) {
-    if (fresh) { history[0] = 0; history[1] = 0; }
-    synthesize_kernel(block, high, low, out, history);
+void seqplay_synthesize_batch(const SeqplayBlock *const *blocks, float *const *outs, float *const *histories,
+                              const int32_t *fresh, int32_t count, const int16_t *high, const uint8_t *low) {
+    for (int32_t j = 0; j < count; j++)
+        if (fresh[j]) { histories[j][0] = 0; histories[j][1] = 0; }
+    synthesize_batch_kernel(blocks, outs, histories, count, high, low);
 }
 
 void seqplay_mix(const float *source, float *left, float *right, int32_t count, float gainLeft, float gainRight,

@@ -26,11 +26,17 @@ typedef struct {
 /// after `length` samples; `*hasLooped` becomes 1 when the loop wrapped.
 double seqplay_plan_block(SeqplayBlock *block, int32_t length, int32_t *hasLooped);
 
-/// Makes `block->count` samples: 4-point interpolation of the points (`high`, 16 bits; `low`, the low
-/// bytes of a 24-bit font, or NULL), times the amplitude ramp, through the low-pass filter whose
-/// history is `history[0...1]` (zeroed first when `fresh`). AVX2/FMA when the CPU has them, else portable.
-void seqplay_synthesize(const SeqplayBlock *block, const int16_t *high, const uint8_t *low,
-                        float *out, float *history, int32_t fresh);
+/// The most blocks `seqplay_synthesize_batch` takes.
+#define SEQPLAY_BATCH 8
+
+/// Makes `blocks[j]->count` samples into `outs[j]` (64 floats each), for `count` (at most SEQPLAY_BATCH)
+/// blocks of different voices: 4-point interpolation of the points (`high`, 16 bits; `low`, the low bytes
+/// of a 24-bit font, or NULL), times the amplitude ramp, through the low-pass filter whose history is
+/// `histories[j][0...1]` (zeroed first when `fresh[j]`). The points of all the blocks are prefetched
+/// first; with AVX2/FMA (when the CPU has them, else portable) the filters run side by side, one voice
+/// per lane (a block whose coefficients glide, glides over all its 64 samples, as the engine's do).
+void seqplay_synthesize_batch(const SeqplayBlock *const *blocks, float *const *outs, float *const *histories,
+                              const int32_t *fresh, int32_t count, const int16_t *high, const uint8_t *low);
 
 /// Adds `source[0..<count]` to `left` and `right` with gains starting at `gainLeft`/`gainRight` that
 /// move by `stepLeft`/`stepRight` a sample for `ramp` samples, then stay at `targetLeft`/`targetRight`.
