@@ -132,7 +132,8 @@ final class VoiceJobs {
         nextGroup.store(0, ordering: .releasing)
         for _ in workers { wake.signal() }
         claimGroups()
-        while doneGroups.load(ordering: .acquiring) < Self.groups {}
+        // The last groups are the workers': wait, letting a worker that has no core of its own have this one.
+        while doneGroups.load(ordering: .acquiring) < Self.groups { sched_yield() }
     }
 
     /// Adds the groups' buffers, in group order, into `left` and `right` (overwritten) for `count` frames, and clears them.
