@@ -76,8 +76,11 @@ let package = Package(
         // The sampler: the thin FluidSynth wrapper (FluidSynth/: synthesizers, presets, voice limits, shared fonts)
         // and SamplerNode, FluidSynth as a node of the audio graph and a MIDI endpoint.
         .target(name: "Sampler", dependencies: [
-            "CFluidSynth", "FluidSynthOpenMP", "MIDICore", "Player", "AudioGraph", "AudioFiles", "SeqplaySupport", "SoundFontFile", logging, atomics,
+            "CFluidSynth", "FluidSynthOpenMP", "EngineKernels", "MIDICore", "Player", "AudioGraph", "AudioFiles", "SeqplaySupport", "SoundFontFile",
+            logging, atomics,
         ]),
+        // The sample loops of seqplay's own SoundFont engine (Sampler/Engine): AVX2/FMA kernels chosen at run time, portable ones beside them.
+        .target(name: "EngineKernels"),
         // Runs FluidSynth's one-thread OpenMP regions inline, so rendering with reverb/chorus does not allocate.
         .target(name: "FluidSynthOpenMP"),
         // Audio files through libsndfile, and the graph's file ends (Graph/: RecorderTap, AudioPlayerNode.scheduleFile).

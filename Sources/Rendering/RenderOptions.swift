@@ -64,12 +64,13 @@ public struct RenderOptions: Sendable {
     public static let fileChannelGroups = 2
 
     /// These options as `seqplay` renders to a file: `fileChannelGroups` channel groups on `threads` threads
-    /// (FluidSynth), or one sampler (`SamplerSettings.Engine.seqplay`).
+    /// (FluidSynth), or one sampler whose engine works on `threads` threads (`SamplerSettings.Engine.seqplay`).
     public func renderingToFile(threads: Int) -> RenderOptions {
         var options = self
-        // seqplay's engine plays every channel from one voice pool, so it renders without groups (the
-        // same bytes on any thread count too).
+        // seqplay's engine plays every channel from one voice pool, so it renders without groups, its
+        // voices' sample work on the threads (the same bytes on any thread count too).
         options.channelSplit = sampler.engine == .seqplay ? .none : .balanced(Self.fileChannelGroups)
+        if sampler.engine == .seqplay { options.sampler.engineThreads = threads }
         options.threads = threads
         return options
     }

@@ -97,7 +97,8 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     /// Makes seqplay's engine play `bank` at the sampler's rate (between render cycles).
     private func startEngine(playing bank: SoundFontBank) {
         engineBank = bank
-        soundFontEngine = SoundFontEngine(bank: bank, sampleRate: synthesizer.sampleRate, polyphony: synthesizer.settings.polyphony)
+        soundFontEngine = SoundFontEngine(bank: bank, sampleRate: synthesizer.sampleRate, polyphony: synthesizer.settings.polyphony,
+                                          threads: synthesizer.settings.engineThreads)
     }
 
     /// The voices a note would start here after `setup` (`Synthesizer.noteVoices`): for a sampler
@@ -296,21 +297,18 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     /// is (live input) has its events due in these frames applied before them.
     private func render(_ engine: SoundFontEngine, sampleTime: Int64, frameCount: Int,
                         left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
-        var done = 0
+        engine.beginRender(frames: frameCount, left: left, right: right)
         if let eventSource {
             let end = sampleTime + Int64(frameCount)
             while let next = eventSource.nextEventSampleTime, next < end {
-                let at = max(next, sampleTime + Int64(done))
-                let frames = Int(at - sampleTime) - done
-                engine.render(frames: frames, left: left + done, right: right + done)
-                done += frames
-                eventSource.deliverEvents(before: at + 1, to: self)
+                engine.advance(to: Int(max(next - sampleTime, 0)))
+                eventSource.deliverEvents(before: max(next, sampleTime) + 1, to: self)
                 // Nothing delivered: the source only knows no event comes sooner (or it is live).
                 if eventSource.nextEventSampleTime == next { break }
             }
             eventSource.deliverEvents(before: end, to: self)
         }
-        engine.render(frames: frameCount - done, left: left + done, right: right + done)
+        engine.endRender()
         if engineGain != 1 {
             for i in 0..<frameCount { left[i] *= engineGain; right[i] *= engineGain }
         }

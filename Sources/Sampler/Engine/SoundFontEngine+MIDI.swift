@@ -47,7 +47,7 @@ extension SoundFontEngine {
 
     /// A system reset: every voice silenced, every channel's controllers, program and bank as at start.
     public func reset() {
-        for v in 0..<polyphony { voices[v].active = false }
+        for v in 0..<polyphony where voices[v].active { stopVoice(v) }
         for channel in 0..<16 { resetChannel(channel, program: true) }
     }
 
@@ -101,7 +101,7 @@ extension SoundFontEngine {
                 }
             }
         case 120:  // all sound off
-            for v in 0..<polyphony where voices[v].active && voices[v].channel == channel { voices[v].active = false }
+            for v in 0..<polyphony where voices[v].active && voices[v].channel == channel { stopVoice(v) }
         case 121:  // reset all controllers
             resetChannel(channel, program: false)
             updateModulators(channel: channel)

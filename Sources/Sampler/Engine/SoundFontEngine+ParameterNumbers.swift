@@ -41,8 +41,7 @@ extension SoundFontEngine {
                 case 100: channels[channel].nrpnSelect += 100
                 case 101: channels[channel].nrpnSelect += 1000
                 case 102: channels[channel].nrpnSelect += 10000
-                case ..<100: channels[channel].nrpnSelect += value
-                default: break
+                default: if value < 100 { channels[channel].nrpnSelect += value }  // (a range pattern instantiates metadata, allocating, on its first use)
                 }
             }
             channels[channel].nrpnActive = true

@@ -1,8 +1,9 @@
+import EngineKernels
 import Foundation
 import SoundFontFile
 
 /// A voice's life in the pool: its start from a region, its 64-sample control steps (envelopes, LFOs,
-/// modulators, filter), its samples (4-point interpolation, amplitude ramp, filter) and their mix into the output.
+/// modulators, filter), whose sample work (4-point interpolation, amplitude ramp, filter, mix) `VoiceJobs` does.
 extension SoundFontEngine {
     /// The per-block work of fluid_rvoice_write before the samples: pending note-off, envelopes,
     /// LFOs, amplitude target (or the voice's end), pitch increment, filter coefficients.
@@ -50,117 +51,26 @@ extension SoundFontEngine {
                                     + modEnvelope * voice.pointee.modEnvToFilter, sampleRate: Float(sampleRate))
     }
 
-    /// Interpolates (4 points), scales by the ramping amplitude and filters up to `count` samples of
-    /// voice `v` into `scratch`; returns how many it made (fewer when the sample ends).
-    func synthesize<Points: SamplePoints>(_ v: Int, count: Int, data: Points) -> Int {
+    /// The sample side's work for the block `controlBlock` just set up: where it reads, its amplitude ramp
+    /// and filter glide. Moves the control side's phase, amplitude and coefficients to the block's end, and
+    /// returns the block with the samples it makes (`count`: fewer than 64 when the sample ends in it).
+    func planBlock(_ v: Int) -> SeqplayBlock {
         let voice = voices + v
-        let out = scratch
-        var phase = voice.pointee.phase
-        let increment = voice.pointee.phaseIncrement
-        let start = voice.pointee.start, last = voice.pointee.end - 1
-        let looping = voice.pointee.looping
-        let loopStart = voice.pointee.loopStart, loopEnd = voice.pointee.loopEnd
-        let loopLength = Double(loopEnd - loopStart)
-        var hasLooped = voice.pointee.hasLooped
-        var amp = voice.pointee.amp
-        let ampIncrement = voice.pointee.ampIncrement
-        var f = voice.pointee.filter
-        var produced = 0
-        while produced < count {
-            let index = Int(phase)
-            if !looping && index > last { break }
-            let fraction = Float(phase - Double(index))
-            // The four points around the phase, as FluidSynth takes them at the sample's edges:
-            // the first point repeated before the start, the loop start after the loop end, the last point after the end.
-            let p0: Float, p1 = data[index], p2: Float, p3: Float
-            if index <= start { p0 = data[start] } else if looping && hasLooped && index == loopStart { p0 = data[loopEnd - 1] } else { p0 = data[index - 1] }
-            if looping {
-                let i2 = index + 1 >= loopEnd ? index + 1 - (loopEnd - loopStart) : index + 1
-                let i3 = index + 2 >= loopEnd ? index + 2 - (loopEnd - loopStart) : index + 2
-                p2 = data[i2]; p3 = data[i3]
-            } else {
-                p2 = data[min(index + 1, last)]; p3 = data[min(index + 2, last)]
-            }
-            let x = fraction
-            let c0 = x * (-0.5 + x * (1 - 0.5 * x))
-            let c1 = 1 + x * x * (1.5 * x - 2.5)
-            let c2 = x * (0.5 + x * (2 - 1.5 * x))
-            let c3 = 0.5 * x * x * (x - 1)
-            let sample = (c0 * p0 + c1 * p1 + c2 * p2 + c3 * p3) * amp
-            amp += ampIncrement
-            // The resonant low-pass (fluid_iir_filter_apply), gliding its coefficients after a cutoff move.
-            let centre = sample - f.a1 * f.hist1 - f.a2 * f.hist2
-            out[produced] = f.b02 * (centre + f.hist2) + f.b1 * f.hist1
-            f.hist2 = f.hist1
-            f.hist1 = centre
-            if f.incrCount > 0 {
-                f.incrCount -= 1
-                let oldB02 = f.b02
-                f.a1 += f.a1Incr; f.a2 += f.a2Incr; f.b02 += f.b02Incr; f.b1 += f.b1Incr
-                if f.compensate && abs(f.b02) > 0.001 {
-                    let scale = oldB02 / f.b02
-                    f.hist1 *= scale; f.hist2 *= scale
-                }
-            }
-            produced += 1
-            phase += increment
-            if looping && phase >= Double(loopEnd) {
-                phase -= loopLength
-                hasLooped = true
-            }
-        }
-        if abs(f.hist1) < 1e-20 { f.hist1 = 0 }
-        voice.pointee.filter = f
-        voice.pointee.phase = phase
-        voice.pointee.hasLooped = hasLooped
-        voice.pointee.amp = amp
-        return produced
-    }
-
-    /// Adds `scratch` to the outputs with the voice's pan gains, gliding them over the block; eight lanes at a time.
-    func mix(_ v: Int, count: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
-        let voice = voices + v
-        var gainLeft = voice.pointee.gainLeft, gainRight = voice.pointee.gainRight
-        let stepLeft = voice.pointee.gainLeftStep, stepRight = voice.pointee.gainRightStep
-        var i = 0
-        if stepLeft == 0 && stepRight == 0 {
-            let l = SIMD8<Float>(repeating: gainLeft), r = SIMD8<Float>(repeating: gainRight)
-            while i + 8 <= count {
-                let s = UnsafeRawPointer(scratch + i).loadUnaligned(as: SIMD8<Float>.self)
-                let ol = UnsafeRawPointer(left + i).loadUnaligned(as: SIMD8<Float>.self)
-                let or = UnsafeRawPointer(right + i).loadUnaligned(as: SIMD8<Float>.self)
-                UnsafeMutableRawPointer(left + i).storeBytes(of: ol + s * l, as: SIMD8<Float>.self)
-                UnsafeMutableRawPointer(right + i).storeBytes(of: or + s * r, as: SIMD8<Float>.self)
-                i += 8
-            }
-        } else {
-            let lanes = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
-            while i + 8 <= count {
-                let s = UnsafeRawPointer(scratch + i).loadUnaligned(as: SIMD8<Float>.self)
-                let l = SIMD8<Float>(repeating: gainLeft) + lanes * stepLeft
-                let r = SIMD8<Float>(repeating: gainRight) + lanes * stepRight
-                let ol = UnsafeRawPointer(left + i).loadUnaligned(as: SIMD8<Float>.self)
-                let or = UnsafeRawPointer(right + i).loadUnaligned(as: SIMD8<Float>.self)
-                UnsafeMutableRawPointer(left + i).storeBytes(of: ol + s * l, as: SIMD8<Float>.self)
-                UnsafeMutableRawPointer(right + i).storeBytes(of: or + s * r, as: SIMD8<Float>.self)
-                gainLeft += 8 * stepLeft; gainRight += 8 * stepRight
-                i += 8
-            }
-        }
-        while i < count {
-            left[i] += scratch[i] * gainLeft
-            right[i] += scratch[i] * gainRight
-            gainLeft += stepLeft; gainRight += stepRight
-            i += 1
-        }
-        // The glide ends on the target: one block's worth of steps.
-        voice.pointee.gainRampLeft -= count
-        if voice.pointee.gainRampLeft <= 0 {
-            voice.pointee.gainLeft = voice.pointee.targetLeft; voice.pointee.gainRight = voice.pointee.targetRight
-            voice.pointee.gainLeftStep = 0; voice.pointee.gainRightStep = 0
-        } else {
-            voice.pointee.gainLeft = gainLeft; voice.pointee.gainRight = gainRight
-        }
+        let f = voice.pointee.filter
+        var block = SeqplayBlock(
+            phase: voice.pointee.phase, increment: voice.pointee.phaseIncrement, count: 0,
+            start: Int32(voice.pointee.start), last: Int32(voice.pointee.end - 1),
+            loopStart: Int32(voice.pointee.loopStart), loopEnd: Int32(voice.pointee.loopEnd),
+            looping: voice.pointee.looping ? 1 : 0, hasLooped: voice.pointee.hasLooped ? 1 : 0,
+            amp: voice.pointee.amp, ampIncrement: voice.pointee.ampIncrement,
+            a1: f.a1, a2: f.a2, b02: f.b02, b1: f.b1, a1Incr: f.a1Incr, a2Incr: f.a2Incr, b02Incr: f.b02Incr, b1Incr: f.b1Incr,
+            incrCount: Int32(f.incrCount), compensate: f.compensate ? 1 : 0)
+        var looped: Int32 = 0
+        voice.pointee.phase = seqplay_plan_block(&block, Int32(Self.blockSize), &looped)
+        voice.pointee.hasLooped = looped != 0
+        voice.pointee.amp += Float(Self.blockSize) * voice.pointee.ampIncrement
+        voice.pointee.filter.endGlide()
+        return block
     }
 
     /// fluid_rvoice_noteoff: both envelopes to their release, keeping the sound continuous.
@@ -181,6 +91,7 @@ extension SoundFontEngine {
         voice.pointee.modulation.enter(Envelope.release)
     }
 
+    /// Starts voice `v` (stopping the note it played, if any) at the current frame.
     func startVoice(_ v: Int, region: Region, channel: Int, key: Int, velocity: Int, note: UInt64) {
         let gens = generatorValues + v * Gen.count
         bank.generators.withUnsafeBufferPointer { table in
@@ -215,6 +126,10 @@ extension SoundFontEngine {
         if voice.loopEnd - voice.loopStart < 2 { voice.sampleMode = 0 }
         if voice.end <= voice.start || voice.end > sampleCount { return }
         voice.phase = Double(voice.start)
+        voice.nextBoundary = now
+        voice.mixedTo = now
+        voice.freshHistory = true
+        if voices[v].active { stopVoice(v) }
 
         // Root key and the nominal pitch (GEN_PITCH): scale tuning around the root.
         let rootKey: Float = gens[Gen.overridingRootKey] > -1 ? gens[Gen.overridingRootKey] * 100
@@ -230,6 +145,7 @@ extension SoundFontEngine {
         voices[v].gainLeftStep = 0
         voices[v].gainRightStep = 0
         voices[v].gainRampLeft = 0
+        nextControl[v] = voices[v].nextControlFrame
     }
 
     /// Re-evaluates the modulators of every voice on `channel` (playing `key`, when given) after a controller moved.
@@ -286,6 +202,7 @@ extension SoundFontEngine {
         let gens = generatorValues + v * Gen.count, sums = modulatorSums + v * Gen.count
         @inline(__always) func value(_ g: Int) -> Float { gens[g] + sums[g] }
         let voice = voices + v
+        closeSegment(v)  // the pan glide below starts at the current frame
         voice.pointee.attenuation = min(max(value(Gen.attenuation), 0), 1440)
         voice.pointee.pitch = value(Gen.pitch) + 100 * value(Gen.coarseTune) + value(Gen.fineTune)
         voice.pointee.filterCutoff = min(max(value(Gen.filterFc), 1500), 13500)
@@ -360,11 +277,16 @@ struct Voice {
     var start = 0, end = 0, loopStart = 0, loopEnd = 0
     var looping = false
     var hasLooped = false
+    /// The phase at the start of the next block (the control side's: `SeqplayBlock`).
     var phase: Double = 0
     var phaseIncrement: Double = 0
     var rootPitchHz: Double = 1
     var ticks = 0
-    var blockLeft = 0
+    /// Chunk frames: where the current control block started and the next starts, where the sample ends
+    /// in the current block (Int.max: not in it), and up to where the voice's mix has been recorded.
+    var blockStart = 0, nextBoundary = 0, endFrame = Int.max, mixedTo = 0
+    /// Whether the next block starts the filter from silence (a new note).
+    var freshHistory = false
     var released = false
     var sustained = false
     var heldBySostenuto = false
@@ -384,4 +306,8 @@ struct Voice {
     var gainLeft: Float = 0, gainRight: Float = 0, targetLeft: Float = 0, targetRight: Float = 0
     var gainLeftStep: Float = 0, gainRightStep: Float = 0
     var gainRampLeft = 0
+
+    /// The first chunk frame from which the control side has work: the frame after the next block
+    /// boundary (events at a boundary come first), or the sample's end.
+    var nextControlFrame: Int { active ? min(nextBoundary + 1, endFrame) : Int.max }
 }

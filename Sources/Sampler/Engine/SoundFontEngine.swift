@@ -53,13 +53,29 @@ public final class SoundFontEngine {
     let keyPressures: UnsafeMutablePointer<UInt8>
     /// Per channel, `Gen.count` generator offsets set by RPN tuning and SoundFont NRPNs (added to every voice's generators).
     let generatorOffsets: UnsafeMutablePointer<Float>
-    let scratch: UnsafeMutablePointer<Float>
+    /// Per voice, the samples of its current control block (written by the sample side, read by its mixes).
+    let blockBuffers: UnsafeMutablePointer<Float>
+    /// Per voice, the low-pass filter's two history values (sample side).
+    let filterHistories: UnsafeMutablePointer<Float>
+    /// Per voice, the chunk frame at which its control side next has work (`Voice.nextControlFrame`); Int.max when free.
+    let nextControl: UnsafeMutablePointer<Int>
+    /// The recorded sample work of the current chunk, and the threads that do it (`VoiceJobs`).
+    let jobs: VoiceJobs
+    /// Where the current render call writes, how many frames it has, and where the current chunk starts in it.
+    var output: (left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>)?
+    var outputFrames = 0
+    var chunkStart = 0
+    /// The chunk frame the control side has reached: events apply here.
+    var now = 0
     let sampleCount: Int
     var noteCounter: UInt64 = 0
     let minimumNoteTicks: Int
 
-    /// An engine playing `bank` at `sampleRate` with `polyphony` voices (FluidSynth's default is 256).
-    public init(bank: SoundFontBank, sampleRate: Double = 44100, polyphony: Int = 256) {
+    /// An engine playing `bank` at `sampleRate` with `polyphony` voices (FluidSynth's default is 256), its
+    /// sample work done on `threads` threads (the calling one and `threads - 1` workers it starts). The voices
+    /// are split into `VoiceJobs.groups` fixed groups whatever the thread count, each mixed into its own
+    /// buffer and summed in order: the output is the same bytes on any number of threads.
+    public init(bank: SoundFontBank, sampleRate: Double = 44100, polyphony: Int = 256, threads: Int = 1) {
         self.bank = bank
         self.sampleRate = sampleRate
         self.polyphony = max(1, polyphony)
@@ -76,19 +92,28 @@ public final class SoundFontEngine {
         keyPressures.initialize(repeating: 0, count: 16 * 128)
         generatorOffsets = .allocate(capacity: 16 * Gen.count)
         generatorOffsets.initialize(repeating: 0, count: 16 * Gen.count)
-        scratch = .allocate(capacity: Self.blockSize)
-        scratch.initialize(repeating: 0, count: Self.blockSize)
+        blockBuffers = .allocate(capacity: self.polyphony * Self.blockSize)
+        blockBuffers.initialize(repeating: 0, count: self.polyphony * Self.blockSize)
+        filterHistories = .allocate(capacity: self.polyphony * 2)
+        filterHistories.initialize(repeating: 0, count: self.polyphony * 2)
+        nextControl = .allocate(capacity: self.polyphony)
+        nextControl.initialize(repeating: Int.max, count: self.polyphony)
+        jobs = VoiceJobs(polyphony: self.polyphony, threads: threads)
         sampleCount = bank.hydra.sampleData.count
         // FluidSynth's synth.min-note-length: a note-off within 10 ms of its note-on waits until then.
         minimumNoteTicks = Int(sampleRate * 0.010)
         for channel in 0..<16 { resetChannel(channel, program: true) }
+        // The lazily made tables, made here: their first use on the render thread would allocate.
+        _ = (Self.nrpnScales.count, SynthMath.amplitudeTable.count, SynthMath.centsTable.count,
+             SynthMath.concaveTable.count, SynthMath.convexTable.count)
     }
 
     deinit {
         voices.deinitialize(count: polyphony); voices.deallocate()
         generatorValues.deallocate(); modulatorSums.deallocate()
         channels.deinitialize(count: 16); channels.deallocate()
-        controllers.deallocate(); keyPressures.deallocate(); generatorOffsets.deallocate(); scratch.deallocate()
+        controllers.deallocate(); keyPressures.deallocate(); generatorOffsets.deallocate()
+        blockBuffers.deallocate(); filterHistories.deallocate(); nextControl.deallocate()
     }
 
     /// Voices sounding now.
@@ -103,16 +128,12 @@ public final class SoundFontEngine {
     /// Renders `frames` frames into `left` and `right` (overwritten), applying each event at its frame:
     /// a note starts on exactly that sample. Events must be in frame order; frames past the call are applied at its end.
     public func render(frames: Int, events: UnsafeBufferPointer<Event>, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
-        left.update(repeating: 0, count: frames)
-        right.update(repeating: 0, count: frames)
-        var position = 0, next = 0
-        while position < frames {
-            while next < events.count && events[next].frame <= position { apply(events[next].message); next += 1 }
-            let end = next < events.count ? min(frames, events[next].frame) : frames
-            renderVoices(from: position, count: end - position, left: left, right: right)
-            position = end
+        beginRender(frames: frames, left: left, right: right)
+        for event in events {
+            advance(to: event.frame)
+            apply(event.message)
         }
-        while next < events.count { apply(events[next].message); next += 1 }
+        endRender()
     }
 
     /// `render(frames:events:left:right:)` with the events in an array (no copy is made).
@@ -120,50 +141,11 @@ public final class SoundFontEngine {
         events.withUnsafeBufferPointer { render(frames: frames, events: $0, left: left, right: right) }
     }
 
-    func renderVoices(from start: Int, count: Int, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
-        guard count > 0 else { return }
-        // The bank's sample points, read in place through plain pointers for the whole call (no copy,
-        // no bounds checks in the voice loop): the arrays are immutable while the bank lives. The voice
-        // loop is specialised for 16- and 24-bit points.
-        bank.hydra.sampleData.withUnsafeBufferPointer { high in
-            guard let high = high.baseAddress else { return }
-            if bank.hydra.has24BitSamples {
-                bank.hydra.sampleLowBytes.withUnsafeBufferPointer { low in
-                    renderVoices(from: start, count: count, data: SamplePoints24(high: high, low: low.baseAddress!), left: left, right: right)
-                }
-            } else {
-                renderVoices(from: start, count: count, data: SamplePoints16(high: high), left: left, right: right)
-            }
-        }
-    }
-
-    func renderVoices<Points: SamplePoints>(from start: Int, count: Int, data: Points, left: UnsafeMutablePointer<Float>,
-                                            right: UnsafeMutablePointer<Float>) {
-        for v in 0..<polyphony where voices[v].active {
-            var done = 0
-            while done < count && voices[v].active {
-                if voices[v].blockLeft == 0 {
-                    controlBlock(v)
-                    voices[v].blockLeft = Self.blockSize
-                    if !voices[v].active { break }
-                }
-                let n = min(voices[v].blockLeft, count - done)
-                if voices[v].sounding {
-                    let produced = synthesize(v, count: n, data: data)
-                    mix(v, count: produced, left: left + start + done, right: right + start + done)
-                    if produced < n { voices[v].active = false }
-                }
-                voices[v].blockLeft -= n
-                done += n
-            }
-        }
-    }
-
     /// Ends up to `count` sounding voices, those FluidSynth would steal first; returns how many it ended.
     public func endVoices(_ count: Int) -> Int {
         var ended = 0
         while ended < count && activeVoiceCount > 0 {
-            voices[freeVoice()].active = false
+            stopVoice(freeVoice())
             ended += 1
         }
         return ended

@@ -148,7 +148,8 @@ struct LFO {
 }
 
 /// FluidSynth's resonant low-pass: a biquad whose coefficients glide over one block when the cutoff
-/// moves, with Q from centibels (minus 3.01 dB, so 0 is Butterworth) and gain 1/√Q.
+/// moves, with Q from centibels (minus 3.01 dB, so 0 is Butterworth) and gain 1/√Q. The control side's
+/// half: the coefficients at the next block's start and their glide; the history is the sample side's.
 struct LowPassFilter {
     var qLinear: Float = 0
     var gain: Float = 1
@@ -157,8 +158,9 @@ struct LowPassFilter {
     var a1Incr: Float = 0, a2Incr: Float = 0, b02Incr: Float = 0, b1Incr: Float = 0
     var incrCount = 0
     var compensate = false
-    var hist1: Float = 0, hist2: Float = 0
     var startup = true
+    /// The coefficients the glide ends on.
+    var targetA1: Float = 0, targetA2: Float = 0, targetB02: Float = 0, targetB1: Float = 0
 
     mutating func setQ(centibels: Float) {
         let dB = min(max(centibels / 10, 0), 96) - 3.01
@@ -191,6 +193,14 @@ struct LowPassFilter {
                 compensate = quota < 0.5 || quota > 2
             }
             incrCount = 64
+            targetA1 = newA1; targetA2 = newA2; targetB02 = newB02; targetB1 = newB1
         }
+    }
+
+    /// After a block: the coefficients are where the glide ended.
+    mutating func endGlide() {
+        guard incrCount > 0 else { return }
+        a1 = targetA1; a2 = targetA2; b02 = targetB02; b1 = targetB1
+        incrCount = 0
     }
 }

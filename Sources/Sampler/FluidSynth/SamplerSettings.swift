@@ -132,6 +132,9 @@ public struct SamplerSettings: Hashable, Sendable {
 
     /// The engine that plays (set when the sampler is made); FluidSynth unless `.seqplay` is asked for.
     public var engine: Engine = .fluidsynth
+    /// The threads seqplay's engine does its voices' sample work on (`SoundFontEngine`'s `threads`; the
+    /// output is the same bytes on any number); FluidSynth ignores it. Renders to files set it from `--threads`.
+    public var engineThreads = 1
     /// The most voices that sound at once (1...65535); further notes steal the quietest voice.
     public var polyphony: Int
     /// Sample interpolation; nil: FluidSynth's default, 4th order.
