@@ -138,7 +138,13 @@ package final class LiveInputDestination: ScheduledMIDISource {
                     }
                 }
                 let queue = producers[position].takeUnretainedValue().queues[index]
-                receiver.receive(queue.first!.message)
+                // With its due time when it has one: a receiver that places messages on their frame (an LV2
+                // instrument) puts it there; the sampler takes it at once, as an untimed one.
+                if due == QueuedMessage.immediately {
+                    receiver.receive(queue.first!.message)
+                } else {
+                    receiver.receive(queue.first!.message, at: due)
+                }
                 queue.removeFirst()
             }
         }
