@@ -13,7 +13,7 @@ public func fuzzOSCMessage(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard let message = OSCServer.decode(datagram) else { return 0 }
     switch OSCRequest.parse(message) {
     case .success(.perform(.program(let channel, let program, _))):
-        guard message.path == "/seqplay/channel/\(channel)/program" || message.path.hasPrefix("/seqplay/channel/"),
+        guard message.path == "/seqplay/channel/\(channel + 1)/program" || message.path.hasPrefix("/seqplay/channel/"),
               message.arguments.first?.number == Double(program) else {
             fatalError("program change changed on the way: \(message)")
         }
@@ -22,6 +22,6 @@ public func fuzzOSCMessage(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     case .success, .failure:
         break
     }
-    _ = OSCRequest.messages(for: ChannelState(channel: 1, name: message.path))
+    _ = OSCRequest.messages(for: ChannelState(channel: 0, name: message.path))
     return 0
 }

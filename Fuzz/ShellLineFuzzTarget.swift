@@ -1,7 +1,7 @@
 // libFuzzer target for the FluidSynth shell face's line parser (ShellRequest.parse), built by
 // Scripts/fuzz.sh shell. For any line (any bytes, decoded as the server decodes them), parsing must
 // return (never crash or hang), give the same result twice, and a command it accepts must name a
-// channel 1-16 (the shell's 0-15) and a font file of the line's own text.
+// channel 0-15 (as the shell numbers them, and as ControlCommand does) and a font file of the line's own text.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,7 +17,7 @@ public func fuzzShellLine(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         case .program(let channel, _, _), .select(let channel, _, _, _), .volume(let channel, _), .pan(let channel, _),
              .mute(let channel, _), .controlChange(let channel, _, _), .noteOn(let channel, _, _), .noteOff(let channel, _),
              .pitchBend(let channel, _):
-            guard (1...16).contains(channel) else { fatalError("channel \(channel) out of 1-16 from: \(line)") }
+            guard (0...15).contains(channel) else { fatalError("channel \(channel) out of 0-15 from: \(line)") }
         default: break
         }
     }
