@@ -57,9 +57,9 @@ public struct ControlState: Codable, Equatable, Sendable {
         return (try? encoder.encode(self)) ?? Data("{}".utf8)
     }
 
-    /// Channel `channel` (0...15), if there is one.
-    public func channel(_ channel: Int) -> ChannelState? {
-        channels.first { $0.channel == channel }
+    /// Channel `number` (0...15), if there is one.
+    public func channel(_ number: Int) -> ChannelState? {
+        channels.first { $0.channel == number }
     }
 }
 
