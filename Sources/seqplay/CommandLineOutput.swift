@@ -76,19 +76,10 @@ enum CommandLineOutput {
     }
 }
 
-/// Why a command cannot go on: the one line to print and the exit status. Commands throw it (or a
-/// library error, which `CommandFailure(mapping:file:)` turns into one); only `Seqplay.main` prints
-/// it and ends the process.
-struct CommandFailure: Error {
-    /// The line to print after `seqplay: `, or nil when it was said already.
-    var message: String?
-    var status: ExitStatus
-
-    init(_ message: String?, _ status: ExitStatus) {
-        self.message = message
-        self.status = status
-    }
-}
+/// Why a command cannot go on: the one line to print and the exit status, the library's `FailureReport`. Commands
+/// throw it (or a library error, which `CommandFailure(mapping:file:command:)` turns into one); only `Seqplay.main`
+/// prints it and ends the process.
+typealias CommandFailure = FailureReport
 
 extension CommandFailure {
     /// What `body` returns; what it throws becomes `CommandFailure(mapping:file:command:)`.

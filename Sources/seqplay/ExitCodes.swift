@@ -10,12 +10,9 @@ extension CommandFailure {
     /// is how the user repeats a live command with -o (the advice when there is no sound card).
     init(mapping error: any Error, file: String? = nil, command: String? = nil) {
         switch error {
-        case let failure as CommandFailure: self = failure
         case let status as ExitCode: self.init(nil, ExitStatus(rawValue: status.rawValue))
         case let error as ValidationError: self.init(error.message, .usage)
-        default:
-            let report = FailureReport(error, file: file, liveCommand: command)
-            self.init(report.message, report.status)
+        default: self = FailureReport(error, file: file, liveCommand: command)
         }
     }
 }
