@@ -28,16 +28,24 @@ final class SeqplayJACKLV2Tests: JACKServerTestCase {
         let sender = try JACKTestMIDISender(name: "keys", serverName: server.name, schedule: schedule)
         // The recorder runs from before seqplay starts (seconds on a loaded host) to after the notes: 30 s of room.
         let recorder = try JACKTestRecorder(name: "rec", serverName: server.name, capacity: 48_000 * 30)
+        // Ended by SIGTERM once the recorder holds the last note's second, not by wall time: on a loaded host the
+        // server's cycles lag the clock, and seqplay's start (fonts, the plugin) takes seconds.
         let process = try JACKTools.launch(seqplayURL, ["live", "-a", "jack", "--jack-connect", "^rec:", "--jack-midi-connect", "^keys:",
-                                                        "--sf2", "SoundFonts/click.sf2", "--duration", "4",
+                                                        "--sf2", "SoundFonts/click.sf2", "--duration", "120",
                                                         "--instrument", "1=lv2:\(piano),random_detuning=0"],
                                            environment: server.environment)
         XCTAssertTrue(try JACKTools.waitForConnection(from: "keys:out", to: "seqplay:midi_in", environment: server.environment),
                       "seqplay:midi_in was not connected from keys:out")
         usleep(200_000)
         sender.arm()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, process.standardErrorText)
+        let deadline = Date().addingTimeInterval(60)
+        while !(sender.isDone && Int64(recorder.frameCount) > sender.baseFrameTime + notes.last! + 48_000 - recorder.firstFrameTime),
+              Date() < deadline, process.isRunning {
+            usleep(50_000)
+        }
+        process.terminate()
+        XCTAssertTrue(process.waitUntilExit(timeout: 30))
+        XCTAssertEqual(process.exitStatus, 0, process.standardErrorText)
         XCTAssertTrue(sender.isDone)
         let samples = recorder.samples(channel: 0)
         let sent = notes.map { sender.baseFrameTime + $0 - recorder.firstFrameTime }
