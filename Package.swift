@@ -180,7 +180,7 @@ let package = Package(
         .testTarget(name: "AudioOutputTests", dependencies: ["AudioGraph", "ALSA", "AudioFiles", "AllocationCounter", "TestSupport"]),
         .testTarget(name: "LiveInputTests", dependencies: ["LiveInput", "MIDICore", "SeqplaySupport", "TestSupport", "AllocationCounter"]),
         .testTarget(name: "LiveSamplerTests", dependencies: [
-            "Sessions", "ALSA", "LiveInput", "MIDICore", "SeqplaySupport", "NetworkMIDI", "AudioFiles", "LV2", "Sampler", "TestSupport",
+            "Sessions", "AudioGraph", "ALSA", "LiveInput", "MIDICore", "SeqplaySupport", "NetworkMIDI", "AudioFiles", "LV2", "Sampler", "TestSupport",
             "Control", "ControlHTTP",
         ]),
         .testTarget(name: "SequencerRecordingTests", dependencies: ["Sessions", "MIDICore", "MIDIFile"]),

@@ -52,6 +52,12 @@ package final class LiveClock {
 
     // MARK: Control thread
 
+    /// `sampleTime(atMonotonic:)` through the published line only (the render thread's provisional
+    /// line is its own); nil before the first `update`. Any thread.
+    package func fittedSampleTime(atMonotonic monotonic: UInt64) -> Int64? {
+        published.load().map { Int64($0.map(Int64(bitPattern: monotonic)).rounded()) }
+    }
+
     /// Fits the line to the periods observed since the last call and publishes it; returns it.
     @discardableResult
     package func update() -> ClockLine? {

@@ -51,10 +51,11 @@ package final class LiveInputProducer {
 
     /// Releases, after everything `source` sent before, each note and sustain pedal it holds at
     /// `destination` (all destinations when nil), and at the destinations its channels are routed to
-    /// (`LiveMIDIInput.route`): the source was disconnected or left.
-    package func sourceLeft(_ source: UInt32, at destination: Int? = nil) {
+    /// (`LiveMIDIInput.route`): the source was disconnected or left, at `time` (a network peer's leave is
+    /// scheduled after its last message; `.immediate`: at the next block after what is queued before).
+    package func sourceLeft(_ source: UInt32, at destination: Int? = nil, time: LiveTimestamp = .immediate) {
         for index in queues.indices where destination == nil || index == destination || channelRoutes.contains(index) {
-            held[index].releaseAll(from: source) { enqueue(QueuedMessage(message: $0), to: index) }
+            held[index].releaseAll(from: source) { enqueue(queued($0, at: time), to: index) }
         }
     }
 

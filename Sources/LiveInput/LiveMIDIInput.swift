@@ -1,5 +1,6 @@
 import Atomics
 import MIDICore
+import SeqplaySupport
 
 /// The live-input layer between MIDI endpoints and samplers: producers (ALSA input ports, network
 /// sessions, JACK MIDI…) push timestamped MIDI into lock-free queues of their own; one clock model
@@ -79,6 +80,14 @@ public final class LiveMIDIInput: @unchecked Sendable {
     }
 
     /// Timestamped events that arrived too late for their block and were played at the next one.
+    /// The sample time by which every message received until now is due: now through the clock
+    /// (`outputSampleTime`, the output's position, before the first fit), plus the longest look-ahead
+    /// of a producer and a block. Call from the control thread.
+    package func dueSampleTimeOfReceivedMessages(outputSampleTime: Int64) -> Int64 {
+        let now = clock.fittedSampleTime(atMonotonic: MonotonicClock.now()).map { max($0, outputSampleTime) } ?? outputSampleTime
+        return now + (producers.compactMap(\.lookAheadFrames).max() ?? 0) + Int64(Self.blockFrames)
+    }
+
     package var lateEventCount: Int { lateEvents.load(ordering: .relaxed) }
 
     /// How late the latest of those events was, in seconds after its time (0 when none was late).

@@ -1,4 +1,5 @@
 import AudioFiles
+import AudioGraph
 import Foundation
 import Sessions
 import LV2
@@ -67,6 +68,54 @@ final class LiveSamplerSessionTests: XCTestCase {
         let reader = try AudioFileReader(path: path)
         let left = try reader.read(maxFrames: Int(reader.frameCount))[0]
         return PeerThatLeft(left: left, startedAt: startedAt, leftAt: leftAt, summary: summary)
+    }
+
+    /// A recording made while the render lags the clock (a loaded machine; here a tap makes every period
+    /// take 1.6 times its length, so the null output falls ever further behind the wall clock) still holds
+    /// what a peer played just before the stop: the output renders on until every message received is due.
+    func testARecordingBehindTheClockHoldsWhatWasPlayedJustBeforeTheStop() throws {
+        let scratch = try ScratchDirectory(prefix: "live-session-behind")
+        defer { scratch.remove() }
+        let path = scratch.path("heard.wav")
+        var configuration = LiveSamplerConfiguration(soundFonts: [Self.font], output: .recording(path: path, sampleRate: 48_000))
+        var network = NetworkMIDISession.Configuration()
+        network.name = "live session test"
+        network.listenAddress = try NetworkMIDIAddress.resolve("127.0.0.1:0")
+        configuration.network = network
+        configuration.networkPeersAsALSAPorts = false
+        let session = try LiveSamplerSession(configuration)
+        session.engine.mainMixerNode.installTap { _, context in
+            let until = DispatchTime.now().uptimeNanoseconds + UInt64(context.frameCount) * 1_000_000_000 / 48_000 * 8 / 5
+            while DispatchTime.now().uptimeNanoseconds < until {}
+        }
+        try session.start()
+        let started = DispatchTime.now().uptimeNanoseconds
+        var keyboard = network
+        keyboard.name = "keyboard"
+        let peer = try NetworkMIDISession(configuration: keyboard, deliveringTo: nil)
+        defer { peer.stop() }
+        peer.connect(to: session.network!.session.controlAddress)
+        XCTAssertTrue(peer.waitForConnectedPeers(1, clockSyncExchanges: 1, timeout: 15))
+        Thread.sleep(forTimeInterval: 1.0)
+        peer.send([.programChange(channel: 0, program: 19), .noteOn(channel: 0, note: 67, velocity: 110)])  // an organ, held
+        Thread.sleep(forTimeInterval: 0.4)
+        let stoppedAt = DispatchTime.now().uptimeNanoseconds
+        let behind = Double(stoppedAt - started) / 1e9 - Double(session.output.sampleTime) / 48_000
+        let summary = session.stop()
+        XCTAssertNil(summary.failure)
+        let reader = try AudioFileReader(path: path)
+        let left = try reader.read(maxFrames: Int(reader.frameCount))[0]
+        let seconds = Double(left.count) / 48_000
+        func level(from start: Double, to end: Double) -> Double {
+            let range = max(0, Int(start * 48_000))..<min(Int(end * 48_000), left.count)
+            return range.isEmpty ? 0 : (range.reduce(0.0) { $0 + Double(left[$1] * left[$1]) } / Double(range.count)).squareRoot()
+        }
+        let last = level(from: seconds - 0.3, to: seconds - 0.05)
+        print(String(format: "render behind the clock by %.2f s at the stop; recording %.2f s for %.2f s played; the organ's level in its last 0.3 s: %.4f",
+                     behind, seconds, Double(stoppedAt - started) / 1e9, last))
+        XCTAssertGreaterThan(behind, 0.5, "the render lags the clock (else this test shows nothing)")
+        XCTAssertGreaterThan(seconds, Double(stoppedAt - started) / 1e9 - 0.05, "the recording reaches the stop")
+        XCTAssertGreaterThan(last, 0.01, "the note played before the stop is in the recording")
     }
 
     func testANetworkPeerPlaysIntoTheRecordingAndItsHeldNoteIsReleasedWhenItLeaves() throws {

@@ -95,6 +95,17 @@ open class RealtimeOutput: @unchecked Sendable {
         return waitUntilEnded()
     }
 
+    /// Stops once the engine has played `frame` frames (at once when it has, or when paused), rendering
+    /// on at the output's pace until then, and waits for it; what is buffered is dropped, as `stop()`
+    /// does. For a recording that must hold everything due before the stop even when the render lags
+    /// the clock (a loaded machine; `NullOutput` behind the wall clock catches up as fast as it renders).
+    @discardableResult
+    public func stop(afterFrame frame: Int64) -> PlaybackEnd {
+        guard !isPaused, frame > sampleTime else { return stop() }
+        shared.stopAtFrame.store(frame, ordering: .releasing)
+        return waitUntilEnded()
+    }
+
     /// Waits for playback to end by itself (frame count reached, device failed) and returns how.
     @discardableResult
     public func waitUntilEnded() -> PlaybackEnd {
@@ -134,9 +145,12 @@ final class RenderLoopState: Sendable {
     let paused = ManagedAtomic(false)
     let framesPlayed = ManagedAtomic<Int64>(0)
     let xruns = ManagedAtomic(0)
+    /// `stop(afterFrame:)`'s frame: the loop stops (as `stop()` does) once it has played this many.
+    let stopAtFrame = ManagedAtomic<Int64>(.max)
 
     func reset() {
         stopRequested.store(false, ordering: .relaxed)
+        stopAtFrame.store(.max, ordering: .relaxed)
         drainOnStop.store(false, ordering: .relaxed)
         framesPlayed.store(0, ordering: .relaxed)
         xruns.store(0, ordering: .relaxed)
@@ -188,6 +202,7 @@ final class RenderLoop: @unchecked Sendable {
     /// ended). Real-time: no allocation, lock, logging or I/O.
     func cycle(frameCount: Int) -> AudioBuffer? {
         if ended.load(ordering: .relaxed) { return nil }
+        if played >= shared.stopAtFrame.load(ordering: .acquiring) { shared.stopRequested.store(true, ordering: .releasing) }
         if shared.stopRequested.load(ordering: .acquiring) {
             signalEnd()
             return nil

@@ -221,7 +221,10 @@ public final class LiveSamplerSession: @unchecked Sendable {
     public func stop() -> Summary {
         control.stop()
         stopProducers()
-        let end = output.stop()
+        // A recording keeps all that was played before the stop (the peers' releases included): the output
+        // renders on until every message received is due, also when the render lags the clock.
+        let end = recorder == nil ? output.stop()
+            : output.stop(afterFrame: input.dueSampleTimeOfReceivedMessages(outputSampleTime: output.sampleTime))
         var summary = Summary(lateEvents: input.lateEventCount, droppedMessages: input.droppedCount,
                               underruns: output.xrunCount, outputClockPPM: input.clock.measuredRateRatio.map { ($0 - 1) * 1e6 })
         if case .failed(let error) = end { summary.failure = .deviceFailed(error) }

@@ -77,6 +77,6 @@ private final class Receiver: NetworkMIDITimedReceiver {
     var releasesNotesOfLeavingPeers: Bool { true }
 
     func peerLeft(_ ssrc: UInt32, scheduledAt time: UInt64) {
-        producer.sourceLeft(ssrc, at: destination)
+        producer.sourceLeft(ssrc, at: destination, time: .monotonic(time))
     }
 }
