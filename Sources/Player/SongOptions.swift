@@ -14,6 +14,19 @@ public enum PlaybackPosition: Hashable, Sendable {
         case .barBeatTick(let position): return map.tick(at: position)
         }
     }
+
+    /// A place as a person writes it, and `seqplay info` prints it: seconds (`42`, `12.5`, `12.5s`) or
+    /// bar:beat[:tick] (`17:1`, `9:3:240`); nil when it is neither. Any number parses as seconds (NaN,
+    /// negative), so the caller's range check can say what is wrong with it.
+    public init?(_ text: String) {
+        if text.contains(":") {
+            guard let barBeatTick = BarBeatTick(text) else { return nil }
+            self = .barBeatTick(barBeatTick)
+        } else {
+            guard let seconds = Double(text.hasSuffix("s") ? String(text.dropLast()) : text) else { return nil }
+            self = .seconds(seconds)
+        }
+    }
 }
 
 /// A region [from, to) that plays `count` times in all before playback carries on past `to`.
@@ -24,9 +37,7 @@ public struct LoopRegion: Hashable, Sendable {
     public var count: Int
 
     public init(from: PlaybackPosition, to: PlaybackPosition, count: Int) {
-        self.from = from
-        self.to = to
-        self.count = count
+        self.from = from; self.to = to; self.count = count
     }
 }
 
@@ -74,17 +85,9 @@ public struct SongOptions: Hashable, Sendable {
     public init(transpose: Int = 0, rate: Double = 1, start: PlaybackPosition? = nil, end: PlaybackPosition? = nil,
                 loop: LoopRegion? = nil, tracks: Set<Int>? = nil, midiClock: Bool = false,
                 mutedTracks: Set<Int> = [], soloedTracks: Set<Int> = [], mutedChannels: Set<Int> = [], soloedChannels: Set<Int> = []) {
-        self.transpose = transpose
-        self.rate = rate
-        self.start = start
-        self.end = end
-        self.loop = loop
-        self.tracks = tracks
-        self.midiClock = midiClock
-        self.mutedTracks = mutedTracks
-        self.soloedTracks = soloedTracks
-        self.mutedChannels = mutedChannels
-        self.soloedChannels = soloedChannels
+        self.transpose = transpose; self.rate = rate; self.start = start; self.end = end; self.loop = loop
+        self.tracks = tracks; self.midiClock = midiClock; self.mutedTracks = mutedTracks
+        self.soloedTracks = soloedTracks; self.mutedChannels = mutedChannels; self.soloedChannels = soloedChannels
     }
 }
 

@@ -62,29 +62,19 @@ struct BatchRender: Sendable {
         // normal path (the earlier manifest's lines kept) from then on.
         let interruption = Interruption()
         let manifest = try openManifest(settings: settings, protecting: inputs.map(\.path))
-        for problem in problems {
-            try? manifest?.append(BatchResult(input: BatchInput(path: problem.path, relativePath: problem.path), outputPath: "",
-                                              status: .failed(problem.description)))
-        }
-
         let progress = BatchProgress(inputs: selected, sampleRate: sampleRate) { CommandLineOutput.note($0) }
-        let results = renderer.run(
-            isCancelled: { interruption.isRequested || manifest?.failure != nil },
-            observer: { event in
-                if case .finished(let result) = event { try? manifest?.append(result) }  // a failure stops the batch (isCancelled)
-                progress.record(event)
-            },
-            options: options)
+        let ending = renderer.run(manifest: manifest, problems: problems, isInterrupted: { interruption.isRequested },
+                                  observer: progress.record, options: options)
         progress.finish()
-        if let failure = manifest?.failure {
+        switch ending {
+        case .manifestFailed(let failure, _):
             throw CommandFailure("\(failure); finished outputs are kept, a rerun renders the rest", .inputOutput)
-        }
-        if interruption.isRequested {
-            try? manifest?.appendEarlierLines(of: selected, without: results, settings: settings)
+        case .interrupted:
             throw CommandFailure("interrupted; finished outputs are kept, a rerun renders the rest", .interrupted)
+        case .finished(let results):
+            CommandLineOutput.note(BatchProgress.summary(results, problems: problems.count, shard: batch.parsedShard.map { ("\($0)", inputs.count) }))
+            if !problems.isEmpty || results.contains(where: \.hasFailed) { throw CommandFailure(nil, .someInputsFailed) }
         }
-        CommandLineOutput.note(BatchProgress.summary(results, problems: problems.count, shard: batch.parsedShard.map { ("\($0)", inputs.count) }))
-        if !problems.isEmpty || results.contains(where: \.hasFailed) { throw CommandFailure(nil, .someInputsFailed) }
     }
 
     /// The manifest file asked for (emptied), or nil; throws (status 5) when it is refused or cannot

@@ -102,21 +102,13 @@ struct SongOptionArguments: ParsableArguments {
     }
 }
 
-/// A place in the song given on the command line: seconds (`42`, `12.5`, `12.5s`) or
-/// bar:beat[:tick] (`17:1`, `9:3:240`), as `seqplay info` prints them.
+/// A place in the song given on the command line (`PlaybackPosition.init(_:)`).
 struct PositionArgument: ExpressibleByArgument {
     let position: PlaybackPosition
 
     init?(argument: String) {
-        if argument.contains(":") {
-            guard let barBeatTick = BarBeatTick(argument) else { return nil }
-            position = .barBeatTick(barBeatTick)
-        } else {
-            let number = argument.hasSuffix("s") ? String(argument.dropLast()) : argument
-            // Any number parses, so the command's range check can say what is wrong with it.
-            guard let seconds = Double(number) else { return nil }
-            position = .seconds(seconds)
-        }
+        guard let position = PlaybackPosition(argument) else { return nil }
+        self.position = position
     }
 
     /// The position in seconds, when it was given so (for `FlagRange.seconds`).
