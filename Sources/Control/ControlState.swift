@@ -127,16 +127,45 @@ public struct FontState: Codable, Equatable, Sendable {
     public var path: String
     /// The font's own name (INAM), or the file name.
     public var name: String
-    public var presets: [PresetState]
+    /// What the font offers, each naming this font (`id`, `path`). The JSON (state file, faces) gives each
+    /// as `bank`, `program` and `name`: its font is the one it is listed under.
+    public var presets: [Preset]
 
-    public init(id: Int, path: String, name: String, presets: [PresetState]) {
+    public init(id: Int, path: String, name: String, presets: [Preset]) {
         self.id = id; self.path = path; self.name = name; self.presets = presets
+    }
+
+    /// The font with `presets` given without their font (0.14's `PresetState`).
+    @available(*, deprecated, message: "presets are Sampler's Preset, which names its font")
+    @_disfavoredOverload  // `presets: []` picks the one above
+    public init(id: Int, path: String, name: String, presets: [PresetState]) {
+        self.init(id: id, path: path, name: name, presets: presets.map {
+            Preset(bank: $0.bank, program: $0.program, name: $0.name, soundFont: SoundFontID(id: id, path: path))
+        })
+    }
+
+    private enum CodingKeys: String, CodingKey { case id, path, name, presets }
+    /// A preset as the JSON has it, its font given by the `FontState` it is listed under.
+    private struct ListedPreset: Codable { var bank: Int; var program: Int; var name: String }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let (id, path) = (try c.decode(Int.self, forKey: .id), try c.decode(String.self, forKey: .path))
+        let listed = try c.decode([ListedPreset].self, forKey: .presets)
+        self.init(id: id, path: path, name: try c.decode(String.self, forKey: .name), presets: listed.map {
+            Preset(bank: $0.bank, program: $0.program, name: $0.name, soundFont: SoundFontID(id: id, path: path))
+        })
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id); try c.encode(path, forKey: .path); try c.encode(name, forKey: .name)
+        try c.encode(presets.map { ListedPreset(bank: $0.bank, program: $0.program, name: $0.name) }, forKey: .presets)
     }
 }
 
-/// One preset of a `FontState`: `Sampler`'s `Preset` as the state file and the faces' JSON carry it,
-/// its font given by the `FontState` it is listed under (so not repeated here). Kept apart from
-/// `Preset` because its encoding is the documented format of the state file and the HTTP API.
+/// 0.14's preset of a `FontState`, without its font; `FontState.presets` are `Sampler`'s `Preset` since 0.15.
+@available(*, deprecated, message: "FontState.presets are Sampler's Preset")
 public struct PresetState: Codable, Equatable, Sendable {
     public var bank: Int
     public var program: Int

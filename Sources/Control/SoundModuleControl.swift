@@ -89,7 +89,8 @@ public final class SoundModuleControl: @unchecked Sendable {
     /// the file (file I/O: never under `lock`).
     static func describeFont(at path: String) -> FontState {
         let contents = try? SoundFontContents(path: path)
-        let presets = (contents?.presets ?? []).map { PresetState(bank: $0.bank, program: $0.program, name: $0.name) }
+        let font = SoundFontID(id: 0, path: path)
+        let presets = (contents?.presets ?? []).map { Preset(bank: $0.bank, program: $0.program, name: $0.name, soundFont: font) }
             .sorted { ($0.bank, $0.program) < ($1.bank, $1.program) }
         let name = contents?.name.flatMap { $0.isEmpty ? nil : $0 } ?? (path as NSString).lastPathComponent
         return FontState(id: 0, path: path, name: name, presets: presets)
@@ -101,8 +102,7 @@ public final class SoundModuleControl: @unchecked Sendable {
         samplers[0].soundFonts.map { font in
             let known = presetNames[font.path] ?? FontState(id: 0, path: font.path, name: (font.path as NSString).lastPathComponent, presets: [])
             let offset = bankOffsets[font.id] ?? 0
-            let presets = offset == 0 ? known.presets
-                : known.presets.map { PresetState(bank: $0.bank + offset, program: $0.program, name: $0.name) }
+            let presets = known.presets.map { Preset(bank: $0.bank + offset, program: $0.program, name: $0.name, soundFont: font) }
             return FontState(id: font.id, path: font.path, name: known.name, presets: presets)
         }
     }

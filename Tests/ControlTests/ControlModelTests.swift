@@ -122,7 +122,7 @@ final class ControlModelTests: XCTestCase {
     }
 
     func testTheStateJSONKeepsItsFieldNames() throws {
-        let state = ControlState(fonts: [FontState(id: 1, path: "/f.sf2", name: "F", presets: [PresetState(bank: 0, program: 0, name: "Piano")])])
+        let state = ControlState(fonts: [FontState(id: 1, path: "/f.sf2", name: "F", presets: [Preset(bank: 0, program: 0, name: "Piano", soundFont: SoundFontID(id: 1, path: "/f.sf2"))])])
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: state.jsonData()) as? [String: Any])
         XCTAssertEqual(Set(object.keys), ["channels", "fonts", "gain", "reverb", "chorus", "inputs", "song", "recording"])
         XCTAssertTrue(object["song"] is NSNull)
@@ -134,6 +134,8 @@ final class ControlModelTests: XCTestCase {
         XCTAssertEqual(Set(try XCTUnwrap(object["reverb"] as? [String: Any]).keys), ["enabled", "roomSize", "damping", "width", "level"])
         XCTAssertEqual(Set(try XCTUnwrap(object["chorus"] as? [String: Any]).keys), ["enabled", "voices", "level", "speed", "depth"])
         XCTAssertEqual(Set(try XCTUnwrap((object["fonts"] as? [[String: Any]])?.first).keys), ["id", "path", "name", "presets"])
+        let presets = try XCTUnwrap((object["fonts"] as? [[String: Any]])?.first?["presets"] as? [[String: Any]])
+        XCTAssertEqual(presets.map { Set($0.keys) }, [["bank", "program", "name"]])  // the font is the one listed under
         XCTAssertEqual(try JSONDecoder().decode(ControlState.self, from: state.jsonData()), state)
         // The effects' bytes as 0.13's ReverbState and ChorusState wrote them; the chorus's waveform is not in them.
         var triangle = state

@@ -4,8 +4,7 @@
 /// Not `SoundFontContents.Preset` (`SoundFontFile`): that one is read from a file by seqplay's own
 /// reader, before or without FluidSynth, and counts the preset's zones; this one is what a running
 /// `Synthesizer` found in its font stack, and names the loaded font (its FluidSynth id) it comes from.
-/// `PresetState` (`Control`) is this preset as the control model saves and serves it (JSON, under its
-/// `FontState`).
+/// The control model's `FontState` (`Control`) lists its font's presets as these too.
 public struct Preset: Hashable, Sendable {
     /// MIDI bank number (128 is the percussion bank in General MIDI fonts).
     public let bank: Int
@@ -15,6 +14,10 @@ public struct Preset: Hashable, Sendable {
     public let name: String
     /// The font that provides it.
     public let soundFont: SoundFontID
+
+    public init(bank: Int, program: Int, name: String, soundFont: SoundFontID) {
+        self.bank = bank; self.program = program; self.name = name; self.soundFont = soundFont
+    }
 }
 
 /// Identifies a SoundFont loaded into a `Synthesizer` (FluidSynth's font id) and the file it came from.
@@ -23,6 +26,8 @@ public struct SoundFontID: Hashable, Sendable {
     public let id: Int
     /// The path the font was loaded from.
     public let path: String
+
+    public init(id: Int, path: String) { self.id = id; self.path = path }
 }
 
 /// The preset a MIDI channel currently plays.
