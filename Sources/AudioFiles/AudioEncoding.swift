@@ -30,10 +30,7 @@ public struct AudioEncoding: Hashable, Sendable {
 
     public init(quality: Double? = nil, bitrateMode: BitrateMode? = nil, title: String? = nil,
                 copyright: String? = nil, software: String? = "seqplay") {
-        self.quality = quality
-        self.bitrateMode = bitrateMode
-        self.title = title
-        self.copyright = copyright
+        self.quality = quality; self.bitrateMode = bitrateMode; self.title = title; self.copyright = copyright
         self.software = software
     }
 }

@@ -67,8 +67,7 @@ public struct AudioFileError: Error, Equatable, CustomStringConvertible {
     public let problem: Problem
 
     public init(path: String, problem: Problem) {
-        self.path = path
-        self.problem = problem
+        self.path = path; self.problem = problem
     }
 
     public var description: String { "Audio file \(path) \(problem.explanation(path: path))" }

@@ -37,8 +37,7 @@ public struct TimedEvent: Hashable, Sendable {
     public var event: SequenceEvent
 
     public init(tick: Int64, _ event: SequenceEvent) {
-        self.tick = tick
-        self.event = event
+        self.tick = tick; self.event = event
     }
 }
 
@@ -61,9 +60,7 @@ public struct MusicSequence: Hashable, Sendable {
     public var tracks: [MusicTrack]
 
     public init(format: Int = 1, division: Division = .ticksPerQuarter(480), tracks: [MusicTrack] = []) {
-        self.format = format
-        self.division = division
-        self.tracks = tracks
+        self.format = format; self.division = division; self.tracks = tracks
     }
 }
 

@@ -86,11 +86,7 @@ public struct PairedNote: Hashable, Sendable {
     public var track: Int
 
     public init(start: Int64, end: Int64, channel: UInt8, key: UInt8, velocity: UInt8, track: Int) {
-        self.start = start
-        self.end = end
-        self.channel = channel
-        self.key = key
-        self.velocity = velocity
+        self.start = start; self.end = end; self.channel = channel; self.key = key; self.velocity = velocity
         self.track = track
     }
 }

@@ -152,8 +152,7 @@ public struct TempoChange: Hashable, Sendable, Codable {
     public var microsecondsPerQuarter: UInt32
 
     public init(tick: Int64, microsecondsPerQuarter: UInt32) {
-        self.tick = tick
-        self.microsecondsPerQuarter = microsecondsPerQuarter
+        self.tick = tick; self.microsecondsPerQuarter = microsecondsPerQuarter
     }
 
     /// The tempo in quarter notes per minute (infinite for a tempo of 0 µs).
@@ -169,9 +168,7 @@ public struct TimeSignatureChange: Hashable, Sendable, Codable {
     public var denominator: Int
 
     public init(tick: Int64, numerator: Int, denominator: Int) {
-        self.tick = tick
-        self.numerator = numerator
-        self.denominator = denominator
+        self.tick = tick; self.numerator = numerator; self.denominator = denominator
     }
 }
 
@@ -182,9 +179,7 @@ public struct KeySignatureChange: Hashable, Sendable, Codable {
     public var minor: Bool
 
     public init(tick: Int64, sharps: Int, minor: Bool) {
-        self.tick = tick
-        self.sharps = sharps
-        self.minor = minor
+        self.tick = tick; self.sharps = sharps; self.minor = minor
     }
 
     /// The key's name, e.g. "E♭ major" or "F♯ minor" ("unknown key" outside -7...7 accidentals).

@@ -43,8 +43,7 @@ public struct SoundFontError: Error, Equatable, CustomStringConvertible {
     public let problem: Problem
 
     public init(path: String, problem: Problem) {
-        self.path = path
-        self.problem = problem
+        self.path = path; self.problem = problem
     }
 
     public var description: String { "SoundFont \(path) \(problem.explanation)" }

@@ -42,8 +42,7 @@ public struct OSCMessage: Equatable, Sendable {
     public var arguments: [OSCValue]
 
     public init(_ path: String, _ arguments: [OSCValue] = []) {
-        self.path = path
-        self.arguments = arguments
+        self.path = path; self.arguments = arguments
     }
 }
 
@@ -53,8 +52,7 @@ public struct OSCAddress: Hashable, Sendable, CustomStringConvertible {
     public var port: String
 
     public init(host: String, port: String) {
-        self.host = host
-        self.port = port
+        self.host = host; self.port = port
     }
 
     public var description: String { "\(host):\(port)" }

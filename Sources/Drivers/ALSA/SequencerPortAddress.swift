@@ -7,8 +7,7 @@ public struct PortAddress: Hashable, Sendable, Comparable, CustomStringConvertib
     public var port: UInt8
 
     public init(client: UInt8, port: UInt8) {
-        self.client = client
-        self.port = port
+        self.client = client; self.port = port
     }
 
     /// Reads `"14:0"`, `"14.0"` or `"14"` (port 0). Returns `nil` for anything else.

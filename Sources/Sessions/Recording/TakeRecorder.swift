@@ -139,8 +139,7 @@ public struct TimeSignature: Hashable, Sendable, CustomStringConvertible {
     public let denominator: UInt8
 
     public init(numerator: UInt8, denominator: UInt8) {
-        self.numerator = numerator
-        self.denominator = denominator
+        self.numerator = numerator; self.denominator = denominator
     }
 
     /// Reads `"3/4"`; `nil` unless the numerator is 1...255 and the denominator a power of two up to 64.
