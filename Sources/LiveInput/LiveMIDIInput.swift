@@ -79,7 +79,6 @@ public final class LiveMIDIInput: @unchecked Sendable {
         clock.update()
     }
 
-    /// Timestamped events that arrived too late for their block and were played at the next one.
     /// The sample time by which every message received until now is due: now through the clock
     /// (`outputSampleTime`, the output's position, before the first fit), plus the longest look-ahead
     /// of a producer and a block. Call from the control thread.
@@ -88,6 +87,7 @@ public final class LiveMIDIInput: @unchecked Sendable {
         return now + (producers.compactMap(\.lookAheadFrames).max() ?? 0) + Int64(Self.blockFrames)
     }
 
+    /// Timestamped events that arrived too late for their block and were played at the next one.
     package var lateEventCount: Int { lateEvents.load(ordering: .relaxed) }
 
     /// How late the latest of those events was, in seconds after its time (0 when none was late).
