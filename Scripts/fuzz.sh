@@ -68,10 +68,11 @@ shell)
     printf 'rev_setroomsize 0 0.5' > "$build/seeds/reverb"
     printf 'noteon 9 36 127' > "$build/seeds/noteon" ;;
 osc)
-    # liblo decodes (not instrumented), then the OSC face's requests (Control with its OSC/ server).
+    # liblo decodes (not instrumented), then the OSC face's requests (Control with its OSC/ server; the
+    # state's presets are Sampler's Preset).
     extra=(-I "$root/Sources/CLiblo")
     module SeqplaySupport "$root"/Sources/SeqplaySupport/Realtime/{ServiceThread,StopRequest,MonotonicClock}.swift
-    module Sampler "$root"/Sources/Sampler/FluidSynth/SamplerSettings.swift
+    module Sampler "$root"/Sources/Sampler/FluidSynth/{SamplerSettings,Preset}.swift
     module Control "$root"/Sources/Control/OSC/*.swift "$root"/Sources/Control/{ControlCommand,ControlEvent,ControlState,ShellCommandParser,OSCRequest}.swift
     libs=(-lControl -lSampler -lSeqplaySupport -llo); source_file=OSCMessageFuzzTarget.swift; max_len=4096
     printf '/seqplay/channel/1/program\0\0,i\0\0\0\0\0\x13' > "$build/seeds/program"
