@@ -139,9 +139,7 @@ public struct FontState: Codable, Equatable, Sendable {
     @available(*, deprecated, message: "presets are Sampler's Preset, which names its font")
     @_disfavoredOverload  // `presets: []` picks the one above
     public init(id: Int, path: String, name: String, presets: [PresetState]) {
-        self.init(id: id, path: path, name: name, presets: presets.map {
-            Preset(bank: $0.bank, program: $0.program, name: $0.name, soundFont: SoundFontID(id: id, path: path))
-        })
+        self.init(id: id, path: path, name: name, listed: presets.map { ListedPreset(bank: $0.bank, program: $0.program, name: $0.name) })
     }
 
     private enum CodingKeys: String, CodingKey { case id, path, name, presets }
@@ -151,10 +149,13 @@ public struct FontState: Codable, Equatable, Sendable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let (id, path) = (try c.decode(Int.self, forKey: .id), try c.decode(String.self, forKey: .path))
-        let listed = try c.decode([ListedPreset].self, forKey: .presets)
-        self.init(id: id, path: path, name: try c.decode(String.self, forKey: .name), presets: listed.map {
-            Preset(bank: $0.bank, program: $0.program, name: $0.name, soundFont: SoundFontID(id: id, path: path))
-        })
+        self.init(id: id, path: path, name: try c.decode(String.self, forKey: .name), listed: try c.decode([ListedPreset].self, forKey: .presets))
+    }
+
+    /// The font with presets given without it (the JSON's, 0.14's `PresetState`).
+    private init(id: Int, path: String, name: String, listed: [ListedPreset]) {
+        let font = SoundFontID(id: id, path: path)
+        self.init(id: id, path: path, name: name, presets: listed.map { Preset(bank: $0.bank, program: $0.program, name: $0.name, soundFont: font) })
     }
 
     public func encode(to encoder: any Encoder) throws {

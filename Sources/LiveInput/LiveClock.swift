@@ -46,8 +46,7 @@ package final class LiveClock {
     /// The sample being rendered (as the period start) at monotonic time `monotonic`; nil before
     /// the first period. Real-time safe.
     package func sampleTime(atMonotonic monotonic: UInt64) -> Int64? {
-        guard let line = published.load() ?? provisional else { return nil }
-        return Int64(line.map(Int64(bitPattern: monotonic)).rounded())
+        (published.load() ?? provisional).map { Self.sample(on: $0, atMonotonic: monotonic) }
     }
 
     // MARK: Control thread
@@ -55,7 +54,11 @@ package final class LiveClock {
     /// `sampleTime(atMonotonic:)` through the published line only (the render thread's provisional
     /// line is its own); nil before the first `update`. Any thread.
     package func fittedSampleTime(atMonotonic monotonic: UInt64) -> Int64? {
-        published.load().map { Int64($0.map(Int64(bitPattern: monotonic)).rounded()) }
+        published.load().map { Self.sample(on: $0, atMonotonic: monotonic) }
+    }
+
+    private static func sample(on line: ClockLine, atMonotonic monotonic: UInt64) -> Int64 {
+        Int64(line.map(Int64(bitPattern: monotonic)).rounded())
     }
 
     /// Fits the line to the periods observed since the last call and publishes it; returns it.
