@@ -190,34 +190,59 @@ static void add_portable(float *destination, const float *source, int32_t count)
 #define AVX2 __attribute__((target("avx2,fma")))
 
 /// Eight samples at a time where all four points of each lie inside the sample (or the loop); the
-/// edges one at a time. Points are gathered two by two (a 32-bit gather at a 16-bit point reads it and the next).
+/// edges one at a time. Where each half's four samples read within 8 points (always at a pitch ratio
+/// up to 1, sometimes up to 5/3), those points are one 16-byte load and each sample's 4-point window is picked from it by a byte
+/// shuffle; else the points are gathered two by two (a 32-bit gather at a 16-bit point reads it and the next).
 AVX2 static void interpolate_avx2(const SeqplayBlock *b, const int16_t *high, const uint8_t *low, double base,
                                   int32_t looped, int32_t from, int32_t to, float *out) {
     const int64_t limit = b->looping ? b->loopEnd : (int64_t)b->last + 1;
     const __m256d baseV = _mm256_set1_pd(base), incrementV = _mm256_set1_pd(b->increment);
+    const __m256d steps0 = _mm256_set_pd(3, 2, 1, 0), steps1 = _mm256_set_pd(7, 6, 5, 4);
     const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f), oneHalf = _mm256_set1_ps(1.5f);
     const __m256 two = _mm256_set1_ps(2.0f), twoHalf = _mm256_set1_ps(2.5f);
     const __m256 scale = _mm256_set1_ps(low ? 1.0f / 8388608.0f : 1.0f / 32768.0f);
     const __m256 ampIncrement = _mm256_set1_ps(b->ampIncrement), amp = _mm256_set1_ps(b->amp);
-    const __m256i minusOne = _mm256_set1_epi32(-1), plusOne = _mm256_set1_epi32(1);
+    const __m256i minusOne = _mm256_set1_epi32(-1), plusOne = _mm256_set1_epi32(1), windowSpan = _mm256_set1_epi32(4);
+    // Byte shuffles: a dword's low byte into all four of its bytes, then + 0, 1, 2, 3 (a point pair's bytes), + 4 (the next pair).
+    const __m256i firstBytes = _mm256_setr_epi8(0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12, 0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12);
+    const __m256i pairBytes = _mm256_set1_epi32(0x03020100), nextPairBytes = _mm256_set1_epi32(0x04040404);
     int32_t k = from;
     while (k < to) {
         if (k + 8 <= to) {
-            int64_t first = (int64_t)phase_at(base, b->increment, k), last = (int64_t)phase_at(base, b->increment, k + 7);
-            if (first > b->start && (!(b->looping && looped) || first > b->loopStart) && last + 2 < limit) {
-                __m256d k0 = _mm256_set_pd(k + 3, k + 2, k + 1, k), k1 = _mm256_set_pd(k + 7, k + 6, k + 5, k + 4);
-                __m256d q0 = _mm256_add_pd(baseV, _mm256_mul_pd(k0, incrementV));
-                __m256d q1 = _mm256_add_pd(baseV, _mm256_mul_pd(k1, incrementV));
-                __m128i i0 = _mm256_cvttpd_epi32(q0), i1 = _mm256_cvttpd_epi32(q1);
+            // The phases as phase_at makes them: base + (double)(k + lane) * increment.
+            const __m256d kV = _mm256_set1_pd((double)k);
+            __m256d q0 = _mm256_add_pd(baseV, _mm256_mul_pd(_mm256_add_pd(kV, steps0), incrementV));
+            __m256d q1 = _mm256_add_pd(baseV, _mm256_mul_pd(_mm256_add_pd(kV, steps1), incrementV));
+            __m128i i0 = _mm256_cvttpd_epi32(q0), i1 = _mm256_cvttpd_epi32(q1);
+            int64_t first = _mm_cvtsi128_si32(i0), middle = _mm_cvtsi128_si32(i1), last = _mm_extract_epi32(i1, 3);
+            if (first > b->start && (!(b->looping && looped) || first > b->loopStart) && last >= first && last + 2 < limit) {
                 __m256 x = _mm256_set_m128(_mm256_cvtpd_ps(_mm256_sub_pd(q1, _mm256_cvtepi32_pd(i1))),
                                            _mm256_cvtpd_ps(_mm256_sub_pd(q0, _mm256_cvtepi32_pd(i0))));
                 __m256i index = _mm256_set_m128i(i1, i0);
-                __m256i g01 = _mm256_i32gather_epi32((const int *)high, _mm256_add_epi32(index, minusOne), 2);
-                __m256i g23 = _mm256_i32gather_epi32((const int *)high, _mm256_add_epi32(index, plusOne), 2);
+                // Each half's lanes counted from its first lane's point: within 4 of it, and with the 8 points
+                // from that lane's p0 inside, the windows are in the 16 bytes loaded there.
+                __m256i offset = _mm256_sub_epi32(index, _mm256_shuffle_epi32(index, 0));
+                int windowed = last + 6 < limit
+                    && !_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpgt_epi32(offset, windowSpan)));
+                __m256i g01, g23, bytes = _mm256_setzero_si256();
+                if (windowed) {
+                    __m256i window = _mm256_loadu2_m128i((const __m128i *)(high + middle - 1), (const __m128i *)(high + first - 1));
+                    __m256i pick = _mm256_add_epi32(_mm256_shuffle_epi8(_mm256_add_epi32(offset, offset), firstBytes), pairBytes);
+                    g01 = _mm256_shuffle_epi8(window, pick);
+                    g23 = _mm256_shuffle_epi8(window, _mm256_add_epi32(pick, nextPairBytes));
+                    if (low) {
+                        __m256i lowWindow = _mm256_set_m128i(_mm_loadl_epi64((const __m128i *)(low + middle - 1)),
+                                                             _mm_loadl_epi64((const __m128i *)(low + first - 1)));
+                        bytes = _mm256_shuffle_epi8(lowWindow, _mm256_add_epi32(_mm256_shuffle_epi8(offset, firstBytes), pairBytes));
+                    }
+                } else {
+                    g01 = _mm256_i32gather_epi32((const int *)high, _mm256_add_epi32(index, minusOne), 2);
+                    g23 = _mm256_i32gather_epi32((const int *)high, _mm256_add_epi32(index, plusOne), 2);
+                    if (low) bytes = _mm256_i32gather_epi32((const int *)low, _mm256_add_epi32(index, minusOne), 1);
+                }
                 __m256i v0 = _mm256_srai_epi32(_mm256_slli_epi32(g01, 16), 16), v1 = _mm256_srai_epi32(g01, 16);
                 __m256i v2 = _mm256_srai_epi32(_mm256_slli_epi32(g23, 16), 16), v3 = _mm256_srai_epi32(g23, 16);
                 if (low) {
-                    __m256i bytes = _mm256_i32gather_epi32((const int *)low, _mm256_add_epi32(index, minusOne), 1);
                     const __m256i mask = _mm256_set1_epi32(0xFF);
                     v0 = _mm256_or_si256(_mm256_slli_epi32(v0, 8), _mm256_and_si256(bytes, mask));
                     v1 = _mm256_or_si256(_mm256_slli_epi32(v1, 8), _mm256_and_si256(_mm256_srli_epi32(bytes, 8), mask));

@@ -42,10 +42,10 @@ extension SoundFontEngine {
     /// Runs voice `v`'s block boundaries before `frame` and its sample's end at or before it.
     func advanceVoice(_ v: Int, to frame: Int) {
         let voice = voices + v
-        while voice.pointee.active {
+        while statuses[v].active {
             if voice.pointee.endFrame <= frame {
                 closeSegment(v, at: voice.pointee.endFrame)
-                voice.pointee.active = false
+                statuses[v].active = false
             } else if voice.pointee.nextBoundary < frame {
                 let boundary = voice.pointee.nextBoundary
                 closeSegment(v, at: boundary)
@@ -54,7 +54,7 @@ extension SoundFontEngine {
                 break
             }
         }
-        nextControl[v] = voice.pointee.nextControlFrame
+        nextControl[v] = nextControlFrame(of: v)
     }
 
     /// Voice `v`'s control block at chunk frame `boundary`, and its sample work.
@@ -64,7 +64,7 @@ extension SoundFontEngine {
         voice.pointee.nextBoundary = boundary + Self.blockSize
         voice.pointee.endFrame = .max
         controlBlock(v)
-        guard voice.pointee.active && voice.pointee.sounding else { return }
+        guard statuses[v].active && voice.pointee.sounding else { return }
         let block = planBlock(v)
         if block.count < Self.blockSize { voice.pointee.endFrame = boundary + Int(block.count) }
         guard block.count > 0 else { return }
@@ -79,7 +79,7 @@ extension SoundFontEngine {
         let end = frame ?? now, from = voice.pointee.mixedTo
         guard end > from else { return }
         voice.pointee.mixedTo = end
-        guard voice.pointee.active && voice.pointee.sounding else { return }
+        guard statuses[v].active && voice.pointee.sounding else { return }
         let count = end - from
         let mix = VoiceJobs.Mix(frame: Int32(from), count: Int32(count), offset: Int32(from - voice.pointee.blockStart),
                                 ramp: Int32(clamping: voice.pointee.gainRampLeft),
@@ -101,7 +101,7 @@ extension SoundFontEngine {
     /// Ends voice `v` at the current frame.
     func stopVoice(_ v: Int) {
         closeSegment(v)
-        voices[v].active = false
+        statuses[v].active = false
         nextControl[v] = .max
     }
 
@@ -109,15 +109,15 @@ extension SoundFontEngine {
     /// the voices' frames counted from the next chunk.
     func finishChunk(_ length: Int) {
         advanceControl(to: length)
-        for v in 0..<polyphony where voices[v].active { closeSegment(v, at: length) }
+        for v in 0..<polyphony where statuses[v].active { closeSegment(v, at: length) }
         runJobs()
         if let output { jobs.sum(into: output.left + chunkStart, output.right + chunkStart, count: length) }
-        for v in 0..<polyphony where voices[v].active {
+        for v in 0..<polyphony where statuses[v].active {
             voices[v].blockStart -= length
             voices[v].nextBoundary -= length
             if voices[v].endFrame != .max { voices[v].endFrame -= length }
             voices[v].mixedTo -= length
-            nextControl[v] = voices[v].nextControlFrame
+            nextControl[v] = nextControlFrame(of: v)
         }
         chunkStart += length
         now = 0

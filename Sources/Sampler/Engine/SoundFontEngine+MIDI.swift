@@ -47,7 +47,7 @@ extension SoundFontEngine {
 
     /// A system reset: every voice silenced, every channel's controllers, program and bank as at start.
     public func reset() {
-        for v in 0..<polyphony where voices[v].active { stopVoice(v) }
+        for v in 0..<polyphony where statuses[v].active { stopVoice(v) }
         for channel in 0..<16 { resetChannel(channel, program: true) }
     }
 
@@ -88,82 +88,84 @@ extension SoundFontEngine {
             if value >= 64 {
                 channels[channel].sostenutoOrder = noteCounter + 1
             } else {
-                for v in 0..<polyphony where voices[v].active && voices[v].channel == channel && voices[v].heldBySostenuto {
-                    voices[v].heldBySostenuto = false
+                for v in 0..<polyphony where statuses[v].isOn(channel: channel) && statuses[v].heldBySostenuto {
+                    statuses[v].heldBySostenuto = false
                     noteOffVoice(v)
                 }
             }
         case 64:
             if value < 64 {
-                for v in 0..<polyphony where voices[v].active && voices[v].channel == channel && voices[v].sustained {
-                    voices[v].sustained = false
+                for v in 0..<polyphony where statuses[v].isOn(channel: channel) && statuses[v].sustained {
+                    statuses[v].sustained = false
                     noteOffVoice(v)
                 }
             }
         case 120:  // all sound off
-            for v in 0..<polyphony where voices[v].active && voices[v].channel == channel { stopVoice(v) }
+            for v in 0..<polyphony where statuses[v].isOn(channel: channel) { stopVoice(v) }
         case 121:  // reset all controllers
             resetChannel(channel, program: false)
             updateModulators(channel: channel)
         case 123:  // all notes off
-            for v in 0..<polyphony where voices[v].active && voices[v].channel == channel && !voices[v].released { noteOff(voice: v) }
+            for v in 0..<polyphony where statuses[v].isOn(channel: channel) && !statuses[v].released { noteOff(voice: v) }
         default:
             updateModulators(channel: channel)
         }
     }
 
     func noteOff(channel: Int, key: Int) {
-        for v in 0..<polyphony where voices[v].active && voices[v].channel == channel && voices[v].key == key && !voices[v].released {
-            noteOff(voice: v)
-        }
+        for v in 0..<polyphony where statuses[v].plays(channel: channel, key: key) { noteOff(voice: v) }
     }
 
     /// A note-off for one voice: held by the sostenuto pedal (when it started before the pedal went down),
     /// by the sustain pedal, or released (fluid_voice_noteoff).
     func noteOff(voice v: Int) {
-        let channel = voices[v].channel
-        if controllers[channel * 128 + 66] >= 64 && voices[v].note < channels[channel].sostenutoOrder {
-            voices[v].heldBySostenuto = true
+        let channel = Int(statuses[v].channel)
+        if controllers[channel * 128 + 66] >= 64 && statuses[v].note < channels[channel].sostenutoOrder {
+            statuses[v].heldBySostenuto = true
             return
         }
-        if controllers[channel * 128 + 64] >= 64 { voices[v].sustained = true; return }
+        if controllers[channel * 128 + 64] >= 64 { statuses[v].sustained = true; return }
         noteOffVoice(v)
     }
 
     /// Releases voice `v`, or marks it to be released once it has sounded 10 ms (FluidSynth's minimum note length).
     func noteOffVoice(_ v: Int) {
-        voices[v].released = true
+        statuses[v].released = true
         if voices[v].ticks < minimumNoteTicks { voices[v].noteOffPending = true } else { release(v) }
     }
 
 
     func noteOn(channel: Int, key: Int, velocity: Int) {
         // A new note on a sounding key releases the old one first (FluidSynth's release of the same note).
-        for v in 0..<polyphony where voices[v].active && voices[v].channel == channel && voices[v].key == key && !voices[v].released {
-            voices[v].sustained = false
-            voices[v].heldBySostenuto = false
+        for v in 0..<polyphony where statuses[v].plays(channel: channel, key: key) {
+            statuses[v].sustained = false
+            statuses[v].heldBySostenuto = false
             noteOffVoice(v)
         }
         let preset = channels[channel].preset
         guard preset >= 0 else { return }
         noteCounter += 1
         let note = noteCounter
+        var exclusive = false
         for r in bank.presetRegions[preset] {
             let region = bank.regions[r]
             guard region.keys.contains(key), region.velocities.contains(velocity) else { continue }
             let v = freeVoice()
             startVoice(v, region: region, channel: channel, key: key, velocity: velocity, note: note)
+            exclusive = exclusive || voices[v].exclusiveClass != 0
         }
         // Exclusive class: a new voice stops older voices of its class on the channel (fluid_voice_kill_excl).
-        for v in 0..<polyphony where voices[v].active && voices[v].note == note && voices[v].exclusiveClass != 0 {
+        // (Only this note's voices have its number, so without an exclusive class among them nothing to do.)
+        guard exclusive else { return }
+        for v in 0..<polyphony where statuses[v].active && statuses[v].note == note && voices[v].exclusiveClass != 0 {
             let excl = voices[v].exclusiveClass
-            for other in 0..<polyphony where voices[other].active && voices[other].channel == channel
-                && voices[other].exclusiveClass == excl && voices[other].note != note {
+            for other in 0..<polyphony where statuses[other].isOn(channel: channel)
+                && voices[other].exclusiveClass == excl && statuses[other].note != note {
                 let fast = Int(sampleRate * Double(SynthMath.tc2secAttack(-7200)) / Double(Self.blockSize))
                 voices[other].volume.set(Envelope.release, count: 1 + fast, coeff: 1, increment: -1 / Float(1 + fast), min: 0, max: 1)
                 let modRelease = Int(sampleRate * Double(SynthMath.tc2secAttack(-200)) / Double(Self.blockSize))
                 voices[other].modulation.set(Envelope.release, count: 1 + modRelease, coeff: 1, increment: -1 / Float(1 + modRelease), min: 0, max: 2)
-                voices[other].sustained = false
+                statuses[other].sustained = false
                 release(other)
             }
         }

@@ -55,7 +55,7 @@ extension SoundFontEngine {
         let slot = generatorOffsets + channel * Gen.count + generator
         let change = offset - slot.pointee
         slot.pointee = offset
-        for v in 0..<polyphony where voices[v].active && voices[v].channel == channel {
+        for v in 0..<polyphony where statuses[v].isOn(channel: channel) {
             generatorValues[v * Gen.count + generator] += change
             updateParameters(v, envelopes: false)
         }

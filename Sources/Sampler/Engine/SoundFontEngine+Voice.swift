@@ -14,7 +14,7 @@ extension SoundFontEngine {
         voice.pointee.ticks += Self.blockSize
 
         voice.pointee.volume.step()
-        if voice.pointee.volume.section == Envelope.finished { voice.pointee.active = false; return }
+        if voice.pointee.volume.section == Envelope.finished { statuses[v].active = false; return }
         voice.pointee.modulation.step()
         voice.pointee.modLFO.step(ticks: ticks)
         voice.pointee.vibLFO.step(ticks: ticks)
@@ -29,26 +29,26 @@ extension SoundFontEngine {
             voice.pointee.sounding = false  // silent, and the sample does not move (FluidSynth 2.3)
             return
         case Envelope.attack:
-            target = SynthMath.cb2amp(voice.pointee.attenuation) * SynthMath.cb2amp(lfoCentibels) * envelope
+            target = math.cb2amp(voice.pointee.attenuation) * math.cb2amp(lfoCentibels) * envelope
         default:
-            target = SynthMath.cb2amp(voice.pointee.attenuation) * SynthMath.cb2amp(960 * (1 - envelope) + lfoCentibels)
+            target = math.cb2amp(voice.pointee.attenuation) * math.cb2amp(960 * (1 - envelope) + lfoCentibels)
             // The voice ends when even its loudest can no longer reach the noise floor (FluidSynth's 2e-7).
-            if SynthMath.cb2amp(voice.pointee.attenuation) * envelope < 2e-7 { voice.pointee.active = false; return }
+            if math.cb2amp(voice.pointee.attenuation) * envelope < 2e-7 { statuses[v].active = false; return }
         }
         voice.pointee.ampIncrement = (target - voice.pointee.amp) / Float(Self.blockSize)
         if voice.pointee.amp == 0 && voice.pointee.ampIncrement == 0 { voice.pointee.sounding = false; return }
 
         let modEnvelope = voice.pointee.modulation.section == Envelope.attack
-            ? SynthMath.convex(127 * voice.pointee.modulation.value) : voice.pointee.modulation.value
+            ? math.convex(127 * voice.pointee.modulation.value) : voice.pointee.modulation.value
         let cents = voice.pointee.pitch + modLFO * voice.pointee.modLFOToPitch + vibLFO * voice.pointee.vibLFOToPitch
             + modEnvelope * voice.pointee.modEnvToPitch
-        var increment = Double(SynthMath.ct2hzReal(cents)) / voice.pointee.rootPitchHz
+        var increment = Double(math.ct2hzReal(cents)) / voice.pointee.rootPitchHz
         if increment == 0 { increment = 1.0 / 4_294_967_296 }
         voice.pointee.phaseIncrement = increment
         voice.pointee.looping = voice.pointee.sampleMode == 1
             || (voice.pointee.sampleMode == 3 && voice.pointee.volume.section < Envelope.release)
         voice.pointee.filter.update(cents: voice.pointee.filterCutoff + modLFO * voice.pointee.modLFOToFilter
-                                    + modEnvelope * voice.pointee.modEnvToFilter, sampleRate: Float(sampleRate))
+                                    + modEnvelope * voice.pointee.modEnvToFilter, sampleRate: Float(sampleRate), math: math)
     }
 
     /// The sample side's work for the block `controlBlock` just set up: where it reads, its amplitude ramp
@@ -77,15 +77,15 @@ extension SoundFontEngine {
     func release(_ v: Int) {
         let voice = voices + v
         voice.pointee.noteOffPending = false
-        voice.pointee.released = true
+        statuses[v].released = true
         if voice.pointee.volume.section == Envelope.attack && voice.pointee.volume.value > 0 {
             let lfo = voice.pointee.modLFO.value * -voice.pointee.modLFOToVolume
-            let amp = voice.pointee.volume.value * SynthMath.cb2amp(lfo)
+            let amp = voice.pointee.volume.value * math.cb2amp(lfo)
             let value = -((-200 / Float(M_LN10) * log(amp) - lfo) / 960 - 1)
             voice.pointee.volume.value = min(max(value, 0), 1)
         }
         if voice.pointee.modulation.section == Envelope.attack && voice.pointee.modulation.value > 0 {
-            voice.pointee.modulation.value = min(max(SynthMath.convex(127 * voice.pointee.modulation.value), 0), 1)
+            voice.pointee.modulation.value = min(max(math.convex(127 * voice.pointee.modulation.value), 0), 1)
         }
         voice.pointee.volume.enter(Envelope.release)
         voice.pointee.modulation.enter(Envelope.release)
@@ -102,10 +102,6 @@ extension SoundFontEngine {
         for g in 0..<Gen.count { gens[g] += offsets[g] }
         let header = bank.hydra.samples[region.sample]
         var voice = Voice()
-        voice.active = true
-        voice.channel = channel
-        voice.key = key
-        voice.note = note
         voice.region = region
         voice.actualKey = gens[Gen.keynum] >= 0 ? Int(gens[Gen.keynum]) : key
         voice.actualVelocity = gens[Gen.velocity] > 0 ? Int(gens[Gen.velocity]) : velocity
@@ -129,15 +125,16 @@ extension SoundFontEngine {
         voice.nextBoundary = now
         voice.mixedTo = now
         voice.freshHistory = true
-        if voices[v].active { stopVoice(v) }
+        if statuses[v].active { stopVoice(v) }
 
         // Root key and the nominal pitch (GEN_PITCH): scale tuning around the root.
         let rootKey: Float = gens[Gen.overridingRootKey] > -1 ? gens[Gen.overridingRootKey] * 100
             : Float(header.originalKey > 127 ? 60 : header.originalKey) * 100
-        voice.rootPitchHz = Double(SynthMath.ct2hzReal(rootKey - Float(header.correction))) * sampleRate / Double(max(header.sampleRate, 1))
+        voice.rootPitchHz = Double(math.ct2hzReal(rootKey - Float(header.correction))) * sampleRate / Double(max(header.sampleRate, 1))
         gens[Gen.pitch] = gens[Gen.scaleTuning] * (Float(voice.actualKey) - rootKey / 100) + rootKey
         voice.filter.startup = true
         voices[v] = voice
+        statuses[v] = VoiceStatus(note: note, channel: UInt8(channel), key: UInt8(key), active: true)
         computeModulators(v)
         updateParameters(v, envelopes: true)
         voices[v].gainLeft = voices[v].targetLeft
@@ -145,12 +142,12 @@ extension SoundFontEngine {
         voices[v].gainLeftStep = 0
         voices[v].gainRightStep = 0
         voices[v].gainRampLeft = 0
-        nextControl[v] = voices[v].nextControlFrame
+        nextControl[v] = nextControlFrame(of: v)
     }
 
     /// Re-evaluates the modulators of every voice on `channel` (playing `key`, when given) after a controller moved.
     func updateModulators(channel: Int, key: Int? = nil) {
-        for v in 0..<polyphony where voices[v].active && voices[v].channel == channel && (key == nil || voices[v].key == key) {
+        for v in 0..<polyphony where statuses[v].isOn(channel: channel) && (key == nil || Int(statuses[v].key) == key) {
             computeModulators(v)
             updateParameters(v, envelopes: false)
         }
@@ -161,7 +158,7 @@ extension SoundFontEngine {
         let sums = modulatorSums + v * Gen.count
         sums.update(repeating: 0, count: Gen.count)
         let region = voices[v].region
-        let channel = voices[v].channel
+        let channel = Int(statuses[v].channel)
         bank.modulators.withUnsafeBufferPointer { table in
             for m in region.modulatorStart..<(region.modulatorStart + region.modulatorCount) {
                 let modulator = table[m]
@@ -186,14 +183,14 @@ extension SoundFontEngine {
             case 0: value = range
             case 2: value = Float(voices[v].actualVelocity)
             case 3: value = Float(voices[v].actualKey)
-            case 10: value = Float(keyPressures[channel * 128 + voices[v].key])
+            case 10: value = Float(keyPressures[channel * 128 + Int(statuses[v].key)])
             case 13: value = Float(channels[channel].pressure)
             case 14: value = Float(channels[channel].pitchBend); range = 16384
             case 16: value = Float(channels[channel].pitchSensitivity)
             default: return 0
             }
         }
-        return SynthMath.transform(value, source: source, range: range)
+        return math.transform(value, source: source, range: range)
     }
 
     /// Derives the voice's synthesis parameters from generators + modulators (fluid_voice_update_param);
@@ -254,7 +251,7 @@ extension SoundFontEngine {
         configure(&voice.pointee.modulation, delay: Gen.modEnvDelay, attack: Gen.modEnvAttack, hold: Gen.modEnvHold, holdKey: Gen.keyToModEnvHold,
                   decay: Gen.modEnvDecay, decayKey: Gen.keyToModEnvDecay, sustain: Gen.modEnvSustain, release: Gen.modEnvRelease,
                   minimumRelease: -12000, releaseMax: 2)
-        func lfoIncrement(_ g: Int) -> Float { 4 * block * SynthMath.ct2hzReal(min(max(value(g), -16000), 4500)) / rate }
+        func lfoIncrement(_ g: Int) -> Float { 4 * block * math.ct2hzReal(min(max(value(g), -16000), 4500)) / rate }
         voice.pointee.modLFO = LFO(value: 0, increment: lfoIncrement(Gen.modLfoFreq),
                                    delay: Int(rate * SynthMath.tc2secDelay(min(max(value(Gen.modLfoDelay), -12000), 5000))))
         voice.pointee.vibLFO = LFO(value: 0, increment: lfoIncrement(Gen.vibLfoFreq),
@@ -262,13 +259,30 @@ extension SoundFontEngine {
     }
 }
 
+/// A voice's place in the pool, as the pool's scans read it (note-on and note-off, stealing, pedals,
+/// controllers): kept apart from `Voice` in 16 bytes, so a scan of 256 voices reads 4 KB.
+struct VoiceStatus {
+    /// The number of the note the voice plays (notes are counted from 1: a lower number is older).
+    var note: UInt64 = 0
+    var channel: UInt8 = 0
+    var key: UInt8 = 0
+    var active = false
+    var released = false
+    var sustained = false
+    var heldBySostenuto = false
+
+    /// Whether the voice sounds on `channel`.
+    @inline(__always) func isOn(channel: Int) -> Bool { active && Int(self.channel) == channel }
+
+    /// Whether the voice sounds `key` on `channel` and is not released.
+    @inline(__always) func plays(channel: Int, key: Int) -> Bool {
+        active && Int(self.channel) == channel && Int(self.key) == key && !released
+    }
+}
+
 /// One voice of the pool: where it is in its sample, its envelopes, LFOs, filter and gains.
 struct Voice {
-    var active = false
     var sounding = false
-    var channel = 0
-    var key = 0
-    var note: UInt64 = 0
     var region = Region(keys: 0...0, velocities: 0...0, generatorBase: 0, modulatorStart: 0, modulatorCount: 0, sample: 0)
     var actualKey = 0
     var actualVelocity = 0
@@ -287,9 +301,6 @@ struct Voice {
     var blockStart = 0, nextBoundary = 0, endFrame = Int.max, mixedTo = 0
     /// Whether the next block starts the filter from silence (a new note).
     var freshHistory = false
-    var released = false
-    var sustained = false
-    var heldBySostenuto = false
     var noteOffPending = false
     var volume = Envelope()
     var modulation = Envelope()
@@ -306,8 +317,4 @@ struct Voice {
     var gainLeft: Float = 0, gainRight: Float = 0, targetLeft: Float = 0, targetRight: Float = 0
     var gainLeftStep: Float = 0, gainRightStep: Float = 0
     var gainRampLeft = 0
-
-    /// The first chunk frame from which the control side has work: the frame after the next block
-    /// boundary (events at a boundary come first), or the sample's end.
-    var nextControlFrame: Int { active ? min(nextBoundary + 1, endFrame) : Int.max }
 }

@@ -41,7 +41,11 @@ public final class SoundFontEngine {
     /// FluidSynth's control block: envelopes, LFOs and modulation move once per 64 samples of a voice's life.
     static let blockSize = 64
 
+    /// The unit conversions and their tables (`SynthMath.shared`).
+    let math = SynthMath.shared
     let voices: UnsafeMutablePointer<Voice>
+    /// Per voice, what the pool's scans read (`VoiceStatus`), apart from `voices`.
+    let statuses: UnsafeMutablePointer<VoiceStatus>
     /// Per voice, `Gen.count` generator values (region values; the nominal pitch at `Gen.pitch`).
     let generatorValues: UnsafeMutablePointer<Float>
     /// Per voice, `Gen.count` modulator sums.
@@ -57,7 +61,7 @@ public final class SoundFontEngine {
     let blockBuffers: UnsafeMutablePointer<Float>
     /// Per voice, the low-pass filter's two history values (sample side).
     let filterHistories: UnsafeMutablePointer<Float>
-    /// Per voice, the chunk frame at which its control side next has work (`Voice.nextControlFrame`); Int.max when free.
+    /// Per voice, the chunk frame at which its control side next has work (`nextControlFrame(of:)`); Int.max when free.
     let nextControl: UnsafeMutablePointer<Int>
     /// The recorded sample work of the current chunk, and the threads that do it (`VoiceJobs`).
     let jobs: VoiceJobs
@@ -81,6 +85,8 @@ public final class SoundFontEngine {
         self.polyphony = max(1, polyphony)
         voices = .allocate(capacity: self.polyphony)
         voices.initialize(repeating: Voice(), count: self.polyphony)
+        statuses = .allocate(capacity: self.polyphony)
+        statuses.initialize(repeating: VoiceStatus(), count: self.polyphony)
         generatorValues = .allocate(capacity: self.polyphony * Gen.count)
         generatorValues.initialize(repeating: 0, count: self.polyphony * Gen.count)
         modulatorSums = .allocate(capacity: self.polyphony * Gen.count)
@@ -103,13 +109,13 @@ public final class SoundFontEngine {
         // FluidSynth's synth.min-note-length: a note-off within 10 ms of its note-on waits until then.
         minimumNoteTicks = Int(sampleRate * 0.010)
         for channel in 0..<16 { resetChannel(channel, program: true) }
-        // The lazily made tables, made here: their first use on the render thread would allocate.
-        _ = (Self.nrpnScales.count, SynthMath.amplitudeTable.count, SynthMath.centsTable.count,
-             SynthMath.concaveTable.count, SynthMath.convexTable.count)
+        // The lazily made table of NRPN steps, made here: its first use on the render thread would allocate.
+        _ = Self.nrpnScales.count
     }
 
     deinit {
         voices.deinitialize(count: polyphony); voices.deallocate()
+        statuses.deallocate()
         generatorValues.deallocate(); modulatorSums.deallocate()
         channels.deinitialize(count: 16); channels.deallocate()
         controllers.deallocate(); keyPressures.deallocate(); generatorOffsets.deallocate()
@@ -119,7 +125,7 @@ public final class SoundFontEngine {
     /// Voices sounding now.
     public var activeVoiceCount: Int {
         var count = 0
-        for v in 0..<polyphony where voices[v].active { count += 1 }
+        for v in 0..<polyphony where statuses[v].active { count += 1 }
         return count
     }
 
@@ -156,11 +162,18 @@ public final class SoundFontEngine {
         var best = 0
         var bestScore = Int.max
         for v in 0..<polyphony {
-            if !voices[v].active { return v }
-            let state = voices[v].released ? 0 : voices[v].sustained || voices[v].heldBySostenuto ? 1 : 2
-            let score = state << 56 | Int(truncatingIfNeeded: voices[v].note & ((1 << 56) - 1))
+            let status = statuses[v]
+            if !status.active { return v }
+            let state = status.released ? 0 : status.sustained || status.heldBySostenuto ? 1 : 2
+            let score = state << 56 | Int(truncatingIfNeeded: status.note & ((1 << 56) - 1))
             if score < bestScore { bestScore = score; best = v }
         }
         return best
+    }
+
+    /// The first chunk frame from which voice `v`'s control side has work: the frame after its next
+    /// block boundary (events at a boundary come first), or its sample's end; Int.max when it is free.
+    func nextControlFrame(of v: Int) -> Int {
+        statuses[v].active ? min(voices[v].nextBoundary + 1, voices[v].endFrame) : Int.max
     }
 }

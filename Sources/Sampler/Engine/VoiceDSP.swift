@@ -1,28 +1,56 @@
 import Foundation
 
-/// The unit conversions and curves of the engine, as FluidSynth 2.3 computes them (fluid_conv.c).
-enum SynthMath {
+/// The unit conversions and curves of the engine, as FluidSynth 2.3 computes them (fluid_conv.c). Its
+/// tables are made once (`shared`) and never freed; an engine holds a copy of this value, so the render
+/// thread reads them through the engine, without a lazily made global's check at every use.
+// Why unchecked: the tables are written once, in init, and only read after.
+struct SynthMath: @unchecked Sendable {
+    /// The tables, made at the first use.
+    static let shared = SynthMath()
+
+    /// 10^(-i/200) for whole centibels 0...1440 (FluidSynth's cb2amp table).
+    let amplitudeTable: UnsafeMutablePointer<Float>
+    /// 6.875 Hz × 2^(i/1200) for the cents within an octave (fluid_ct2hz_tab).
+    let centsTable: UnsafeMutablePointer<Float>
+    /// The concave and convex curves of the modulators (128 points, FluidSynth's "as on SF2.01 page 73").
+    let concaveTable: UnsafeMutablePointer<Float>
+    let convexTable: UnsafeMutablePointer<Float>
+
+    private init() {
+        amplitudeTable = .allocate(capacity: 1441)
+        for i in 0..<1441 { (amplitudeTable + i).initialize(to: Float(pow(10.0, Double(i) / -200.0))) }
+        centsTable = .allocate(capacity: 1200)
+        for i in 0..<1200 { (centsTable + i).initialize(to: Float(6.875 * pow(2.0, Double(i) / 1200))) }
+        concaveTable = .allocate(capacity: 128)
+        concaveTable.initialize(repeating: 0, count: 128)
+        convexTable = .allocate(capacity: 128)
+        convexTable.initialize(repeating: 0, count: 128)
+        concaveTable[127] = 1
+        convexTable[127] = 1
+        for i in 1..<127 {
+            concaveTable[127 - i] = Float(-(200.0 * 2 / 960) * log10(Double(i) / 127))
+            convexTable[i] = Float(1 + (200.0 * 2 / 960) * log10(Double(i) / 127))
+        }
+    }
+
     /// Centibels of attenuation to amplitude, FluidSynth's table: whole centibels, 0 and below is 1,
     /// 1441 and above is silence.
-    @inline(__always) static func cb2amp(_ cb: Float) -> Float {
+    @inline(__always) func cb2amp(_ cb: Float) -> Float {
         if cb <= 0 { return 1 }
         if cb >= 1441 { return 0 }
         return amplitudeTable[Int(cb)]
     }
-    static let amplitudeTable: [Float] = (0..<1441).map { Float(pow(10.0, Double($0) / -200.0)) }
 
     /// Absolute cents to Hz (8.176 Hz at 0) as FluidSynth 2.3's fluid_ct2hz_real: whole cents from its
     /// table at and above 0, the exact curve below.
-    @inline(__always) static func ct2hzReal(_ cents: Float) -> Float {
+    @inline(__always) func ct2hzReal(_ cents: Float) -> Float {
         if cents < 0 { return Float(8.1757989156437073 * pow(2.0, Double(cents) / 1200)) }
         let whole = Int(min(cents, 38000)) + 300
         return Float(1 << (whole / 1200)) * centsTable[whole % 1200]
     }
-    /// 6.875 Hz × 2^(i/1200) for the cents within an octave (fluid_ct2hz_tab).
-    static let centsTable: [Float] = (0..<1200).map { Float(6.875 * pow(2.0, Double($0) / 1200)) }
 
     /// Absolute cents to Hz for the filter: cents limited to 1500...13500.
-    @inline(__always) static func ct2hz(_ cents: Float) -> Float { ct2hzReal(min(max(cents, 1500), 13500)) }
+    @inline(__always) func ct2hz(_ cents: Float) -> Float { ct2hzReal(min(max(cents, 1500), 13500)) }
 
     /// Timecents to seconds for delays (-32768 and below is 0; -12000...5000).
     static func tc2secDelay(_ tc: Float) -> Float {
@@ -44,32 +72,18 @@ enum SynthMath {
         return Float(sin(Double(Int(c) + 500) * Double.pi / 2 / 1000))
     }
 
-    /// The concave and convex curves of the modulators (128 points, FluidSynth's "as on SF2.01 page 73").
-    static let concaveTable: [Float] = {
-        var table = [Float](repeating: 0, count: 128)
-        table[127] = 1
-        for i in 1..<127 { table[127 - i] = Float(-(200.0 * 2 / 960) * log10(Double(i) / 127)) }
-        return table
-    }()
-    static let convexTable: [Float] = {
-        var table = [Float](repeating: 0, count: 128)
-        table[127] = 1
-        for i in 1..<127 { table[i] = Float(1 + (200.0 * 2 / 960) * log10(Double(i) / 127)) }
-        return table
-    }()
-
-    @inline(__always) static func curve(_ table: [Float], _ value: Float) -> Float {
+    @inline(__always) func curve(_ table: UnsafeMutablePointer<Float>, _ value: Float) -> Float {
         if value < 0 { return 0 }
         let index = Int(value)
         if index >= 127 { return table[127] }
         return table[index] + (table[index + 1] - table[index]) * (value - Float(index))
     }
-    @inline(__always) static func concave(_ value: Float) -> Float { curve(concaveTable, value) }
-    @inline(__always) static func convex(_ value: Float) -> Float { curve(convexTable, value) }
+    @inline(__always) func concave(_ value: Float) -> Float { curve(concaveTable, value) }
+    @inline(__always) func convex(_ value: Float) -> Float { curve(convexTable, value) }
 
     /// A modulator source value (already read from the channel) mapped by its curve, direction and polarity
     /// (`sfModSrcOper` bits 8...15), over `range` (128 for 7-bit values, 16384 for the pitch wheel).
-    static func transform(_ value: Float, source: UInt16, range: Float) -> Float {
+    func transform(_ value: Float, source: UInt16, range: Float) -> Float {
         let norm = value / range
         let negative = source & 0x100 != 0, bipolar = source & 0x200 != 0
         switch source >> 10 {
@@ -77,7 +91,7 @@ enum SynthMath {
             if bipolar { return negative ? 1 - 2 * norm : -1 + 2 * norm }
             return negative ? 1 - norm : norm
         case 1, 2:  // concave, convex
-            let table = source >> 10 == 1 ? SynthMath.concaveTable : SynthMath.convexTable
+            let table = source >> 10 == 1 ? concaveTable : convexTable
             if bipolar {
                 let magnitude = norm > 0.5 ? curve(table, 127 * 2 * (norm - 0.5)) : -curve(table, 127 * 2 * (0.5 - norm))
                 return negative ? -magnitude : magnitude
@@ -170,8 +184,8 @@ struct LowPassFilter {
     }
 
     /// New coefficients when the cutoff `cents` (modulation included) moved (fluid_iir_filter_calc).
-    mutating func update(cents: Float, sampleRate: Float) {
-        var fres = SynthMath.ct2hz(cents)
+    mutating func update(cents: Float, sampleRate: Float, math: SynthMath) {
+        var fres = math.ct2hz(cents)
         if fres > 0.45 * sampleRate { fres = 0.45 * sampleRate } else if fres < 5 { fres = 5 }
         guard abs(fres - lastFres) > 0.01 else { return }
         lastFres = fres
