@@ -8,8 +8,11 @@
 # `fluidsynth -F`, and the CPU ns per voice-sample at a full pool (CPU time / (frames × POLYPHONY): the
 # dense song keeps the pool nearly full; for the typical song, where it is not, it is only a lower bound).
 # Targets (issue 31): the dense song at 3× fluidsynth -F's speed on one thread and 5.5× on two, peak RSS
-# within its + 40 MB. The machine's load average is printed first: other work on the cores skews wall times.
-#   Benchmarks/engine.sh                 (SONG=FILE: the typical song; FONT=FILE: the font)
+# within its + 40 MB. Then the typical song with an SF3 font: both decode its Ogg Vorbis samples at load, so
+# the rows compare the memory each holds. The machine's load average is printed first: other work on the
+# cores skews wall times.
+#   Benchmarks/engine.sh   (SONG=FILE: the typical song; FONT=FILE: the font; SF3=FILE: the SF3 font, Debian's
+#                           MuseScore_General.sf3 by default, its rows left out when it is missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Benchmarks/timed-run.sh
@@ -41,3 +44,16 @@ for song in "$dense" "$typical"; do
         compared
     done
 done
+
+# An SF3 font (Ogg Vorbis samples, decoded at load by both): the memory each holds, the typical song on one thread.
+sf3=${SF3:-/usr/share/sounds/sf3/MuseScore_General.sf3}
+if [ -f "$sf3" ]; then
+    label="$(basename "$typical" .mid), $(basename "$sf3")"
+    run "$label: fluidsynth -F" "$work/f.wav" \
+        fluidsynth -ni -q -R 0 -C 0 -F "$work/f.wav" -r 44100 -o synth.polyphony="$polyphony" "$sf3" "$typical"
+    fluid_wall=$last_wall; fluid_cpu=$last_cpu; fluid_rss=$last_rss
+    compared
+    run "$label: seqplay --engine seqplay" "$work/s.wav" "$seqplay" "$typical" --sf2 "$sf3" -o "$work/s.wav" \
+        --polyphony "$polyphony" --no-reverb --no-chorus --threads 1 --engine seqplay
+    compared
+fi

@@ -84,10 +84,11 @@ public struct SoundFontStructure: Sendable {
         return result
     }
 
-    /// The first `count` points of `chunk` (which holds at least that many) read straight into an array of `T`
-    /// (`Int16` for `smpl`, `UInt8` for `sm24` or SF3 bytes), without an intermediate copy of the bytes: the
-    /// sample data is most of a font. Points are little-endian in the file; `T(littleEndian:)` makes them native.
-    func points<T: FixedWidthInteger>(of chunk: Chunk, count: Int, as _: T.Type) throws(SoundFontError) -> [T] {
+    /// `count` points of `chunk` from byte `from` of its data (the chunk holds at least that many) read straight
+    /// into an array of `T` (`Int16` for `smpl`, `UInt8` for `sm24` or SF3 bytes), without an intermediate copy
+    /// of the bytes: the sample data is most of a font. Points are little-endian in the file; `T(littleEndian:)`
+    /// makes them native.
+    func points<T: FixedWidthInteger>(of chunk: Chunk, from: Int = 0, count: Int, as _: T.Type) throws(SoundFontError) -> [T] {
         let file = try ChunkFile(path: path)
         defer { file.close() }
         var failure: SoundFontError?
@@ -95,7 +96,7 @@ public struct SoundFontStructure: Sendable {
             let raw = UnsafeMutableRawBufferPointer(buffer)
             var done = 0
             while done < raw.count {
-                let read = pread(file.descriptor, raw.baseAddress! + done, raw.count - done, off_t(chunk.dataOffset + done))
+                let read = pread(file.descriptor, raw.baseAddress! + done, raw.count - done, off_t(chunk.dataOffset + from + done))
                 if read < 0 && errno == EINTR { continue }
                 guard read > 0 else {
                     failure = read < 0 ? file.fail(.unreadable(String(cString: strerror(errno))))

@@ -109,7 +109,8 @@ public final class SoundFontBank: Sendable {
     /// Reads the SoundFont at `path` (SF2, or SF3 with its Ogg Vorbis samples decoded through libsndfile) and
     /// resolves its presets. Throws a `SoundFontError` for a broken file.
     public convenience init(path: String) throws(SoundFontError) {
-        try self.init(hydra: SoundFontHydra(path: path, decodeCompressedSample: InMemoryAudioDecoder.decode16BitMono))
+        try self.init(hydra: SoundFontHydra(path: path, compressedSamples: CompressedSampleDecoder(
+            pointCount: InMemoryAudioDecoder.frameCount, decode: InMemoryAudioDecoder.decode16BitMono)))
     }
 
     /// Resolves the presets of `hydra`.
