@@ -301,8 +301,10 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
         if let eventSource {
             let end = sampleTime + Int64(frameCount)
             while let next = eventSource.nextEventSampleTime, next < end {
-                engine.advance(to: Int(max(next - sampleTime, 0)))
-                eventSource.deliverEvents(before: max(next, sampleTime) + 1, to: self)
+                // A live source's next time is `Int64.min` (due now): it plays at this block's first frame.
+                let due = max(next, sampleTime)
+                engine.advance(to: Int(due - sampleTime))
+                eventSource.deliverEvents(before: due + 1, to: self)
                 // Nothing delivered: the source only knows no event comes sooner (or it is live).
                 if eventSource.nextEventSampleTime == next { break }
             }
