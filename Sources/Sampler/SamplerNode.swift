@@ -24,8 +24,9 @@ import SoundFontFile
 /// `presets` and `program(onChannel:)`; a font given to `loadSoundFont(at:)` is also loaded by FluidSynth,
 /// for the font-stack API live hosts use): each scheduled event is applied
 /// on its own sample (the source's `nextEventSampleTime`), not on the 64-frame grid; live MIDI starts
-/// at the next render call. It plays one font, dry, and leaves out what it does not have yet (the
-/// control thread's queue, mutes, forced programs, reverb and chorus).
+/// at the next render call. It plays the fonts stacked as FluidSynth stacks them, with the settings' drum
+/// channels, forced programs and channel fonts, dry, and leaves out what it does not have yet (the
+/// control thread's queue, mutes, reverb and chorus).
 // Why unchecked: the AudioNode contract: set up while its engine is stopped, rendered by the render thread alone; control through the synthesizer's thread-safe paths.
 public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     /// FluidSynth renders, and takes events, in blocks of this many frames.
@@ -43,8 +44,9 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     private let discardRight: UnsafeMutablePointer<Float>
     /// seqplay's engine when the settings ask for it and a font is loaded; nil: FluidSynth plays.
     private var soundFontEngine: SoundFontEngine?
-    /// What the engine plays (set with the fonts), and its master gain (FluidSynth's `synth.gain`).
-    private var engineBank: SoundFontBank?
+    /// What the engine plays (set with the fonts: the stack, in load order, and each bank's file), and
+    /// its master gain (FluidSynth's `synth.gain`).
+    private var engineBanks: [(path: String, bank: SoundFontBank)] = []
     private var engineGain: Float
     /// Why the seqplay engine cannot play the fonts given (`prepare` throws it).
     private var engineFontError: SoundFontError?
@@ -73,7 +75,11 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     @discardableResult
     public func loadSoundFont(at path: String) throws(SoundFontError) -> SoundFontID {
         let font = try synthesizer.loadSoundFont(at: path)
-        if usesSeqplayEngine { try startEngine(playing: SoundFontBank(onlyFontOf: synthesizer.soundFonts.map(\.path))) }
+        if usesSeqplayEngine {
+            let known = Dictionary(engineBanks.map { ($0.path, $0.bank) }, uniquingKeysWith: { first, _ in first })
+            let paths = synthesizer.soundFonts.map(\.path)
+            startEngine(playing: Array(zip(paths, try SoundFontBank.stack(paths, known: known))))
+        }
         return font
     }
 
@@ -86,7 +92,7 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
             engineOnlyFonts = fonts.paths.enumerated().map { SoundFontID(id: $0.offset + 1, path: $0.element) }
         }
         do throws(SoundFontError) {
-            startEngine(playing: try fonts.engineBank())
+            startEngine(playing: Array(zip(fonts.paths, try fonts.engineBanks())))
         } catch {
             engineFontError = error
         }
@@ -94,11 +100,32 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
 
     private var usesSeqplayEngine: Bool { synthesizer.settings.engine == .seqplay }
 
-    /// Makes seqplay's engine play `bank` at the sampler's rate (between render cycles).
-    private func startEngine(playing bank: SoundFontBank) {
-        engineBank = bank
-        soundFontEngine = SoundFontEngine(bank: bank, sampleRate: synthesizer.sampleRate, polyphony: synthesizer.settings.polyphony,
-                                          threads: synthesizer.settings.engineThreads)
+    /// Makes seqplay's engine play the stack `banks` at the sampler's rate, its channels as the settings
+    /// say (between render cycles).
+    private func startEngine(playing banks: [(path: String, bank: SoundFontBank)]) {
+        engineBanks = banks
+        let engine = SoundFontEngine(banks: banks.map(\.bank), sampleRate: synthesizer.sampleRate, polyphony: synthesizer.settings.polyphony,
+                                     threads: synthesizer.settings.engineThreads)
+        soundFontEngine = engine
+        let settings = synthesizer.settings
+        engine.setChannels(drums: settings.drumChannels, programs: settings.programs,
+                           fonts: (try? engineChannelFonts(settings)) ?? [:])
+    }
+
+    /// The index in the engine's stack of each channel font of `settings` (the first bank of that file, as
+    /// FluidSynth's path takes the first font of that file); throws `fontNotLoaded` for a font not in it,
+    /// and `noSuchPreset` for a forced program no font of the stack has.
+    private func engineChannelFonts(_ settings: SamplerSettings) throws(SynthesizerError) -> [UInt8: Int] {
+        var fonts: [UInt8: Int] = [:]
+        for (channel, path) in settings.channelFonts {
+            guard let index = engineBanks.firstIndex(where: { $0.path == path }) else { throw .fontNotLoaded(path) }
+            fonts[channel] = index
+        }
+        for (channel, forced) in settings.programs.sorted(by: { $0.key < $1.key })
+        where !engineBanks.contains(where: { $0.bank.exactPresetIndex(bank: forced.bank, program: Int(forced.program)) != nil }) {
+            throw .noSuchPreset(bank: forced.bank, program: Int(forced.program), channel: Int(channel))
+        }
+        return fonts
     }
 
     /// The voices a note would start here after `setup` (`Synthesizer.noteVoices`): for a sampler
@@ -121,9 +148,11 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
 
     /// Every preset of every loaded font, by bank, program, then priority.
     public var presets: [Preset] {
-        guard let font = engineOnlyFonts.last, let engineBank else { return synthesizer.presets }
-        return engineBank.hydra.presets.map { Preset(bank: $0.bank, program: $0.program, name: $0.name, soundFont: font) }
-            .sorted { ($0.bank, $0.program) < ($1.bank, $1.program) }
+        guard !engineOnlyFonts.isEmpty, engineOnlyFonts.count == engineBanks.count else { return synthesizer.presets }
+        let listed = zip(engineOnlyFonts, engineBanks).enumerated().flatMap { priority, font in
+            font.1.bank.hydra.presets.map { (preset: Preset(bank: $0.bank, program: $0.program, name: $0.name, soundFont: font.0), priority: priority) }
+        }
+        return listed.sorted { ($0.preset.bank, $0.preset.program, -$0.priority) < ($1.preset.bank, $1.preset.program, -$1.priority) }.map(\.preset)
     }
 
     /// Makes `channel` play `program` from `bank` (see `Synthesizer.selectProgram`).
@@ -138,14 +167,34 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
 
     /// The preset `channel` plays now.
     public func program(onChannel channel: UInt8) -> ChannelProgram? {
-        guard let font = engineOnlyFonts.last, let soundFontEngine else { return synthesizer.program(onChannel: channel) }
-        return soundFontEngine.program(onChannel: Int(channel)).map { ChannelProgram(soundFontID: font.id, bank: $0.bank, program: $0.program) }
+        guard !engineOnlyFonts.isEmpty, let soundFontEngine else { return synthesizer.program(onChannel: channel) }
+        guard let program = soundFontEngine.program(onChannel: Int(channel)), let index = soundFontEngine.bankIndex(onChannel: Int(channel)),
+              engineOnlyFonts.indices.contains(index) else { return nil }
+        return ChannelProgram(soundFontID: engineOnlyFonts[index].id, bank: program.bank, program: program.program)
     }
 
     /// Applies polyphony, gain, interpolation, reverb/chorus, drum channels, channel fonts and forced
-    /// programs (see `Synthesizer.apply(_:)`).
+    /// programs (see `Synthesizer.apply(_:)`; seqplay's engine takes the last three as
+    /// `SoundFontEngine.setChannels(drums:programs:fonts:)`, throwing as FluidSynth's path does).
     public func apply(_ settings: SamplerSettings) throws(SynthesizerError) {
-        try synthesizer.apply(settings)
+        guard let soundFontEngine else {
+            try synthesizer.apply(settings)
+            engineGain = settings.gain
+            return
+        }
+        let fonts = try engineChannelFonts(settings)
+        if engineOnlyFonts.isEmpty {
+            try synthesizer.apply(settings)
+        } else {
+            // FluidSynth holds none of the fonts: it would find neither the programs nor the fonts.
+            var rest = settings
+            rest.drumChannels = nil; rest.programs = [:]; rest.channelFonts = [:]
+            try synthesizer.apply(rest)
+            synthesizer.settings.drumChannels = settings.drumChannels
+            synthesizer.settings.programs = settings.programs
+            synthesizer.settings.channelFonts = settings.channelFonts
+        }
+        soundFontEngine.setChannels(drums: settings.drumChannels, programs: settings.programs, fonts: fonts)
         engineGain = settings.gain
     }
 
@@ -247,7 +296,7 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     public override func prepare(_ setup: AudioNodeRenderSetup) throws {
         synthesizer.sampleRate = setup.outputFormats[0].sampleRate
         if let engineFontError { throw engineFontError }
-        if let engineBank, soundFontEngine?.sampleRate != synthesizer.sampleRate { startEngine(playing: engineBank) }
+        if !engineBanks.isEmpty, soundFontEngine?.sampleRate != synthesizer.sampleRate { startEngine(playing: engineBanks) }
     }
 
     /// Silences every voice and realigns FluidSynth's 64-frame blocks with sample time 0.

@@ -82,16 +82,4 @@ final class EngineCommandLineTests: XCTestCase {
         XCTAssertTrue(run.standardError.hasPrefix("seqplay: ") && run.standardError.contains("timidity"), run.standardError)
         XCTAssertFalse(FileManager.default.fileExists(atPath: output))
     }
-
-    func testSeveralFontsAreRefusedInOneLine() throws {
-        let scratch = try ScratchDirectory(prefix: "engine-fonts")
-        let output = scratch.path("out.wav")
-        let font = SamplerEngineTests.shippedFont
-        let run = try runSeqplay(["render", try XCTUnwrap(Self.songs.first), "--engine", "seqplay", "--sf2", font, "--sf2", font, "-o", output],
-                                 timeLimit: 60)
-        XCTAssertNotEqual(run.status, 0)
-        XCTAssertEqual(run.standardError.split(separator: "\n").count, 1, run.standardError)
-        XCTAssertTrue(run.standardError.contains("one SoundFont"), run.standardError)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: output))
-    }
 }

@@ -68,7 +68,7 @@ extension SoundFontEngine {
         let block = planBlock(v)
         if block.count < Self.blockSize { voice.pointee.endFrame = boundary + Int(block.count) }
         guard block.count > 0 else { return }
-        if jobs.record(block, voice: v, fresh: voice.pointee.freshHistory) { runJobs() }
+        if jobs.record(block, voice: v, bank: voice.pointee.bank, fresh: voice.pointee.freshHistory) { runJobs() }
         voice.pointee.freshHistory = false
     }
 
@@ -123,16 +123,22 @@ extension SoundFontEngine {
         now = 0
     }
 
-    /// Does the recorded sample work, reading the bank's points in place (no copy, no bounds checks).
+    /// Does the recorded sample work, reading the banks' points in place (no copy, no bounds checks).
     func runJobs() {
-        bank.hydra.sampleData.withUnsafeBufferPointer { high in
-            guard let high = high.baseAddress else { return }
-            if bank.hydra.has24BitSamples {
-                bank.hydra.sampleLowBytes.withUnsafeBufferPointer { low in
-                    jobs.run(high: high, low: low.baseAddress, blockBuffers: blockBuffers, filterHistories: filterHistories)
-                }
-            } else {
-                jobs.run(high: high, low: nil, blockBuffers: blockBuffers, filterHistories: filterHistories)
+        withSamplePoints(ofBanksFrom: 0) {
+            jobs.run(high: highPoints, low: lowPoints, blockBuffers: blockBuffers, filterHistories: filterHistories)
+        }
+    }
+
+    /// Runs `body` with `highPoints` and `lowPoints` holding where the points of the banks from `index` on are.
+    private func withSamplePoints(ofBanksFrom index: Int, _ body: () -> Void) {
+        guard index < banks.count else { return body() }
+        let hydra = banks[index].hydra
+        hydra.sampleData.withUnsafeBufferPointer { high in
+            hydra.sampleLowBytes.withUnsafeBufferPointer { low in
+                highPoints[index] = high.baseAddress
+                lowPoints[index] = hydra.has24BitSamples ? low.baseAddress : nil
+                withSamplePoints(ofBanksFrom: index + 1, body)
             }
         }
     }

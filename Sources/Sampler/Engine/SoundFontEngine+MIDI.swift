@@ -13,9 +13,11 @@ extension SoundFontEngine {
             noteOff(channel: channel, key: key)
         case let .controlChange(channel, controller, value):
             guard (0..<16).contains(channel), (0...127).contains(controller) else { return }
+            // A forced program ignores the song's bank selects (as the FluidSynth path drops them).
+            if (controller == 0 || controller == 32) && channels[channel].forcedProgram >= 0 { return }
             controlChange(channel: channel, controller: controller, value: min(max(value, 0), 127))
         case let .programChange(channel, program):
-            guard (0..<16).contains(channel) else { return }
+            guard (0..<16).contains(channel), channels[channel].forcedProgram < 0 else { return }
             channels[channel].program = min(max(program, 0), 127)
             selectPreset(channel)
         case let .pitchBend(channel, value):
@@ -39,10 +41,36 @@ extension SoundFontEngine {
     }
 
     /// The bank and program `channel` (0...15) plays, as its bank selects and program changes left them;
-    /// nil when the bank has no preset for them. Read it between renders.
+    /// nil when no bank has a preset for them (even after the fallbacks). Read it between renders.
     public func program(onChannel channel: Int) -> (bank: Int, program: Int)? {
         guard (0..<16).contains(channel), channels[channel].preset >= 0 else { return nil }
         return (channels[channel].bank, channels[channel].program)
+    }
+
+    /// The index in `banks` of the font whose preset `channel` (0...15) plays; nil when it plays none.
+    /// Read it between renders.
+    public func bankIndex(onChannel channel: Int) -> Int? {
+        guard (0..<16).contains(channel), channels[channel].preset >= 0 else { return nil }
+        return channels[channel].bankIndex
+    }
+
+    /// Sets how the channels (0-based) choose their presets beyond MIDI, as the FluidSynth path does with
+    /// `SamplerSettings`' drum channels, forced programs and channel fonts: `drums` are the drum channels
+    /// (their program changes pick kits from bank 128; nil: channel 10 alone), a channel of `programs` plays
+    /// that program whatever the song's program changes and bank selects say, and a channel of `fonts`
+    /// plays a program change's preset from that index of `banks` when that font has exactly its bank and
+    /// program (else from the stack, as any channel). Each channel's program is selected again as after a
+    /// reset (the drum channels' bank 128, the others' bank 0, program 0, or the forced one), and so after
+    /// every later `reset()`. Between renders; indexes outside `banks` are ignored.
+    public func setChannels(drums: Set<UInt8>?, programs: [UInt8: SamplerSettings.ForcedProgram], fonts: [UInt8: Int]) {
+        for channel in 0..<16 {
+            let forced = programs[UInt8(channel)]
+            channels[channel].isDrum = drums?.contains(UInt8(channel)) ?? (channel == 9)
+            channels[channel].forcedProgram = forced.map { Int($0.program) } ?? -1
+            channels[channel].forcedBank = forced?.bank ?? 0
+            channels[channel].ownBank = fonts[UInt8(channel)].flatMap { banks.indices.contains($0) ? $0 : nil } ?? -1
+            selectInitialProgram(channel)
+        }
     }
 
     /// A system reset: every voice silenced, every channel's controllers, program and bank as at start.
@@ -63,23 +91,51 @@ extension SoundFontEngine {
         channels[channel].pitchBend = 8192
         channels[channel].pitchSensitivity = 2
         channels[channel].pressure = 0
-        if program {
-            channels[channel].program = 0
-            channels[channel].bank = channel == 9 ? 128 : 0
-            selectPreset(channel)
-        }
+        if program { selectInitialProgram(channel) }
     }
 
+    /// Program 0 of bank 128 (a drum channel) or 0, or the forced program: a channel's program after a reset.
+    func selectInitialProgram(_ channel: Int) {
+        let forced = channels[channel].forcedProgram >= 0
+        channels[channel].program = forced ? channels[channel].forcedProgram : 0
+        channels[channel].bank = forced ? channels[channel].forcedBank : channels[channel].isDrum ? 128 : 0
+        selectPreset(channel)
+    }
+
+    /// Picks the preset of `channel`'s bank and program as FluidSynth 2.3's program change does: from the
+    /// last bank of the stack that has it (a drum channel's from bank 128 whatever its bank select said);
+    /// failing that a kit falls back to program 0 of bank 128, a melodic preset to the same program of
+    /// bank 0, then to program 0 of bank 0. A channel with a font of its own then takes the preset of its
+    /// bank and program from that font when it has exactly those (as `fluid_synth_program_select`).
     func selectPreset(_ channel: Int) {
-        channels[channel].preset = bank.presetIndex(bank: channels[channel].bank, program: channels[channel].program) ?? -1
+        let program = channels[channel].program, selected = channels[channel].bank
+        let bank = channels[channel].isDrum ? 128 : selected
+        var found = findPreset(bank: bank, program: program)
+        if found == nil {
+            found = bank == 128 ? findPreset(bank: 128, program: 0) : findPreset(bank: 0, program: program) ?? findPreset(bank: 0, program: 0)
+        }
+        let own = channels[channel].ownBank
+        if own >= 0, let preset = banks[own].exactPresetIndex(bank: selected, program: program) { found = (own, preset) }
+        channels[channel].bankIndex = found?.bank ?? 0
+        channels[channel].preset = found?.preset ?? -1
+    }
+
+    /// The preset of `bank`/`program` in the last bank of the stack that has it, and that bank's index.
+    private func findPreset(bank: Int, program: Int) -> (bank: Int, preset: Int)? {
+        var index = banks.count - 1
+        while index >= 0 {
+            if let preset = banks[index].exactPresetIndex(bank: bank, program: program) { return (index, preset) }
+            index -= 1
+        }
+        return nil
     }
 
     func controlChange(channel: Int, controller: Int, value: Int) {
         let cc = controllers + channel * 128
         cc[controller] = UInt8(value)
         switch controller {
-        case 0:  // bank select MSB (GS style, as FluidSynth's default); the drum channel stays on bank 128
-            if channel != 9 { channels[channel].bank = value }
+        case 0:  // bank select MSB (GS style, as FluidSynth's default); a drum channel stays on bank 128
+            if !channels[channel].isDrum { channels[channel].bank = value }
         case 6:  // data entry MSB: the selected RPN or SoundFont NRPN
             dataEntry(channel: channel, value: value)
         case 98...101:  // NRPN and RPN numbers
@@ -142,16 +198,17 @@ extension SoundFontEngine {
             statuses[v].heldBySostenuto = false
             noteOffVoice(v)
         }
-        let preset = channels[channel].preset
+        let preset = channels[channel].preset, bankIndex = channels[channel].bankIndex
         guard preset >= 0 else { return }
         noteCounter += 1
         let note = noteCounter
         var exclusive = false
-        for r in bank.presetRegions[preset] {
-            let region = bank.regions[r]
+        let font = banks[bankIndex]
+        for r in font.presetRegions[preset] {
+            let region = font.regions[r]
             guard region.keys.contains(key), region.velocities.contains(velocity) else { continue }
             let v = freeVoice()
-            startVoice(v, region: region, channel: channel, key: key, velocity: velocity, note: note)
+            startVoice(v, region: region, bank: bankIndex, channel: channel, key: key, velocity: velocity, note: note)
             exclusive = exclusive || voices[v].exclusiveClass != 0
         }
         // Exclusive class: a new voice stops older voices of its class on the channel (fluid_voice_kill_excl).
@@ -176,7 +233,16 @@ extension SoundFontEngine {
 struct Channel {
     var program = 0
     var bank = 0
+    /// The preset played: its index in the font `banks[bankIndex]` (-1: none).
     var preset = -1
+    var bankIndex = 0
+    /// Whether the channel plays kits (its program changes pick from bank 128, bank selects ignored).
+    var isDrum = false
+    /// The forced program (-1: none) and its bank: program changes and bank selects are ignored.
+    var forcedProgram = -1
+    var forcedBank = 0
+    /// The index in `banks` of the channel's own font (-1: none), tried first for each program change.
+    var ownBank = -1
     var pitchBend = 8192
     var pitchSensitivity = 2
     var pressure = 0

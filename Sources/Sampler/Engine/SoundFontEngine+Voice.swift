@@ -91,18 +91,21 @@ extension SoundFontEngine {
         voice.pointee.modulation.enter(Envelope.release)
     }
 
-    /// Starts voice `v` (stopping the note it played, if any) at the current frame.
-    func startVoice(_ v: Int, region: Region, channel: Int, key: Int, velocity: Int, note: UInt64) {
+    /// Starts voice `v` (stopping the note it played, if any) at the current frame, playing `region` of `banks[bank]`.
+    func startVoice(_ v: Int, region: Region, bank: Int, channel: Int, key: Int, velocity: Int, note: UInt64) {
         let gens = generatorValues + v * Gen.count
-        bank.generators.withUnsafeBufferPointer { table in
+        let font = banks[bank]
+        font.generators.withUnsafeBufferPointer { table in
             gens.update(from: table.baseAddress! + region.generatorBase, count: Gen.count)
         }
         // The channel's RPN tuning and NRPN offsets (fluid_voice_init takes them as each generator's `nrpn`).
         let offsets = generatorOffsets + channel * Gen.count
         for g in 0..<Gen.count { gens[g] += offsets[g] }
-        let header = bank.hydra.samples[region.sample]
+        let header = font.hydra.samples[region.sample]
+        let sampleCount = font.hydra.sampleData.count
         var voice = Voice()
         voice.region = region
+        voice.bank = bank
         voice.actualKey = gens[Gen.keynum] >= 0 ? Int(gens[Gen.keynum]) : key
         voice.actualVelocity = gens[Gen.velocity] > 0 ? Int(gens[Gen.velocity]) : velocity
         voice.exclusiveClass = Int(gens[Gen.exclusiveClass])
@@ -159,7 +162,7 @@ extension SoundFontEngine {
         sums.update(repeating: 0, count: Gen.count)
         let region = voices[v].region
         let channel = Int(statuses[v].channel)
-        bank.modulators.withUnsafeBufferPointer { table in
+        banks[voices[v].bank].modulators.withUnsafeBufferPointer { table in
             for m in region.modulatorStart..<(region.modulatorStart + region.modulatorCount) {
                 let modulator = table[m]
                 if modulator.isIdentical(to: EngineModulator.velocityToFilter) { continue }  // FluidSynth evaluates it as 0
@@ -284,6 +287,8 @@ struct VoiceStatus {
 struct Voice {
     var sounding = false
     var region = Region(keys: 0...0, velocities: 0...0, generatorBase: 0, modulatorStart: 0, modulatorCount: 0, sample: 0)
+    /// The index in the engine's `banks` of the font `region` is from.
+    var bank = 0
     var actualKey = 0
     var actualVelocity = 0
     var exclusiveClass = 0

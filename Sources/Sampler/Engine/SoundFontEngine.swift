@@ -1,13 +1,13 @@
 import Foundation
 import SoundFontFile
 
-/// seqplay's own SoundFont synthesizer (issue 31), opt-in and not yet behind the command line: 16 MIDI
-/// channels playing one `SoundFontBank` from a fixed pool of voices, rendered as FluidSynth 2.3 renders
+/// seqplay's own SoundFont synthesizer (issue 31): 16 MIDI channels playing a stack of `SoundFontBank`s
+/// (as FluidSynth stacks its fonts) from a fixed pool of voices, rendered as FluidSynth 2.3 renders
 /// (4-point interpolation, its envelopes, LFOs, resonant filter, pan law and attenuation scale), except
 /// that every event starts on its own sample: `render` takes events stamped with a frame offset.
 ///
 /// Everything is allocated at init; `render` takes no lock and allocates nothing. One engine is used by
-/// one thread at a time (it is not `Sendable`); the bank it plays is shared.
+/// one thread at a time (it is not `Sendable`); the banks it plays are shared.
 public final class SoundFontEngine {
     /// A MIDI channel message the engine plays. Channels are 0...15; data values 0...127 (pitch bend 0...16383, 8192 centre).
     public enum Message: Sendable, Equatable {
@@ -31,7 +31,10 @@ public final class SoundFontEngine {
         }
     }
 
-    /// The font played.
+    /// The fonts played, in load order: a program change picks its preset from the last that has it
+    /// (`setChannels(drums:programs:fonts:)` can tie a channel to one of them).
+    public let banks: [SoundFontBank]
+    /// The font loaded last, the one of highest priority.
     public let bank: SoundFontBank
     /// Output frames per second.
     public let sampleRate: Double
@@ -71,16 +74,26 @@ public final class SoundFontEngine {
     var chunkStart = 0
     /// The chunk frame the control side has reached: events apply here.
     var now = 0
-    let sampleCount: Int
+    /// Per bank, where its sample points are while the sample side runs (`runJobs`).
+    let highPoints: UnsafeMutablePointer<UnsafePointer<Int16>?>
+    let lowPoints: UnsafeMutablePointer<UnsafePointer<UInt8>?>
     var noteCounter: UInt64 = 0
     let minimumNoteTicks: Int
 
-    /// An engine playing `bank` at `sampleRate` with `polyphony` voices (FluidSynth's default is 256), its
+    /// An engine playing `bank` alone (`init(banks:sampleRate:polyphony:threads:)`).
+    public convenience init(bank: SoundFontBank, sampleRate: Double = 44100, polyphony: Int = 256, threads: Int = 1) {
+        self.init(banks: [bank], sampleRate: sampleRate, polyphony: polyphony, threads: threads)
+    }
+
+    /// An engine playing the stack `banks` (load order, at least one; later ones win, as FluidSynth's
+    /// fonts loaded later do) at `sampleRate` with `polyphony` voices (FluidSynth's default is 256), its
     /// sample work done on `threads` threads (the calling one and `threads - 1` workers it starts). The voices
     /// are split into `VoiceJobs.groups` fixed groups whatever the thread count, each mixed into its own
     /// buffer and summed in order: the output is the same bytes on any number of threads.
-    public init(bank: SoundFontBank, sampleRate: Double = 44100, polyphony: Int = 256, threads: Int = 1) {
-        self.bank = bank
+    public init(banks: [SoundFontBank], sampleRate: Double = 44100, polyphony: Int = 256, threads: Int = 1) {
+        precondition(!banks.isEmpty, "SoundFontEngine plays at least one bank")
+        self.banks = banks
+        bank = banks[banks.count - 1]
         self.sampleRate = sampleRate
         self.polyphony = max(1, polyphony)
         voices = .allocate(capacity: self.polyphony)
@@ -105,10 +118,16 @@ public final class SoundFontEngine {
         nextControl = .allocate(capacity: self.polyphony)
         nextControl.initialize(repeating: Int.max, count: self.polyphony)
         jobs = VoiceJobs(polyphony: self.polyphony, threads: threads)
-        sampleCount = bank.hydra.sampleData.count
+        highPoints = .allocate(capacity: banks.count)
+        highPoints.initialize(repeating: nil, count: banks.count)
+        lowPoints = .allocate(capacity: banks.count)
+        lowPoints.initialize(repeating: nil, count: banks.count)
         // FluidSynth's synth.min-note-length: a note-off within 10 ms of its note-on waits until then.
         minimumNoteTicks = Int(sampleRate * 0.010)
-        for channel in 0..<16 { resetChannel(channel, program: true) }
+        for channel in 0..<16 {
+            channels[channel].isDrum = channel == 9
+            resetChannel(channel, program: true)
+        }
         // The lazily made table of NRPN steps, made here: its first use on the render thread would allocate.
         _ = Self.nrpnScales.count
     }
@@ -120,6 +139,7 @@ public final class SoundFontEngine {
         channels.deinitialize(count: 16); channels.deallocate()
         controllers.deallocate(); keyPressures.deallocate(); generatorOffsets.deallocate()
         blockBuffers.deallocate(); filterHistories.deallocate(); nextControl.deallocate()
+        highPoints.deallocate(); lowPoints.deallocate()
     }
 
     /// Voices sounding now.

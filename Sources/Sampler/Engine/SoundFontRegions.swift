@@ -202,6 +202,13 @@ public final class SoundFontBank: Sendable {
         return presetTable[program] >= 0 ? presetTable[program] : nil
     }
 
+    /// The preset index for exactly `bank`/`program`; nil when the font has none.
+    func exactPresetIndex(bank: Int, program: Int) -> Int? {
+        guard (0...128).contains(bank), (0...127).contains(program) else { return nil }
+        let index = presetTable[bank * 128 + program]
+        return index >= 0 ? index : nil
+    }
+
     /// How many voices `key`/`velocity` starts on the preset at `presetIndex` (region resolution, for tests and tools).
     public func voiceCount(presetIndex: Int, key: Int, velocity: Int) -> Int {
         guard presetRegions.indices.contains(presetIndex) else { return 0 }

@@ -25,11 +25,13 @@ final class VoiceJobs {
         var gainLeft: Float, gainRight: Float, stepLeft: Float, stepRight: Float, targetLeft: Float, targetRight: Float
     }
 
-    /// A block to synthesize (its `SeqplayBlock` in `blocks` at the job's index) or a stretch to mix, for one voice.
+    /// A block to synthesize (its `SeqplayBlock` in `blocks` at the job's index, its points in the engine's
+    /// bank `bank`) or a stretch to mix, for one voice.
     struct Job {
         enum Kind: UInt8 { case synthesize, synthesizeFresh, mix }
         var kind: Kind
         var voice: Int32
+        var bank: Int32
         var mix: Mix
     }
 
@@ -47,9 +49,9 @@ final class VoiceJobs {
     private let batchFresh: UnsafeMutablePointer<Int32>
     private let batchVoices: UnsafeMutablePointer<Int32>
 
-    // What `run` works on, set for its duration.
-    private var high: UnsafePointer<Int16>?
-    private var low: UnsafePointer<UInt8>?
+    // What `run` works on, set for its duration: per bank, its points (`high`, and `low` for a 24-bit font).
+    private var high: UnsafePointer<UnsafePointer<Int16>?>?
+    private var low: UnsafePointer<UnsafePointer<UInt8>?>?
     private var blockBuffers: UnsafeMutablePointer<Float>?
     private var filterHistories: UnsafeMutablePointer<Float>?
 
@@ -100,18 +102,19 @@ final class VoiceJobs {
 
     private static func group(of voice: Int) -> Int { voice % groups }
 
-    /// Records a block of `voice` to synthesize; returns whether its group is full (run the jobs now).
-    func record(_ block: SeqplayBlock, voice: Int, fresh: Bool) -> Bool {
+    /// Records a block of `voice`, reading the points of bank `bank`, to synthesize; returns whether its
+    /// group is full (run the jobs now).
+    func record(_ block: SeqplayBlock, voice: Int, bank: Int, fresh: Bool) -> Bool {
         let group = Self.group(of: voice)
         blocks[group * Self.capacity + counts[group]] = block
-        return append(Job(kind: fresh ? .synthesizeFresh : .synthesize, voice: Int32(voice),
+        return append(Job(kind: fresh ? .synthesizeFresh : .synthesize, voice: Int32(voice), bank: Int32(bank),
                           mix: Mix(frame: 0, count: 0, offset: 0, ramp: 0, gainLeft: 0, gainRight: 0, stepLeft: 0, stepRight: 0, targetLeft: 0, targetRight: 0)),
                       group: group)
     }
 
     /// Records a stretch of `voice` to mix; returns whether its group is full (run the jobs now).
     func record(_ mix: Mix, voice: Int) -> Bool {
-        append(Job(kind: .mix, voice: Int32(voice), mix: mix), group: Self.group(of: voice))
+        append(Job(kind: .mix, voice: Int32(voice), bank: 0, mix: mix), group: Self.group(of: voice))
     }
 
     private func append(_ job: Job, group: Int) -> Bool {
@@ -120,8 +123,9 @@ final class VoiceJobs {
         return counts[group] == Self.capacity
     }
 
-    /// Does every recorded job (the bank's points at `high` and `low`; the voices' block buffers and filter histories).
-    func run(high: UnsafePointer<Int16>, low: UnsafePointer<UInt8>?, blockBuffers: UnsafeMutablePointer<Float>,
+    /// Does every recorded job (bank b's points at `high[b]` and `low[b]`, nil but for a 24-bit font; the
+    /// voices' block buffers and filter histories).
+    func run(high: UnsafePointer<UnsafePointer<Int16>?>, low: UnsafePointer<UnsafePointer<UInt8>?>, blockBuffers: UnsafeMutablePointer<Float>,
              filterHistories: UnsafeMutablePointer<Float>) {
         self.high = high; self.low = low; self.blockBuffers = blockBuffers; self.filterHistories = filterHistories
         if workers.isEmpty {
@@ -167,24 +171,31 @@ final class VoiceJobs {
     }
 
     /// Does a group's jobs in order, except that blocks are synthesized up to `SEQPLAY_BATCH` at a time:
-    /// a block waits until the batch is full, its voice is mixed or has another block, or the jobs end.
+    /// a block waits until the batch is full, its voice is mixed or has another block, a block of another
+    /// bank comes, or the jobs end.
     private func runGroup(_ group: Int) {
-        guard let high, let blockBuffers, let filterHistories else { return }
+        guard let high, let low, let blockBuffers, let filterHistories else { return }
         let left = outputs + group * 2 * Self.chunkFrames, right = left + Self.chunkFrames
         let base = jobs + group * Self.capacity
         let batch = Int(SEQPLAY_BATCH), first = group * batch
         var waiting = 0  // (no nested functions here: capturing this would allocate its box)
+        var bank = 0  // the bank of the blocks waiting
         for index in 0..<counts[group] {
             let job = base + index
             let voice = Int(job.pointee.voice)
             let buffer = blockBuffers + voice * SoundFontEngine.blockSize
             for slot in first..<(first + waiting) where batchVoices[slot] == job.pointee.voice {
-                synthesize(first: first, count: waiting, high: high)
+                synthesize(first: first, count: waiting, high: high[bank], low: low[bank])
                 waiting = 0
                 break
             }
             switch job.pointee.kind {
             case .synthesize, .synthesizeFresh:
+                if waiting > 0 && Int(job.pointee.bank) != bank {
+                    synthesize(first: first, count: waiting, high: high[bank], low: low[bank])
+                    waiting = 0
+                }
+                bank = Int(job.pointee.bank)
                 let slot = first + waiting
                 batchBlocks[slot] = UnsafePointer(blocks + group * Self.capacity + index)
                 batchOutputs[slot] = buffer
@@ -193,7 +204,7 @@ final class VoiceJobs {
                 batchVoices[slot] = job.pointee.voice
                 waiting += 1
                 if waiting == batch {
-                    synthesize(first: first, count: waiting, high: high)
+                    synthesize(first: first, count: waiting, high: high[bank], low: low[bank])
                     waiting = 0
                 }
             case .mix:
@@ -202,12 +213,12 @@ final class VoiceJobs {
                             mix.gainLeft, mix.gainRight, mix.stepLeft, mix.stepRight, mix.ramp, mix.targetLeft, mix.targetRight)
             }
         }
-        synthesize(first: first, count: waiting, high: high)
+        synthesize(first: first, count: waiting, high: high[bank], low: low[bank])
         counts[group] = 0
     }
 
-    private func synthesize(first: Int, count: Int, high: UnsafePointer<Int16>) {
-        guard count > 0 else { return }
+    private func synthesize(first: Int, count: Int, high: UnsafePointer<Int16>?, low: UnsafePointer<UInt8>?) {
+        guard count > 0, let high else { return }
         seqplay_synthesize_batch(batchBlocks + first, batchOutputs + first, batchHistories + first, batchFresh + first, Int32(count), high, low)
     }
 }

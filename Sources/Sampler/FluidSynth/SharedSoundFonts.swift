@@ -12,9 +12,9 @@ import SoundFontFile
 /// the fonts stay loaded as long as this object and every synthesizer given them exist.
 ///
 /// Made for seqplay's engine (`init(paths:engine:)` with `.seqplay`), the fonts are read once into the
-/// engine's `SoundFontBank` and not loaded into FluidSynth at all (the engine answers for its presets):
-/// the sample data is held once, not twice.
-// Why unchecked: the fonts are loaded in init and only read after; the engine bank is made once under `bankLock`.
+/// engine's `SoundFontBank`s and not loaded into FluidSynth at all (the engine answers for its presets):
+/// the sample data is held once, not twice (and a file listed twice is read once).
+// Why unchecked: the fonts are loaded in init and only read after; the engine banks are made once under `bankLock`.
 public final class SharedSoundFonts: @unchecked Sendable {
     /// The files, in load order (later ones take priority).
     public let paths: [String]
@@ -24,7 +24,7 @@ public final class SharedSoundFonts: @unchecked Sendable {
     /// Loads `paths` in order, each checked as `Synthesizer.loadSoundFont(at:)` does.
     public init(paths: [String]) throws(SoundFontError) {
         let loaded = try Self.load(paths, engine: .fluidsynth)
-        holder = loaded.holder; fonts = loaded.fonts; bank = loaded.bank
+        holder = loaded.holder; fonts = loaded.fonts; banks = loaded.banks
         self.paths = paths
         isEngineOnly = false
     }
@@ -33,21 +33,21 @@ public final class SharedSoundFonts: @unchecked Sendable {
     /// `Synthesizer.loadSoundFont(at:)` does; for `.seqplay`, into the engine's bank only.
     public init(paths: [String], engine: SamplerSettings.Engine) throws(SoundFontError) {
         let loaded = try Self.load(paths, engine: engine)
-        holder = loaded.holder; fonts = loaded.fonts; bank = loaded.bank
+        holder = loaded.holder; fonts = loaded.fonts; banks = loaded.banks
         self.paths = paths
         isEngineOnly = engine == .seqplay
     }
 
-    /// The holder with `paths` loaded into FluidSynth (nothing for `.seqplay`), its fonts, and the engine's bank for `.seqplay`.
+    /// The holder with `paths` loaded into FluidSynth (nothing for `.seqplay`), its fonts, and the engine's banks for `.seqplay`.
     private static func load(_ paths: [String], engine: SamplerSettings.Engine) throws(SoundFontError)
-        -> (holder: Synthesizer, fonts: [(pointer: OpaquePointer, id: SoundFontID)], bank: SoundFontBank?) {
+        -> (holder: Synthesizer, fonts: [(pointer: OpaquePointer, id: SoundFontID)], banks: [SoundFontBank]?) {
         let holder: Synthesizer
         do throws(SynthesizerError) {
             holder = try Synthesizer(settings: SamplerSettings(reverb: .init(isEnabled: false), chorus: .init(isEnabled: false)))
         } catch {
             throw SoundFontError(path: paths.first ?? "", problem: .rejectedByFluidSynth(reason: "\(error)"))
         }
-        if engine == .seqplay { return (holder, [], try SoundFontBank(onlyFontOf: paths)) }
+        if engine == .seqplay { return (holder, [], try SoundFontBank.stack(paths)) }
         for path in paths { try holder.loadSoundFont(at: path) }
         // Looked up once here: synthesizers on several threads take them at once, and each
         // fluid_synth_* call enters the holder's API (an unguarded counter and queue).
@@ -66,28 +66,41 @@ public final class SharedSoundFonts: @unchecked Sendable {
     fileprivate let fonts: [(pointer: OpaquePointer, id: SoundFontID)]
 
     private let bankLock = NSLock()
-    private var bank: SoundFontBank?
+    private var banks: [SoundFontBank]?
 
-    /// The font as seqplay's engine plays it (`SamplerSettings.Engine.seqplay`): read on first use, then
-    /// shared by every engine on every thread. The engine plays one font for now; several throw.
+    /// The font of highest priority (the last of `paths`) as seqplay's engine plays it (`engineBanks()`).
     public func engineBank() throws(SoundFontError) -> SoundFontBank {
+        let banks = try engineBanks()
+        return banks[banks.count - 1]
+    }
+
+    /// The fonts as seqplay's engine plays them (`SamplerSettings.Engine.seqplay`), one per path in the
+    /// order of `paths` (a file listed twice is one bank, twice): read on first use, then shared by every
+    /// engine on every thread.
+    public func engineBanks() throws(SoundFontError) -> [SoundFontBank] {
         bankLock.lock()
         defer { bankLock.unlock() }
-        if let bank { return bank }
-        let bank = try SoundFontBank(onlyFontOf: paths)
-        self.bank = bank
-        return bank
+        if let banks { return banks }
+        let banks = try SoundFontBank.stack(paths)
+        self.banks = banks
+        return banks
     }
 }
 
 extension SoundFontBank {
-    /// The bank of the one font of `paths`; throws when there are several (the engine stacks no fonts yet).
-    convenience init(onlyFontOf paths: [String]) throws(SoundFontError) {
-        guard paths.count == 1 else {
-            throw SoundFontError(path: paths.last ?? "", problem: .unreadable(
-                "the seqplay engine plays one SoundFont for now (\(paths.count) given); use --engine fluidsynth to layer fonts"))
+    /// The banks of `paths` in order, `known` (banks already read, by path) reused: a file listed twice is
+    /// read once. Throws when there is no path, or for the first font that cannot be read.
+    static func stack(_ paths: [String], known: [String: SoundFontBank] = [:]) throws(SoundFontError) -> [SoundFontBank] {
+        guard !paths.isEmpty else { throw SoundFontError(path: "", problem: .unreadable("no SoundFont given")) }
+        var read = known
+        var banks: [SoundFontBank] = []
+        for path in paths {
+            if let bank = read[path] { banks.append(bank); continue }
+            let bank = try SoundFontBank(path: path)
+            read[path] = bank
+            banks.append(bank)
         }
-        try self.init(path: paths[0])
+        return banks
     }
 }
 
