@@ -290,8 +290,12 @@ final class SamplerEngineTests: XCTestCase {
     // MARK: (d) no allocation on the render thread
 
     func testRenderAllocatesNothing() throws {
+        // Two fonts stacked (the click font's piano and kit over the shipped font's), channel 1 of the shipped
+        // font alone, channel 2 forced to program 24, channels 3 and 10 the drums: both fonts' points are read.
         let bank = try SoundFontBank(path: Self.shippedFont)
-        let engine = SoundFontEngine(bank: bank, polyphony: 32)
+        let click = try SoundFontBank(path: (Self.shippedFont as NSString).deletingLastPathComponent + "/click.sf2")
+        let engine = SoundFontEngine(banks: [bank, click], polyphony: 32)
+        engine.setChannels(drums: [2, 9], programs: [1: .init(program: 24)], fonts: [0: 0])
         let frames = 256
         let left = UnsafeMutablePointer<Float>.allocate(capacity: frames), right = UnsafeMutablePointer<Float>.allocate(capacity: frames)
         defer { left.deallocate(); right.deallocate() }
