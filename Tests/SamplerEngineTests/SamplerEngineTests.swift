@@ -291,11 +291,12 @@ final class SamplerEngineTests: XCTestCase {
 
     func testRenderAllocatesNothing() throws {
         // Two fonts stacked (the click font's piano and kit over the shipped font's), channel 1 of the shipped
-        // font alone, channel 2 forced to program 24, channels 3 and 10 the drums: both fonts' points are read.
+        // font alone, channel 6 forced to program 24, channels 3 and 10 the drums: both fonts' points are read,
+        // and channel 2's program changes to programs neither font has fall back.
         let bank = try SoundFontBank(path: Self.shippedFont)
         let click = try SoundFontBank(path: (Self.shippedFont as NSString).deletingLastPathComponent + "/click.sf2")
         let engine = SoundFontEngine(banks: [bank, click], polyphony: 32)
-        engine.setChannels(drums: [2, 9], programs: [1: .init(program: 24)], fonts: [0: 0])
+        engine.setChannels(drums: [2, 9], programs: [5: .init(program: 24)], fonts: [0: 0])
         let frames = 256
         let left = UnsafeMutablePointer<Float>.allocate(capacity: frames), right = UnsafeMutablePointer<Float>.allocate(capacity: frames)
         defer { left.deallocate(); right.deallocate() }
@@ -323,6 +324,7 @@ final class SamplerEngineTests: XCTestCase {
             ("controller", [.init(frame: 5, .controlChange(channel: 0, controller: 7, value: 90))]),
             ("pitch bend", [.init(frame: 5, .pitchBend(channel: 0, value: 9000))]),
             ("program", [.init(frame: 5, .programChange(channel: 0, program: 3))]),
+            ("missing program", [.init(frame: 5, .programChange(channel: 1, program: 11))]),  // a fallback across the stack
             ("sostenuto", [.init(frame: 5, .controlChange(channel: 0, controller: 66, value: 127)), .init(frame: 9, .noteOff(channel: 0, key: 61)),
                            .init(frame: 40, .controlChange(channel: 0, controller: 66, value: 0))]),
             ("NRPN and RPN", [.init(frame: 5, .controlChange(channel: 0, controller: 99, value: 120)), .init(frame: 5, .controlChange(channel: 0, controller: 98, value: 8)),
