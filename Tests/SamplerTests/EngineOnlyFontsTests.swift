@@ -85,6 +85,22 @@ final class EngineOnlyFontsTests: XCTestCase {
         XCTAssertEqual(ours.program(onChannel: 0)?.soundFontID, ours.soundFonts[1].id, "FluidR3's program 11")
     }
 
+    func testAProgramTheFontLacksFallsBackToProgram0AsInFluidSynth() throws {
+        var shipped = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { shipped.deleteLastPathComponent() }
+        let paths = [shipped.appendingPathComponent("SoundFonts/seqplay-gm.sf2").path]
+        let ours = try sampler(SharedSoundFonts(paths: paths, engine: .seqplay), engine: .seqplay)
+        let reference = try sampler(SharedSoundFonts(paths: paths), engine: .fluidsynth)
+        // The shipped font has neither program 11 nor bank 5: both play its program 0 (the engine was silent).
+        let setup: [MIDIMessage] = [.programChange(channel: 0, program: 11), .controlChange(channel: 1, controller: 0, value: 5),
+                                    .programChange(channel: 1, program: 11), .programChange(channel: 9, program: 99)]
+        for message in setup { ours.receive(message); reference.receive(message) }
+        for channel in UInt8(0)..<16 {
+            XCTAssertEqual(ours.program(onChannel: channel), reference.program(onChannel: channel), "channel \(channel + 1)")
+        }
+        XCTAssertNotNil(ours.program(onChannel: 0))
+    }
+
     func testAForcedProgramNoFontHasIsRefusedAsByFluidSynth() throws {
         guard FileManager.default.fileExists(atPath: Self.fluidR3) else { throw XCTSkip("\(Self.fluidR3) is not installed") }
         var settings = SamplerSettings(programs: [4: .init(program: 3, bank: 77)])
