@@ -52,6 +52,9 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     private var engineFontError: SoundFontError?
     /// The fonts only the engine loaded (`SharedSoundFonts` made for it), with the ids FluidSynth would give them.
     private var engineOnlyFonts: [SoundFontID] = []
+    /// While the engine takes a block's live messages: the block's first sample time (`Int64.min` otherwise), so
+    /// a message whose due time the source knows (`receive(_:at:)`) starts on its own frame of the block.
+    private var liveBlockStart = Int64.min
 
     /// A sampler with no fonts loaded, made as `settings` say (`Synthesizer.init(settings:sampleRate:)`);
     /// load fonts, then `apply(settings)` for the rest. `sampleRate` is replaced by the engine's rate
@@ -241,6 +244,16 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
         if let message = SoundFontEngine.Message(message) { soundFontEngine.apply(message) }
     }
 
+    /// Acts on `message`, due at `sampleTime`: seqplay's engine starts a live message on that frame of the block it
+    /// renders (a late one on its first frame); FluidSynth, and the engine otherwise, act on it now. On the render
+    /// thread only; real-time safe.
+    public func receive(_ message: MIDIMessage, at sampleTime: Int64) {
+        if let soundFontEngine, liveBlockStart != .min {
+            soundFontEngine.advance(to: Int(max(sampleTime, liveBlockStart) - liveBlockStart))
+        }
+        receive(message)
+    }
+
     /// Sends a system, GM, GS or XG reset.
     public func sendReset(_ kind: ResetKind) {
         synthesizer.reset(kind)
@@ -343,7 +356,9 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
 
     /// Renders through seqplay's engine, each scheduled event on its own sample: up to the source's next
     /// event time, then the events of that time, and so on. A source that cannot tell when its next event
-    /// is (live input) has its events due in these frames applied before them.
+    /// is (live input) hands over the messages due in these frames at once: each starts on the frame it is
+    /// due at when the source gives its time (`receive(_:at:)`: JACK MIDI frames, timestamped ALSA and network
+    /// input), else on the block's first frame, as one that is late does.
     private func render(_ engine: SoundFontEngine, sampleTime: Int64, frameCount: Int,
                         left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>) {
         engine.beginRender(frames: frameCount, left: left, right: right)
@@ -357,7 +372,9 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
                 // Nothing delivered: the source only knows no event comes sooner (or it is live).
                 if eventSource.nextEventSampleTime == next { break }
             }
+            if eventSource.nextEventSampleTime == .min { liveBlockStart = sampleTime }
             eventSource.deliverEvents(before: end, to: self)
+            liveBlockStart = .min
         }
         engine.endRender()
         if engineGain != 1 {

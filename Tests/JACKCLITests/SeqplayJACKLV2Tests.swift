@@ -5,7 +5,8 @@ import TestSupport
 import XCTest
 
 /// LV2 hosting through JACK (issue 22), against a real server (`jackd -d dummy`): a note arriving at
-/// `seqplay:midi_in` plays through an LV2 synth on its own frame, and a song with an LV2 instrument and effect
+/// `seqplay:midi_in` plays through an LV2 synth on its own frame (and through seqplay's own SoundFont engine,
+/// issue 31), and a song with an LV2 instrument and effect
 /// played to JACK and recorded by `jack_rec` equals the offline render.
 final class SeqplayJACKLV2Tests: JACKServerTestCase {
     private let piano = "http://drobilla.net/plugins/mda/Piano"
@@ -21,6 +22,23 @@ final class SeqplayJACKLV2Tests: JACKServerTestCase {
     /// number of frames after its note was sent (the delivery's look-ahead), to the sample; the SoundFont
     /// sampler puts the same notes up to 32 samples off its grid.
     func testLiveNotesAtMidiInPlayThroughAnLV2SynthOnTheirOwnFrames() throws {
+        let played = try liveNotesAtMidiIn(["--sf2", "SoundFonts/click.sf2", "--instrument", "1=lv2:\(piano),random_detuning=0"])
+        print("seqplay live -a jack --instrument mda Piano, block 256: first note \(played.delay) frames after it was sent; later notes off that by \(played.shifts) samples")
+        XCTAssertEqual(played.shifts, Array(repeating: 0, count: played.shifts.count), "every note on its own frame")
+    }
+
+    /// The same notes played by seqplay's own SoundFont engine (`--engine seqplay`), which starts a live message on
+    /// the frame it is due at (libfluidsynth can only start it on its 64-sample grid).
+    func testLiveNotesAtMidiInPlayThroughSeqplaysEngineOnTheirOwnFrames() throws {
+        let played = try liveNotesAtMidiIn(["--sf2", "SoundFonts/seqplay-gm.sf2", "--engine", "seqplay"])
+        print("seqplay live -a jack --engine seqplay, block 256: first note \(played.delay) frames after it was sent; later notes off that by \(played.shifts) samples")
+        XCTAssertEqual(played.shifts, Array(repeating: 0, count: played.shifts.count), "every note on its own frame")
+    }
+
+    /// Six notes sent to `seqplay live -a jack ARGUMENTS` at midi_in, at frames off any 64-frame grid (block 256), and
+    /// recorded: how many frames after it was sent the first sounds, and how far each later note's onset lies from
+    /// that same delay (the first note's waveform matched within 48 samples either way; each must match it).
+    private func liveNotesAtMidiIn(_ arguments: [String]) throws -> (delay: Int64, shifts: [Int]) {
         let server = try JACKTestServer(blockFrames: 256)
         let notes: [Int64] = (0..<6).map { 4_800 + Int64($0) * 24_000 + Int64($0 * 37 % 64) }
         var schedule: [(offset: Int64, bytes: [UInt8])] = []
@@ -31,8 +49,7 @@ final class SeqplayJACKLV2Tests: JACKServerTestCase {
         // Ended by SIGTERM once the recorder holds the last note's second, not by wall time: on a loaded host the
         // server's cycles lag the clock, and seqplay's start (fonts, the plugin) takes seconds.
         let process = try JACKTools.launch(seqplayURL, ["live", "-a", "jack", "--jack-connect", "^rec:", "--jack-midi-connect", "^keys:",
-                                                        "--sf2", "SoundFonts/click.sf2", "--duration", "120",
-                                                        "--instrument", "1=lv2:\(piano),random_detuning=0"],
+                                                        "--duration", "120"] + arguments,
                                            environment: server.environment)
         XCTAssertTrue(try JACKTools.waitForConnection(from: "keys:out", to: "seqplay:midi_in", environment: server.environment),
                       "seqplay:midi_in was not connected from keys:out")
@@ -71,9 +88,9 @@ final class SeqplayJACKLV2Tests: JACKServerTestCase {
             shifts.append(best.shift)
             XCTAssertLessThan(best.difference, peak * 0.05, "the note sent at \(start - Int(delay)) sounds as the first")
         }
-        print("seqplay live -a jack --instrument mda Piano, block 256: first note \(delay) frames after it was sent; later notes off that by \(shifts) samples")
         XCTAssertGreaterThan(peak, 0.01)
-        XCTAssertEqual(shifts, Array(repeating: 0, count: notes.count - 1), "every note on its own frame")
+        XCTAssertEqual(shifts.count, notes.count - 1)
+        return (delay, shifts)
     }
 
     /// `seqplay SONG -a jack` with an LV2 instrument and an LV2 effect, recorded by jack_rec, equals the
