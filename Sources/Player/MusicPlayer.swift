@@ -54,7 +54,7 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
     private let channelMuted: [ManagedAtomic<Bool>]
     private let channelSoloed: [ManagedAtomic<Bool>]
     /// Bumped by every mute/solo change, so the render thread knows to recompute what is audible.
-    private let audibilityGeneration = ManagedAtomic<Int>(0)
+    private let audibilityGeneration: ManagedAtomic<Int>
     private let finished = ManagedAtomic<Bool>(false)
 
     // Render-thread state, allocated once.
@@ -75,6 +75,8 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
     private var pendingStateMessages: [SongEvent] = []
     private var pendingStateDelivered = true
     private var pendingAllNotesOff = false
+    /// Hands the messages of a delivery to a `MIDIReceiver` with their times (one, reused: no allocation).
+    private let timedMessages = TimedMessages()
 
     /// Prepares playback of `sequence` at `sampleRate` units per second (an audio sample rate, or
     /// `MusicPlayer.nanosecondRate`) as `options` ask, its mutes and solos applied. Format 2 patterns
@@ -87,27 +89,56 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
 
     /// Prepares playback of `song` as `init(sequence:sampleRate:options:)` does, from the song's
     /// timeline and tempo map as they were prepared (not worked out again).
-    public init(song: PreparedSong, sampleRate: Int, options: SongOptions = SongOptions()) throws(SongOptionsError) {
+    public convenience init(song: PreparedSong, sampleRate: Int, options: SongOptions = SongOptions()) throws(SongOptionsError) {
         let playable = song.timeline
         let map = song.tempoMap
         var scheduled = options
         if map.endTick == 0 && options.start == nil && options.end == nil && options.loop == nil { scheduled.end = .tick(1) }
         let built = try PlaybackSchedule(sequence: playable, map: map, settings: scheduled, sampleRate: sampleRate)
         try options.checkMutesAndSolos(trackCount: playable.tracks.count)
+        let trackCount = playable.tracks.count
+        self.init(sampleRate: sampleRate, options: options, tempoMap: map, schedule: built.events, stretches: built.stretches,
+                  clockTicksPerQuarter: built.hasClock ? PlaybackSchedule.ticksPerQuarter(of: playable.division) : nil,
+                  durationInSamples: built.durationInSamples, trackCount: trackCount,
+                  trackMuted: (0..<trackCount).map { ManagedAtomic(options.mutedTracks.contains($0)) },
+                  trackSoloed: (0..<trackCount).map { ManagedAtomic(options.soloedTracks.contains($0)) },
+                  channelMuted: (0..<16).map { ManagedAtomic(options.mutedChannels.contains($0)) },
+                  channelSoloed: (0..<16).map { ManagedAtomic(options.soloedChannels.contains($0)) },
+                  audibilityGeneration: ManagedAtomic(0))
+    }
+
+    /// A second cursor through `player`'s playback, for a destination that follows it at its own
+    /// pace (a JACK MIDI port beside the sampler the player feeds): the same song, options, unit and
+    /// schedule, shared (nothing worked out again), and the same mute and solo flags (a change made
+    /// through either player applies to both); its own position (the start), notes sounding and MIDI
+    /// clock. Not real-time safe (it allocates the cursor's note table).
+    public convenience init(sharingScheduleOf player: MusicPlayer) {
+        self.init(sampleRate: player.sampleRate, options: player.options, tempoMap: player.tempoMap, schedule: player.schedule,
+                  stretches: player.stretches, clockTicksPerQuarter: player.clockTicksPerQuarter,
+                  durationInSamples: player.durationInSamples, trackCount: player.trackCount,
+                  trackMuted: player.trackMuted, trackSoloed: player.trackSoloed, channelMuted: player.channelMuted,
+                  channelSoloed: player.channelSoloed, audibilityGeneration: player.audibilityGeneration)
+    }
+
+    private init(sampleRate: Int, options: SongOptions, tempoMap: TempoMap, schedule: SongEventList,
+                 stretches: [PlaybackSchedule.PlayedStretch], clockTicksPerQuarter: Int64?, durationInSamples: Int64,
+                 trackCount: Int, trackMuted: [ManagedAtomic<Bool>], trackSoloed: [ManagedAtomic<Bool>],
+                 channelMuted: [ManagedAtomic<Bool>], channelSoloed: [ManagedAtomic<Bool>], audibilityGeneration: ManagedAtomic<Int>) {
         self.sampleRate = sampleRate
         self.options = options
-        tempoMap = map
-        schedule = built.events
-        stretches = built.stretches
+        self.tempoMap = tempoMap
+        self.schedule = schedule
+        self.stretches = stretches
         rate = options.rate
         speed = (Int64((options.rate * 10_000).rounded()), 10_000)
-        clockTicksPerQuarter = built.hasClock ? PlaybackSchedule.ticksPerQuarter(of: playable.division) : nil
-        durationInSamples = built.durationInSamples
-        trackCount = playable.tracks.count
-        trackMuted = (0..<trackCount).map { ManagedAtomic(options.mutedTracks.contains($0)) }
-        trackSoloed = (0..<trackCount).map { ManagedAtomic(options.soloedTracks.contains($0)) }
-        channelMuted = (0..<16).map { ManagedAtomic(options.mutedChannels.contains($0)) }
-        channelSoloed = (0..<16).map { ManagedAtomic(options.soloedChannels.contains($0)) }
+        self.clockTicksPerQuarter = clockTicksPerQuarter
+        self.durationInSamples = durationInSamples
+        self.trackCount = trackCount
+        self.trackMuted = trackMuted
+        self.trackSoloed = trackSoloed
+        self.channelMuted = channelMuted
+        self.channelSoloed = channelSoloed
+        self.audibilityGeneration = audibilityGeneration
         trackAudible = .allocate(capacity: trackCount)
         trackAudible.initialize(repeating: true)
         channelAudible = .allocate(capacity: 16)
@@ -238,57 +269,70 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         return min(clockTime, next ?? .max)
     }
 
-    /// Hands `destination`, in order, every pending event before `sampleTime` with its time, track
-    /// and port (see `SongDestination`), then ends the delivery (the threading contract is the type's).
+    /// The one delivery of the player: hands `destination`, in order, every pending event before
+    /// `sampleTime` with its time, track and port (see `SongDestination`; the notes a mute or seek
+    /// ends come first, at the time playback had reached), then ends the delivery with
+    /// `endOfDelivery(before:)`. The threading contract is the type's.
     public func deliverEvents(before sampleTime: Int64, to destination: any SongDestination) {
-        deliverEvents(before: sampleTime) { destination.receive($0) }
-        destination.endOfDelivery(before: sampleTime)
-    }
-
-    /// The messages with their times (`MIDIReceiver.receive(_:at:)`), as a sampler's event source
-    /// (`ScheduledMIDISource`) hands them out. (A type that is both a `MIDIReceiver` and a
-    /// `SongDestination`, such as `SamplerNode`, is played to as a `SongDestination`.)
-    @_disfavoredOverload
-    public func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
-        deliverEvents(before: sampleTime) { receiver.receive($0.message, at: $0.sampleTime) }
-    }
-
-    /// Hands `handle`, in order, every pending event before `sampleTime` with its time, track and
-    /// port (the notes a mute or seek ends come first, at the time playback had reached). Same
-    /// contract as `deliverEvents(before:to:)`.
-    public func deliverEvents(before sampleTime: Int64, _ handle: (SongEvent) -> Void) {
         let generation = audibilityGeneration.load(ordering: .acquiring)
         if generation != seenGeneration {
             seenGeneration = generation
             updateAudibility()
-            endNotes(handle, all: false)
+            endNotes(destination, all: false)
         }
         if pendingAllNotesOff {
             pendingAllNotesOff = false
-            endNotes(handle, all: true)
+            endNotes(destination, all: true)
         }
         if !pendingStateDelivered {
             pendingStateDelivered = true
             for index in 0..<pendingStateMessages.count {
                 var state = pendingStateMessages[index]
                 state.sampleTime = lastTime
-                handle(state)
+                destination.receive(state)
             }
         }
         while true {
             let nextEvent = cursor < schedule.count ? schedule[cursor].sampleTime : Int64.max
             if let next = clock, next.time < nextEvent || (next.time == nextEvent && !framesClock(schedule[cursor])), next.time < sampleTime {
                 lastTime = next.time
-                handle(SongEvent(sampleTime: next.time, track: SongEvent.clockTrack, port: 0, message: .timingClock))
+                destination.receive(SongEvent(sampleTime: next.time, track: SongEvent.clockTrack, port: 0, message: .timingClock))
                 clock = self.clock(after: next)
                 continue
             }
             guard nextEvent < sampleTime else { break }
-            deliver(schedule[cursor], handle)
+            deliver(schedule[cursor], to: destination)
             cursor += 1
         }
         if cursor == schedule.count && clock == nil && sampleTime >= durationInSamples {
             finished.store(true, ordering: .releasing)
+        }
+        destination.endOfDelivery(before: sampleTime)
+    }
+
+    /// Works out which tracks and channels sound, as the next delivery does, on the calling thread
+    /// (a control thread, before a render thread takes the player over); the notes it would end
+    /// are dropped, so call it before the first delivery.
+    func settleAudibility() {
+        deliverEvents(before: .min, to: timedMessages)
+    }
+
+    /// The same delivery as a sampler's event source (`ScheduledMIDISource`) hands it out: each
+    /// message with its time (`MIDIReceiver.receive(_:at:)`). (A type that is both a `MIDIReceiver`
+    /// and a `SongDestination`, such as `SamplerNode`, is played to as a `SongDestination`.)
+    @_disfavoredOverload
+    public func deliverEvents(before sampleTime: Int64, to receiver: any MIDIReceiver) {
+        timedMessages.receiver = receiver
+        deliverEvents(before: sampleTime, to: timedMessages)
+        timedMessages.receiver = nil
+    }
+
+    /// Hands `handle` the events `deliverEvents(before:to:)` hands a destination. Allocates a
+    /// little each call: not for a real-time thread.
+    @available(*, deprecated, message: "pass a SongDestination (SongEventLog gathers the events): deliverEvents(before:to:)")
+    public func deliverEvents(before sampleTime: Int64, _ handle: (SongEvent) -> Void) {
+        withoutActuallyEscaping(handle) { handle in
+            deliverEvents(before: sampleTime, to: EventHandler(handle))
         }
     }
 
@@ -298,7 +342,7 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         event.isClock && (event.message != .stop || cursor < schedule.count - 1)
     }
 
-    private func deliver(_ event: SongEvent, _ handle: (SongEvent) -> Void) {
+    private func deliver(_ event: SongEvent, to destination: any SongDestination) {
         lastTime = event.sampleTime
         switch event.message {
         case .noteOn(let channel, let note, let velocity) where velocity > 0:
@@ -314,7 +358,7 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         default:
             break
         }
-        handle(event)
+        destination.receive(event)
     }
 
     private func updateAudibility() {
@@ -333,15 +377,15 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
 
     /// Sends a note-off (one per Note On still sounding, to its port) for every sounding note: `all`
     /// of them, or those of tracks and channels no longer audible.
-    private func endNotes(_ handle: (SongEvent) -> Void, all: Bool) {
+    private func endNotes(_ destination: any SongDestination, all: Bool) {
         for track in 0..<trackCount {
             for channel in 0..<16 where all || !(trackAudible[track] && channelAudible[channel]) {
                 let first = noteIndex(track, UInt8(channel), 0)
                 for note in 0..<128 {
                     var count = soundingCount[first + note]
                     while count > 0 {
-                        handle(SongEvent(sampleTime: lastTime, track: track, port: soundingPort[first + note],
-                                         message: .noteOff(channel: UInt8(channel), note: UInt8(note), velocity: 0)))
+                        destination.receive(SongEvent(sampleTime: lastTime, track: track, port: soundingPort[first + note],
+                                                      message: .noteOff(channel: UInt8(channel), note: UInt8(note), velocity: 0)))
                         count -= 1
                     }
                     soundingCount[first + note] = 0
@@ -385,4 +429,20 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
         let time = played.startTime + tempoMap.time(atTick: tick) - tempoMap.time(atTick: played.fromTick)
         return (stretch, index, time.sampleIndex(sampleRate: sampleRate, speed: speed, rounding: .down))
     }
+}
+
+/// A `MIDIReceiver` as a destination of the player's one delivery: each message with its time.
+private final class TimedMessages: SongDestination {
+    var receiver: (any MIDIReceiver)?
+
+    func receive(_ event: SongEvent) { receiver?.receive(event.message, at: event.sampleTime) }
+}
+
+/// A closure as a destination (the deprecated `deliverEvents(before:_:)`).
+private final class EventHandler: SongDestination {
+    let handle: (SongEvent) -> Void
+
+    init(_ handle: @escaping (SongEvent) -> Void) { self.handle = handle }
+
+    func receive(_ event: SongEvent) { handle(event) }
 }

@@ -9,12 +9,12 @@ import Glibc
 /// hold a whole song (sending to the network is not real-time safe, so it must not run on the
 /// render thread).
 ///
-/// Every millisecond (absolute deadlines on CLOCK_MONOTONIC) the thread asks the player for the events
-/// due within `lookahead` and delivers each group of simultaneous events (one delivery each), every
-/// event stamped with the monotonic time (CLOCK_MONOTONIC nanoseconds, in `SongEvent.sampleTime`) at
-/// which it should sound: player time `t` sounds at monotonic time `startTime + t`. The lookahead lets
-/// the destination receive events before they are due, so thread jitter below it never shows in the
-/// timing.
+/// Every millisecond (absolute deadlines on CLOCK_MONOTONIC) the thread takes the events due within
+/// `lookahead` not yet sent, in one delivery (none when there are none), every event stamped with the
+/// monotonic time (CLOCK_MONOTONIC nanoseconds, in `SongEvent.sampleTime`) at which it should sound:
+/// player time `t` sounds at monotonic time `startTime + t`. A destination that sends simultaneous
+/// events together groups them by their stamps. The lookahead lets the destination receive events
+/// before they are due, so thread jitter below it never shows in the timing.
 ///
 /// Control it (start, stop, wait) from one thread.
 // Why unchecked: `startTime` and `started` are written by `start()` before the sending thread starts, which only reads them.
@@ -70,8 +70,8 @@ public final class RealtimeSequencer: @unchecked Sendable {
         var deadline = MonotonicClock.now()
         while !sending.isStopRequested {
             let horizon = Int64(bitPattern: MonotonicClock.now() &- startTime) + lookaheadNanoseconds
-            while let next = player.nextEventSampleTime, next < horizon {
-                player.deliverEvents(before: next + 1, to: restamped)
+            if let next = player.nextEventSampleTime, next < horizon {
+                player.deliverEvents(before: horizon, to: restamped)
             }
             if player.nextEventSampleTime == nil && horizon >= player.durationInSamples { return }
             deadline += Self.tickNanoseconds

@@ -25,3 +25,20 @@ public protocol SongDestination: AnyObject {
 extension SongDestination {
     public func endOfDelivery(before sampleTime: Int64) {}
 }
+
+/// A destination that keeps every event it is handed, in order: a playback listed, two compared, a
+/// destination's input checked against what the player hands out.
+///
+/// ```swift
+/// let log = SongEventLog()
+/// player.deliverEvents(before: .max, to: log)   // the whole playback: log.events
+/// ```
+public final class SongEventLog: SongDestination {
+    /// The events received so far, in order.
+    public private(set) var events: [SongEvent] = []
+
+    /// An empty log.
+    public init() {}
+
+    public func receive(_ event: SongEvent) { events.append(event) }
+}

@@ -51,8 +51,8 @@ public final class SongFeedSource: ScheduledMIDISource, @unchecked Sendable {
     public func play(_ player: MusicPlayer, channels: UInt16 = 0xFFFF) -> Bool {
         release()
         if let current { for channel in 0..<16 { current.setChannel(channel, muted: true) } }
-        // Its first delivery works out which tracks and channels sound: done here, not on the render thread.
-        player.deliverEvents(before: Int64.min) { _ in }
+        // Which tracks and channels sound is worked out here, not on the render thread.
+        player.settleAudibility()
         guard requests.append(.play(Unmanaged.passUnretained(player), channels: channels)) else { return false }
         sent += 1
         players.append((player, sent))

@@ -1,6 +1,7 @@
 import Atomics
 import AudioGraph
 import MIDIFile
+import Player
 import SeqplaySupport
 #if canImport(Glibc)
 import Glibc
@@ -65,13 +66,20 @@ public final class SongPlayback: RealtimeRenderSource, @unchecked Sendable {
     /// sample rate in blocks of its period, with the level metered (for a status line).
     public convenience init(sequence: MusicSequence, soundFontPaths: [String], options: RenderOptions,
                             output: RealtimeOutput) throws(RenderError) {
+        try self.init(song: PreparedSong(sequence), soundFontPaths: soundFontPaths, options: options, output: output)
+    }
+
+    /// Playback of `song`, prepared once for every destination that plays it (a song session's
+    /// ports and network too), as `init(sequence:soundFontPaths:options:output:)` plays a sequence.
+    public convenience init(song: PreparedSong, soundFontPaths: [String], options: RenderOptions,
+                            output: RealtimeOutput) throws(RenderError) {
         var options = options
         options.sampleRate = output.sampleRate
         options.blockFrames = output.periodFrames
         options.outputChannelCount = output.channelCount
         options.metersLevel = true
         options.lv2Worker = .thread
-        let renderer = try SongRenderer(sequence: sequence, soundFontPaths: soundFontPaths, options: options)
+        let renderer = try SongRenderer(song: song, soundFontPaths: soundFontPaths, options: options)
         do throws(AudioOutputError) {
             try self.init(renderer: renderer, output: output)
         } catch {

@@ -28,8 +28,7 @@ extension SongRenderer {
         player.seek(toSample: target)
         router.offset = target - engine.sampleTime
         if let channelGroups { channelGroups.discardRenderedAhead() } else { router.clear() }
-        renderedFrames = Int64((Double(target) / speed).rounded())
-        isFinished = false
+        length.move(toFrame: Int64((Double(target) / speed).rounded()))
         limitRenderingAhead()
     }
 
@@ -51,19 +50,14 @@ extension SongRenderer {
     /// Renders the next block (at most `options.blockFrames` frames, never past the song's end
     /// or the tail's) and returns it, valid until the next call; nil once finished. In the tail, a
     /// block whose peak is below `RenderOptions.silenceThreshold` ends the render (when the tail
-    /// stops at silence) and is still returned. Real-time safe.
+    /// stops at silence) and is still returned: the song and its tail go by `RenderLength`, as an
+    /// engine's render to a file does. Real-time safe.
     public func renderNextBlock() -> AudioBuffer? {
         guard !isFinished else { return nil }
         followEffectLatency()
-        let remaining = renderedFrames < songFrames ? songFrames - renderedFrames : maximumFrames - renderedFrames
-        let frameCount = Int(min(Int64(options.blockFrames), remaining))
-        if remaining > 0, let silence = pendingSilence(frameCount: frameCount) { return silence }
-        guard remaining > 0, let block = pull(frameCount: frameCount) else {
-            isFinished = true
-            return nil
-        }
-        advance(over: block)
-        return block
+        let frameCount = length.nextBlockFrames(atMost: options.blockFrames)
+        if frameCount > 0, let silence = pendingSilence(frameCount: frameCount) { return silence }
+        return length.renderNextBlock(atMost: options.blockFrames, by: { pull(frameCount: $0) })
     }
 
     /// Renders exactly `frameCount` frames (1...`options.blockFrames`), as a real-time output needs
@@ -75,13 +69,13 @@ extension SongRenderer {
         if silent >= frameCount { return pendingSilence(frameCount: frameCount) }
         guard let block = pull(frameCount: frameCount - silent) else { return nil }
         guard let gap = pendingSilence(frameCount: silent) else {
-            if !isFinished { advance(over: block) }
+            length.advance(over: block)
             return block
         }
         // Silence, then the sound: one block of `frameCount` frames.
         gap.frameLength = frameCount
         gap.copy(from: block, frameCount: block.frameLength, toOffset: silent)
-        if !isFinished { advance(over: block) }
+        length.advance(over: block)
         return gap
     }
 
@@ -112,23 +106,11 @@ extension SongRenderer {
         latencyGap.frameLength = frames
         latencyGap.clear()
         pendingSilenceFrames -= frames
-        if !isFinished {
-            renderedFrames += Int64(frames)
-            if renderedFrames >= maximumFrames { isFinished = true }
-        }
+        length.advance(insertedFrames: frames)
         return latencyGap
     }
 
     func pull(frameCount: Int) -> AudioBuffer? {
         varispeed?.renderBlock(frameCount: frameCount) ?? engine.renderBlock(frameCount: frameCount)
-    }
-
-    /// Counts `block` as rendered and decides whether the render is finished.
-    func advance(over block: AudioBuffer) {
-        let inTail = renderedFrames >= songFrames
-        renderedFrames += Int64(block.frameLength)
-        if renderedFrames >= maximumFrames || (inTail && stopsAtSilence && block.peak < RenderOptions.silenceThreshold) {
-            isFinished = true
-        }
     }
 }

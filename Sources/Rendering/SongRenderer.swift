@@ -51,12 +51,12 @@ public final class SongRenderer {
     /// The most frames the render can produce: the song plus the longest tail.
     public let maximumFrames: Int64
     /// Frames rendered so far (a seek moves it to the frame of the new position).
-    public internal(set) var renderedFrames: Int64 = 0
+    public var renderedFrames: Int64 { length.renderedFrames }
     /// True once the song and its tail have been rendered.
-    public internal(set) var isFinished = false
+    public var isFinished: Bool { length.isFinished }
 
-    let tailFrames: Int64
-    let stopsAtSilence: Bool
+    /// The song, then its tail (until silent, or fixed): how far the render goes, and how far it got.
+    var length: RenderLength
     /// Frames by which the effects delay the sound (rendered and dropped at the start; followed as LV2
     /// effects report changes, `followEffectLatency()`).
     var effectLatencyFrames: Int
@@ -190,9 +190,11 @@ public final class SongRenderer {
         self.options = options
         self.song = song
         songFrames = song.isEmpty ? 0 : Int64((Double(player.durationInSamples) / speed).rounded(.up))
-        tailFrames = Int64((tailSeconds * Double(options.sampleRate)).rounded())
-        maximumFrames = songFrames + tailFrames
+        let stopsAtSilence: Bool
         if case .untilSilent = options.tail { stopsAtSilence = true } else { stopsAtSilence = false }
+        length = RenderLength(contentFrames: songFrames, tailFrames: Int64((tailSeconds * Double(options.sampleRate)).rounded()),
+                              stopsAtSilence: stopsAtSilence)
+        maximumFrames = length.maximumFrames
         effectLatencyFrames = effects.latencyFrames
         lv2Effects = effects.compactMap { $0 as? LV2EffectNode }
         fixedEffectLatencyFrames = effects.filter { !($0 is LV2EffectNode) }.latencyFrames

@@ -21,7 +21,7 @@ extension RealtimeSong {
         let output = try audio.openPlaybackOutput(device: device, options: &options)
         let outputName = audio.outputName(device: device.device)
         let playback = try SongPlayback(sequence: sequence, soundFontPaths: sound.fontPaths(), options: options, output: output)
-        let midiOut = try jackMIDI.songOutput(sequence, playback: playback)
+        let midiOut = try jackMIDI.songOutput(playback: playback)
         try CommandFailure.describing(.inputOutput, prefix: "cannot play to \(outputName): ") { try playback.start() }
         if device.verbose, let scheduling = output.scheduling {
             CommandLineOutput.note("\(outputName): \(output.sampleRate) Hz, \(output.channelCount) ch, period \(output.periodFrames) frames; \(scheduling)")
@@ -52,9 +52,9 @@ extension RealtimeSong {
 
 private extension JACKMIDIArguments {
     /// With --jack-midi-out, the song's MIDI on the JACK client's midi_out beside its audio.
-    func songOutput(_ sequence: MusicSequence, playback: SongPlayback) throws(CommandFailure) -> JACKSongMIDIOutput? {
+    func songOutput(playback: SongPlayback) throws(CommandFailure) -> JACKSongMIDIOutput? {
         guard jackMidiOut, let jack = playback.output as? JACKOutput else { return nil }
-        return try CommandFailure.describing(.inputOutput, prefix: "cannot register the JACK MIDI output: ") { try JACKSongMIDIOutput(sequence: sequence, playback: playback, driver: jack.jack, connecting: jackMidiConnect) }
+        return try CommandFailure.describing(.inputOutput, prefix: "cannot register the JACK MIDI output: ") { try JACKSongMIDIOutput(playback: playback, driver: jack.jack, connecting: jackMidiConnect) }
     }
 }
 

@@ -57,8 +57,9 @@ final class JACKSongMIDIOutputTests: JACKServerTestCase {
         let song = SongOptions(transpose: 2, rate: 1.25, start: .seconds(1), end: .seconds(9),
                                loop: LoopRegion(from: .seconds(2), to: .seconds(3.5), count: 2), mutedChannels: [1])
         let player = try MusicPlayer(sequence: Self.song(), sampleRate: 48_000, options: song)
-        var expected: [SongEvent] = []
-        player.deliverEvents(before: .max) { expected.append($0) }
+        let log = SongEventLog()
+        player.deliverEvents(before: .max, to: log)
+        let expected = log.events
 
         let recorded = midi.events
         XCTAssertEqual(recorded.count, expected.count, "every scheduled event, nothing else")
@@ -89,7 +90,7 @@ final class JACKSongMIDIOutputTests: JACKServerTestCase {
         options.sampler.reverb.isEnabled = false
         let playback = try SongPlayback(sequence: Self.song(), soundFontPaths: ["SoundFonts/click.sf2"], options: options, output: output)
         let recorder = try JACKTestMIDIRecorder(name: "midirec", serverName: server.name)
-        _ = try JACKSongMIDIOutput(sequence: Self.song(), playback: playback, driver: output.jack, connecting: "^midirec:")
+        _ = try JACKSongMIDIOutput(playback: playback, driver: output.jack, connecting: "^midirec:")
         try playback.start()
         // The first events take the Swift runtime's one-time paths; counting starts after them.
         while recorder.events.count < 12 { usleep(5_000) }

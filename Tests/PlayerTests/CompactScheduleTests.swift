@@ -28,8 +28,9 @@ final class CompactScheduleTests: XCTestCase {
         let sequence = MusicSequence(format: 1, division: .ticksPerQuarter(480), tracks: tracks)
         for rate in [44_100, MusicPlayer.nanosecondRate] {
             let player = try MusicPlayer(sequence: sequence, sampleRate: rate)
-            var delivered: [SongEvent] = []
-            player.deliverEvents(before: .max) { delivered.append($0) }
+            let log = SongEventLog()
+            player.deliverEvents(before: .max, to: log)
+            let delivered = log.events
             let expected = messages.enumerated().map { index, message -> SongEvent in
                 let ticks = Int64(index) * 480 + (index == messages.count - 1 ? 28_800 - 480 : 0)
                 return SongEvent(sampleTime: ticks * Int64(rate) / 960, track: track(index), port: track(index) == 1 ? 3 : 0, message: message)
@@ -51,8 +52,9 @@ final class CompactScheduleTests: XCTestCase {
             + [TimedEvent(tick: Int64(messages.count) * 480, .meta(.endOfTrack))]
         let sequence = MusicSequence(format: 0, division: .ticksPerQuarter(480), tracks: [MusicTrack(events: events)])
         let player = try MusicPlayer(sequence: sequence, sampleRate: 44_100)
-        var delivered: [SongEvent] = []
-        player.deliverEvents(before: .max) { delivered.append($0) }
+        let log = SongEventLog()
+        player.deliverEvents(before: .max, to: log)
+        let delivered = log.events
         XCTAssertEqual(delivered.map(\.message), messages)
         XCTAssertEqual(delivered.map(\.sampleTime), (0..<Int64(messages.count)).map { $0 * 22_050 })
     }

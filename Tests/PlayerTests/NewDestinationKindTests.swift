@@ -80,4 +80,54 @@ final class NewDestinationKindTests: XCTestCase {
         XCTAssertEqual(both.stamps.count, 11)
         XCTAssertEqual(both.stamps, both.stamps.sorted())
     }
+
+    /// A sampler's receiver (`MIDIReceiver.receive(_:at:)`) gets what a destination gets, through the
+    /// player's one delivery: the same messages at the same times.
+    func testAReceiverGetsTheDestinationsEventsWithTheirTimes() throws {
+        final class TimedLog: MIDIReceiver {
+            var received: [(message: MIDIMessage, time: Int64)] = []
+            func receive(_ message: MIDIMessage) { XCTFail("untimed \(message)") }
+            func receive(_ message: MIDIMessage, at sampleTime: Int64) { received.append((message, sampleTime)) }
+        }
+        let options = SongOptions(transpose: 2, mutedTracks: [3])
+        let log = SongEventLog(), receiver = TimedLog()
+        try MusicPlayer(sequence: song(), sampleRate: 48_000, options: options).deliverEvents(before: .max, to: log)
+        let player = try MusicPlayer(sequence: song(), sampleRate: 48_000, options: options)
+        for block in stride(from: Int64(0), through: player.durationInSamples + 64, by: 64) {
+            player.deliverEvents(before: block + 32, to: receiver)
+        }
+        XCTAssertEqual(receiver.received.map(\.message), log.events.map(\.message))
+        XCTAssertEqual(receiver.received.map(\.time), log.events.map(\.sampleTime))
+    }
+
+    /// A second cursor through a player's schedule (a JACK MIDI port beside the sampler) hands out the
+    /// same events from its own position, and follows the first player's mutes.
+    func testASecondCursorSharesTheScheduleAndTheMutes() throws {
+        let player = try MusicPlayer(sequence: song(), sampleRate: 48_000, options: SongOptions(transpose: 2, mutedTracks: [3]))
+        let cursor = MusicPlayer(sharingScheduleOf: player)
+        XCTAssertEqual(cursor.durationInSamples, player.durationInSamples)
+        XCTAssertEqual(cursor.scheduledEventCount, player.scheduledEventCount)
+
+        // Track 1 muted through the first player at sample 20,000: both end note 62 there and hold back note 66.
+        let heard = SongEventLog(), followed = SongEventLog()
+        player.deliverEvents(before: 20_000, to: heard)
+        cursor.deliverEvents(before: 10_000, to: followed)
+        cursor.deliverEvents(before: 20_000, to: followed)
+        XCTAssertFalse(player.isTrackMuted(1))
+        player.setTrack(1, muted: true)
+        XCTAssertTrue(cursor.isTrackMuted(1))
+        player.deliverEvents(before: .max, to: heard)
+        XCTAssertFalse(cursor.isFinished, "each has its own position")
+        cursor.deliverEvents(before: .max, to: followed)
+        XCTAssertEqual(followed.events, heard.events)
+        XCTAssertTrue(followed.events.contains(SongEvent(sampleTime: 12_000, track: 1, port: 0,
+                                                         message: .noteOff(channel: 0, note: 62, velocity: 0))),
+                      "the muted track's note ends where playback had got to")
+        XCTAssertFalse(followed.events.contains { $0.message == .noteOn(channel: 0, note: 66, velocity: 100) })
+
+        // A seek moves one cursor only.
+        cursor.seek(toSample: 0)
+        XCTAssertTrue(player.isFinished)
+        XCTAssertFalse(cursor.isFinished)
+    }
 }

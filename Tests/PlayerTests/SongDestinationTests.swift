@@ -20,11 +20,11 @@ final class SongDestinationTests: XCTestCase {
         return MusicSequence(format: 1, division: .ticksPerQuarter(480), tracks: [conductor, first, second])
     }
 
-    /// Everything `player` hands out, pulled in one go (as a kernel-queue writer does).
+    /// Everything `player` hands out, pulled in one go.
     private func events(of player: MusicPlayer) -> [SongEvent] {
-        var events: [SongEvent] = []
-        while let next = player.nextEventSampleTime { player.deliverEvents(before: next + 1) { events.append($0) } }
-        return events
+        let log = SongEventLog()
+        player.deliverEvents(before: .max, to: log)
+        return log.events
     }
 
     private func nanosecondPlayer(_ sequence: MusicSequence, _ settings: SongOptions = SongOptions()) throws -> MusicPlayer {
@@ -98,8 +98,9 @@ final class SongDestinationTests: XCTestCase {
         settings.midiClock = true
         let player = try nanosecondPlayer(MusicSequence(format: 0, division: .ticksPerQuarter(24), tracks: [track]), settings)
         XCTAssertEqual(player.durationInSamples, quarters * 1000)
-        var first: [SongEvent] = []
-        player.deliverEvents(before: 84) { first.append($0) }
+        let log = SongEventLog()
+        player.deliverEvents(before: 84, to: log)
+        let first = log.events
         XCTAssertEqual(first.map(\.message), [.songPosition(0), .start, .timingClock, .timingClock, .timingClock])
         XCTAssertEqual(first.map(\.sampleTime), [0, 0, 0, 41, 83])  // 1000 ns / 24, rounded down
     }
@@ -130,7 +131,9 @@ final class SongDestinationTests: XCTestCase {
         let nanoseconds = configured(try nanosecondPlayer(sequence, settings))
         var heard: [(block: Int64, event: SongEvent)] = []
         for block in stride(from: Int64(0), through: sampler.durationInSamples + 64, by: 64) {
-            sampler.deliverEvents(before: block + 32) { heard.append((block, $0)) }
+            let log = SongEventLog()
+            sampler.deliverEvents(before: block + 32, to: log)
+            heard += log.events.map { (block, $0) }
         }
         let sent = events(of: nanoseconds)
         XCTAssertGreaterThan(sent.count, 500)
@@ -146,8 +149,9 @@ final class SongDestinationTests: XCTestCase {
         print("sampler vs ports/network: \(sent.count) events, same order; worst scheduled difference \(worst) samples")
     }
 
-    /// The network's dispatcher thread sends each group of simultaneous events stamped with its exact
-    /// time from the nanosecond schedule, ahead of that time.
+    /// The network's dispatcher thread sends every event stamped with its exact time from the
+    /// nanosecond schedule, ahead of that time; it takes the events of each tick's window in one
+    /// delivery, not one due time at a time.
     func testRealtimeSequencerStampsEveryEventWithItsScheduledTime() throws {
         var notes: [TimedEvent] = []
         for index in 0..<40 {
@@ -159,17 +163,24 @@ final class SongDestinationTests: XCTestCase {
         let settings = SongOptions(transpose: 5, rate: 2)
         let destination = RecordingDestination()
         let sequencer = RealtimeSequencer(player: try nanosecondPlayer(sequence, settings), destination: destination, lookahead: 0.02)
-        sequencer.start()
+        // Song time 0 is now: the first tick's window (the lookahead, 20 ms) holds the first seven groups.
+        sequencer.start(at: MonotonicClock.now())
         sequencer.waitUntilFinished()
         let expected = events(of: try nanosecondPlayer(sequence, settings))
         let sent = destination.received
         XCTAssertEqual(sent.map(\.event.message), expected.map(\.message))
         XCTAssertEqual(sent.map(\.event.track), expected.map(\.track))
         XCTAssertEqual(sent.map(\.time), expected.map { sequencer.startTime + UInt64($0.sampleTime) })
-        // One delivery per group of simultaneous events.
-        XCTAssertEqual(destination.deliveries, Set(expected.map(\.sampleTime)).count)
-        let early = sent.map { Int64(bitPattern: $0.time &- $0.sentAt) }.sorted()
-        print("network dispatcher: \(sent.count) events, sent ahead of their time by median \(early[early.count / 2] / 1000) µs, least \(early[0] / 1000) µs")
+        // One delivery per window that holds events, not one per group of simultaneous events: every
+        // event of a delivery is due before its window's end.
+        let groups = Set(expected.map(\.sampleTime)).count
+        XCTAssertGreaterThan(destination.deliveryEnds.count, 0)
+        XCTAssertLessThan(destination.deliveryEnds.count, groups)
+        XCTAssertGreaterThanOrEqual(Set(sent.filter { $0.delivery == 0 }.map(\.time)).count, 6, "the first window holds the first groups")
+        for event in sent { XCTAssertLessThan(event.time, UInt64(destination.deliveryEnds[event.delivery])) }
+        let early = sent.filter { $0.delivery > 0 }.map { Int64(bitPattern: $0.time &- $0.sentAt) }.sorted()
+        print("network dispatcher: \(sent.count) events in \(destination.deliveryEnds.count) deliveries, those after the first window "
+              + "sent ahead of their time by median \(early[early.count / 2] / 1000) µs, least \(early[0] / 1000) µs")
     }
 
     /// The first demo song of the repository.
@@ -179,16 +190,17 @@ final class SongDestinationTests: XCTestCase {
     }
 }
 
-/// Records what a `RealtimeSequencer` sends (events stamped with monotonic time), and when.
+/// Records what a `RealtimeSequencer` sends (events stamped with monotonic time), when, and in which
+/// delivery (each delivery's end, in monotonic time).
 private final class RecordingDestination: SongDestination, @unchecked Sendable {
-    var received: [(event: SongEvent, time: UInt64, sentAt: UInt64)] = []
-    var deliveries = 0
+    var received: [(event: SongEvent, time: UInt64, sentAt: UInt64, delivery: Int)] = []
+    var deliveryEnds: [Int64] = []
 
     func receive(_ event: SongEvent) {
-        received.append((event, UInt64(event.sampleTime), MonotonicClock.now()))
+        received.append((event, UInt64(event.sampleTime), MonotonicClock.now(), deliveryEnds.count))
     }
 
     func endOfDelivery(before sampleTime: Int64) {
-        deliveries += 1
+        deliveryEnds.append(sampleTime)
     }
 }

@@ -95,11 +95,11 @@ final class SequencerSongPlayerTests: XCTestCase {
         let player = try SequencerSongPlayer(player: makePlayer(), ports: ports, trackPorts: [3: inputs[2].address], client: sender)
         let reference = try SequencerSongPlayer(player: makePlayer(), ports: ports, trackPorts: [3: inputs[2].address], client: sender)
         var expected: [(port: PortAddress, message: MIDIMessage, stamp: UInt64)] = []
-        while let next = reference.player.nextEventSampleTime {
-            reference.player.deliverEvents(before: next + 1) { event in
-                for port in reference.destinations(of: event) {
-                    expected.append((port, event.message, UInt64(event.sampleTime) + SequencerSongPlayer.leadNanoseconds))
-                }
+        let log = SongEventLog()
+        reference.player.deliverEvents(before: .max, to: log)
+        for event in log.events {
+            for port in reference.destinations(of: event) {
+                expected.append((port, event.message, UInt64(event.sampleTime) + SequencerSongPlayer.leadNanoseconds))
             }
         }
         XCTAssertTrue(expected.contains { $0.message == .continue }, "the loop jump sends Continue")
@@ -148,9 +148,9 @@ final class SequencerSongPlayerTests: XCTestCase {
     /// The events a nanosecond player of `sequence` hands out.
     private func schedule(of sequence: MusicSequence) throws -> [SongEvent] {
         let player = try MusicPlayer(sequence: sequence, sampleRate: MusicPlayer.nanosecondRate)
-        var events: [SongEvent] = []
-        player.deliverEvents(before: .max) { events.append($0) }
-        return events
+        let log = SongEventLog()
+        player.deliverEvents(before: .max, to: log)
+        return log.events
     }
 
     /// Four tracks at 480 PPQ, 120 then 150 BPM: track 1 on port 0 (channel 1), track 2 switching to

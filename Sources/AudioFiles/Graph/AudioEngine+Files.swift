@@ -33,9 +33,10 @@ extension AudioFileWriter {
 extension AudioEngine {
     /// Renders the running engine (manual rendering mode) into `file`, as an offline
     /// `AVAudioEngine` loop would: `frameCount` frames, then on while the output sounds, until a block
-    /// falls silent (`AudioBuffer.silenceThreshold`) or `untilSilent` more seconds have passed (0: stop
-    /// at `frameCount`). Finishes the file, or cancels it (no partial file) when anything fails.
-    /// Returns the frames written.
+    /// after them falls silent (`AudioBuffer.silenceThreshold`) or `untilSilent` more seconds have
+    /// passed (0: stop at `frameCount`), as a song's render does (`RenderLength`, through the loop of
+    /// every render to a file, `BlockFileWriter.append(blocks:…)`). Finishes the file, or cancels it
+    /// (no partial file) when anything fails. Returns the frames written.
     @discardableResult
     public func render(to file: AudioFileWriter, frameCount: Int64, untilSilent maximumTail: Double = 3) throws -> Int64 {
         guard file.sampleRate == Int(outputFormat.sampleRate.rounded()), file.channelCount == outputFormat.channelCount else {
@@ -43,19 +44,17 @@ extension AudioEngine {
             throw AudioEngineError.bufferFormatMismatch(
                 buffer: AudioFormat(sampleRate: Double(file.sampleRate), channelCount: file.channelCount), expected: outputFormat)
         }
-        let limit = frameCount + Int64((maximumTail * outputFormat.sampleRate).rounded())
+        guard isInManualRenderingMode, isRunning else {
+            file.cancel()
+            throw isInManualRenderingMode ? AudioEngineError.engineNotRunning : AudioEngineError.notInManualRenderingMode
+        }
+        var length = RenderLength(contentFrames: frameCount, tailFrames: Int64((maximumTail * outputFormat.sampleRate).rounded()),
+                                  stopsAtSilence: true)
         let output = BlockFileWriter(file: file)
-        var written: Int64 = 0
+        let written = try output.append(blocks: {
+            length.renderNextBlock(atMost: maximumFrameCount) { renderBlock(frameCount: $0) }
+        }) ?? 0
         do {
-            while written < limit {
-                let count = Int(min(Int64(maximumFrameCount), limit - written))
-                guard let block = renderBlock(frameCount: count) else {
-                    throw isInManualRenderingMode ? AudioEngineError.engineNotRunning : AudioEngineError.notInManualRenderingMode
-                }
-                try output.append(block, frameCount: block.frameLength)
-                written += Int64(count)
-                if written > frameCount && block.peak < AudioBuffer.silenceThreshold { break }
-            }
             try output.finish()
         } catch {
             file.cancel()

@@ -2,7 +2,8 @@ import AudioGraph
 
 /// Rendered blocks written to an audio file: scaled by a gain, their peak measured, and gathered
 /// into writes of `framesPerWrite` frames. Every render to a file writes through one (a song's:
-/// `-o`, a batch's mixes, its stems; an engine's, `AudioEngine.render(to:frameCount:untilSilent:)`).
+/// `-o`, a batch's mixes, its stems; an engine's, `AudioEngine.render(to:frameCount:untilSilent:)`),
+/// and `append(blocks:frames:isCancelled:progress:afterBlock:)` is the loop of each.
 ///
 /// libsndfile makes a system call of every write (of 8 KiB at most for 16-bit samples), and a
 /// renderer's blocks are 512 frames; written one by one, they cost ~50,000 system calls per 10
@@ -66,6 +67,45 @@ public final class BlockFileWriter {
             done += chunk
             if stagedFrames == Self.framesPerWrite { try flush() }
         }
+    }
+
+    /// The render-to-file loop: appends the blocks `nextBlock` renders until it gives none (the
+    /// render has ended; a `RenderLength` decides), or exactly `frames` frames (cut, or padded with
+    /// silence), and writes what is gathered (the file is not finished). `afterBlock` gets each
+    /// block (the gain applied) and how many of its frames were appended (a stem or a meter reads it
+    /// then); `progress` the frames appended so far, every 16384 or so and at the end. When
+    /// `isCancelled` turns true between blocks, or anything throws, the writer is cancelled (no file
+    /// left under its name). Returns the frames appended, nil when cancelled.
+    public func append(blocks nextBlock: () -> AudioBuffer?, frames: Int64? = nil, isCancelled: () -> Bool = { false },
+                       progress: (Int64) -> Void = { _ in },
+                       afterBlock: (AudioBuffer, Int) throws(AudioFileError) -> Void = { _, _ in }) throws(AudioFileError) -> Int64? {
+        var written: Int64 = 0, reported: Int64 = 0
+        do throws(AudioFileError) {
+            while frames.map({ written < $0 }) ?? true, let block = nextBlock() {
+                if isCancelled() {
+                    cancel()
+                    return nil
+                }
+                let count = Int(min(Int64(block.frameLength), (frames ?? Int64.max) - written))
+                try append(block, frameCount: count)
+                try afterBlock(block, count)
+                written += Int64(count)
+                if written - reported >= 16_384 {
+                    progress(written)
+                    reported = written
+                }
+            }
+            if let frames, written < frames {
+                try appendSilence(frameCount: frames - written)
+                written = frames
+            }
+            try flush()
+        } catch {
+            cancel()
+            throw error
+        }
+        progress(written)
+        return written
     }
 
     /// Appends `frameCount` frames of silence.

@@ -8,24 +8,26 @@ import Rendering
 /// A song's MIDI on a JACK MIDI output port (`midi_out`) of the client playing its audio, so a DAW
 /// records the MIDI beside the audio (`seqplay song.mid -a jack --jack-midi-out`).
 ///
-/// It is one more destination of the scheduler (a `SongDestination`): a `MusicPlayer` made as the
-/// playback's own is, from the same sequence and `SongOptions` (start, end, loop, rate, transpose,
-/// mute and solo apply as for the sampler), pulled in JACK's process callback after the output has rendered the cycle: each event
-/// the audio's player reached in that cycle is written at its exact frame in the cycle (its player
-/// sample minus the cycle's first), where the sampler sounds it within 32 samples (its 64-sample
-/// grid). A cycle that renders nothing (paused, or held for a seek) writes nothing; a seek moves this
-/// player with the playback's (`SongPlayback.onSeek`).
+/// It is one more destination of the scheduler (a `SongDestination`), on the playback's one player
+/// path: a cursor through the schedule of the player that feeds the sampler
+/// (`MusicPlayer(sharingScheduleOf:)`: the song is neither prepared nor scheduled again; start, end,
+/// loop, rate, transpose, and the mutes and solos, set then or later, apply as for the sampler),
+/// pulled in JACK's process callback after the output has rendered the cycle: each event the audio's
+/// player reached in that cycle is written at its exact frame in the cycle (its player sample minus
+/// the cycle's first), where the sampler sounds it within 32 samples (its 64-sample grid). A cycle
+/// that renders nothing (paused, or held for a seek) writes nothing; a seek moves this cursor with
+/// the playback's (`SongPlayback.onSeek`).
 ///
 /// ```swift
 /// let output = try JACKOutput()
 /// let playback = try SongPlayback(sequence: song, soundFontPaths: fonts, options: options, output: output)
-/// let midi = try JACKSongMIDIOutput(sequence: song, playback: playback, driver: output.jack)
+/// let midi = try JACKSongMIDIOutput(playback: playback, driver: output.jack)
 /// try playback.start()
 /// ```
 // Why unchecked: the player and cycle state belong to JACK's process thread (a seek moves the player while the playback holds that thread off); the control side shares only atomics.
 public final class JACKSongMIDIOutput: JACKCycleHandler, SongDestination, @unchecked Sendable {
     package let port: JACKMIDIPort
-    /// This destination's player (its own cursor through the same schedule as the playback's).
+    /// This destination's player: its own cursor through the playback's player's schedule.
     public let player: MusicPlayer
     /// Input ports whose names match this extended regular expression are connected to the port
     /// when the output starts (nil: none).
@@ -44,18 +46,25 @@ public final class JACKSongMIDIOutput: JACKCycleHandler, SongDestination, @unche
     private let lost = ManagedAtomic(0)
     private let allNotesOffRequested = ManagedAtomic(false)
 
-    /// Registers output port `portName` on `driver`'s client, playing `sequence` as `playback` does.
-    /// Call before the playback starts (on a renderer that has not rendered yet).
-    public init(sequence: MusicSequence, playback: SongPlayback, driver: JACKAudioDriver, portName: String = "midi_out",
+    /// Registers output port `portName` on `driver`'s client, playing what `playback` plays. Call
+    /// before the playback starts (on a renderer that has not rendered yet).
+    public init(playback: SongPlayback, driver: JACKAudioDriver, portName: String = "midi_out",
                 connecting pattern: String? = nil) throws {
-        player = try MusicPlayer(sequence: sequence, sampleRate: playback.renderer.player.sampleRate,
-                                 options: playback.renderer.player.options)
+        player = MusicPlayer(sharingScheduleOf: playback.renderer.player)
         port = try driver.client.registerMIDIPort(named: portName, direction: .output)
         connectPattern = pattern
         renderer = playback.renderer
         soundDelay = playback.renderer.playerPosition
         playback.onSeek = { [player] sample in player.seek(toSample: sample) }
         driver.addCycleHandler(self)
+    }
+
+    /// As `init(playback:driver:portName:connecting:)`: `sequence` is the playback's song, which the
+    /// output takes from the playback's player (it is not read).
+    @available(*, deprecated, message: "the song is the playback's: init(playback:driver:portName:connecting:)")
+    public convenience init(sequence: MusicSequence, playback: SongPlayback, driver: JACKAudioDriver, portName: String = "midi_out",
+                            connecting pattern: String? = nil) throws {
+        try self.init(playback: playback, driver: driver, portName: portName, connecting: pattern)
     }
 
     /// Events that did not fit in a cycle's port buffer.

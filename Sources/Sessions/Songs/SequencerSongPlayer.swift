@@ -8,8 +8,10 @@ import Glibc
 
 /// ALSA sequencer ports as the destination of a song (a `SongDestination`): the events a
 /// `MusicPlayer` (in nanoseconds) hands out go ahead of time onto a kernel queue, stamped with their
-/// exact time, so the kernel delivers each on time. Stopping early drops what is still pending and sends Sustain Off and All
-/// Notes Off on every channel of every destination.
+/// exact time, so the kernel delivers each on time. `play()` takes them from the player a window of
+/// song time at a time (`windowNanoseconds`), each window's events in one delivery. Stopping early
+/// drops what is still pending and sends Sustain Off and All Notes Off on every channel of every
+/// destination.
 ///
 /// Routing follows aplaymidi: an event goes to `ports[event.port % ports.count]` (a track starts on
 /// the first port; an SMF port meta event moves it), unless `trackPorts` names its track's port; MIDI
@@ -90,8 +92,10 @@ public final class SequencerSongPlayer: SongDestination, @unchecked Sendable {
         failure = nil
         withoutActuallyEscaping(queueStarting) { queueStarting in
             self.queueStarting = queueStarting
+            // The song in windows of song time from the next event on, each taken in one delivery with
+            // the events' times; a stop is seen between them.
             while failure == nil, !stopRequest.isRequested, let next = player.nextEventSampleTime {
-                player.deliverEvents(before: next + 1, to: self)
+                player.deliverEvents(before: next + Self.windowNanoseconds, to: self)
             }
             if failure == nil && !queueStarted {
                 do throws(SequencerError) {
@@ -122,13 +126,16 @@ public final class SequencerSongPlayer: SongDestination, @unchecked Sendable {
         return true
     }
 
+    /// The song time whose events `play()` takes from the player in one delivery.
+    static let windowNanoseconds: Int64 = 20_000_000
+
     /// How long past the song's last event `play()` keeps the queue, so that its last events are sent.
     static let deliveryMarginNanoseconds: UInt64 = 20_000_000
 
     /// Writes `event` onto the queue for each of its destinations, at its time (the player pulled by
-    /// `play()`); the first `prerollEvents` before the queue starts.
+    /// `play()`); the first `prerollEvents` before the queue starts. Nothing once a stop is asked for.
     public func receive(_ event: SongEvent) {
-        for destination in destinations(of: event) where failure == nil {
+        for destination in destinations(of: event) where failure == nil && !stopRequest.isRequested {
             do throws(SequencerError) {
                 if sent == Self.prerollEvents && !queueStarted {
                     try startQueue(queueStarting)

@@ -21,10 +21,10 @@ import SeqplaySupport
 /// try session.play()          // to the end; session.stop() from another thread ends it early
 /// ```
 ///
-/// Every destination plays the same song: one `MusicPlayer` per destination, all built from the same
-/// sequence and `SongOptions` (start, end, loop, rate, transpose, mutes and solos), so each gets the same
-/// events at the same times in its own unit (sampler: block-exact samples; ports and network:
-/// nanoseconds). A track given its own port (`SongPorts.trackPorts`) plays there only, as
+/// Every destination plays the same song, prepared once (`PreparedSong`): one `MusicPlayer` per
+/// destination, all built from it and the same `SongOptions` (start, end, loop, rate, transpose, mutes
+/// and solos), so each gets the same events at the same times in its own unit (sampler: block-exact
+/// samples; ports and network: nanoseconds). A track given its own port (`SongPorts.trackPorts`) plays there only, as
 /// AVAudioSequencer's track destinations do; the other tracks play on every destination.
 ///
 /// In step: with ports, song time 0 is `SequencerSongPlayer.leadNanoseconds` after the kernel queue
@@ -73,7 +73,8 @@ public final class SongSession: Sendable {
                 network: NetworkMIDISession? = nil, notice: @escaping @Sendable (String) -> Void = { _ in }) throws(SongSessionError) {
         precondition(sampler != nil || ports != nil || network != nil, "a song session needs a destination")
         let ownPortTracks = Set(ports?.trackPorts.keys ?? [:].keys)
-        let trackCount = sequence.concatenatingPatterns().tracks.count
+        let prepared = PreparedSong(sequence)
+        let trackCount = prepared.timeline.tracks.count
         if let track = ownPortTracks.sorted().first(where: { !(0..<trackCount).contains($0) }) {
             throw .song(.noSuchTrack(track, trackCount: trackCount))
         }
@@ -83,7 +84,7 @@ public final class SongSession: Sendable {
             destinationSong.tracks = tracks
             destinationSong.midiClock = midiClock
             do throws(SongOptionsError) {
-                return try MusicPlayer(sequence: sequence, sampleRate: MusicPlayer.nanosecondRate, options: destinationSong)
+                return try MusicPlayer(song: prepared, sampleRate: MusicPlayer.nanosecondRate, options: destinationSong)
             } catch {
                 throw .song(error)
             }
@@ -93,7 +94,7 @@ public final class SongSession: Sendable {
             samplerOptions.song = song
             samplerOptions.song.tracks = shared
             do throws(RenderError) {
-                self.sampler = try SongPlayback(sequence: sequence, soundFontPaths: sampler.soundFontPaths,
+                self.sampler = try SongPlayback(song: prepared, soundFontPaths: sampler.soundFontPaths,
                                                 options: samplerOptions, output: sampler.output)
             } catch {
                 throw .render(error)
