@@ -63,16 +63,9 @@ final class NetworkCLITests: XCTestCase {
     private func expectedEvents(_ song: SongOptions = SongOptions(end: .seconds(excerptSeconds))) throws -> [(time: Double, bytes: String)] {
         let sequence = try MIDIFileReader.read(contentsOf: Self.song, mode: .lenient).sequence
         let player = try MusicPlayer(sequence: sequence, sampleRate: RenderOptions().sampleRate, options: song)
-        let collector = Collector()
-        var events: [(time: Double, bytes: String)] = []
-        while let next = player.nextEventSampleTime {
-            collector.messages = []
-            player.deliverEvents(before: next + 1, to: collector)
-            for message in collector.messages {
-                events.append((Double(next) / Double(player.sampleRate), Self.hex(message.bytes)))
-            }
-        }
-        return events
+        let log = SongEventLog()
+        player.deliverEvents(before: .max, to: log)
+        return log.events.map { (Double($0.sampleTime) / Double(player.sampleRate), Self.hex($0.message.bytes)) }
     }
 
     private static func hex(_ bytes: [UInt8]) -> String {
@@ -186,8 +179,3 @@ final class NetworkCLITests: XCTestCase {
     }
 }
 
-/// Gathers what one `deliverEvents` call hands out.
-private final class Collector: MIDIReceiver {
-    var messages: [MIDIMessage] = []
-    func receive(_ message: MIDIMessage) { messages.append(message) }
-}
