@@ -24,8 +24,8 @@ import SoundFontFile
 /// `presets` and `program(onChannel:)`; a font given to `loadSoundFont(at:)` is also loaded by FluidSynth,
 /// for the font-stack API live hosts use): each scheduled event is applied
 /// on its own sample (the source's `nextEventSampleTime`), not on the 64-frame grid; live MIDI starts
-/// at the next render call. It plays the fonts stacked as FluidSynth stacks them, with the settings' drum
-/// channels, forced programs and channel fonts, dry, and leaves out what it does not have yet (the
+/// at the next render call. It plays the fonts stacked as FluidSynth stacks them, with the settings' bank-select
+/// mode, drum channels, forced programs and channel fonts, and the song's GM, GS and XG resets, dry, and leaves out what it does not have yet (the
 /// control thread's queue, mutes, reverb and chorus).
 // Why unchecked: the AudioNode contract: set up while its engine is stopped, rendered by the render thread alone; control through the synthesizer's thread-safe paths.
 public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
@@ -111,6 +111,7 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
                                      threads: synthesizer.settings.engineThreads)
         soundFontEngine = engine
         let settings = synthesizer.settings
+        engine.bankSelect = settings.bankSelect
         engine.setChannels(drums: settings.drumChannels, programs: settings.programs,
                            fonts: (try? engineChannelFonts(settings)) ?? [:])
     }
@@ -257,7 +258,7 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     /// Sends a system, GM, GS or XG reset.
     public func sendReset(_ kind: ResetKind) {
         synthesizer.reset(kind)
-        soundFontEngine?.reset()
+        soundFontEngine?.reset(kind)
     }
 
     /// Releases every sounding note.
@@ -426,7 +427,7 @@ extension SamplerNode: SongDestination {
 }
 
 extension SoundFontEngine.Message {
-    /// The engine's form of a channel message; nil for what it does not play (system messages).
+    /// The engine's form of a message; nil for what it does not play (timing, transport and the other system common messages).
     init?(_ message: MIDIMessage) {
         switch message {
         case let .noteOn(channel, note, velocity):
@@ -438,6 +439,8 @@ extension SoundFontEngine.Message {
         case let .pitchBend(channel, value): self = .pitchBend(channel: Int(channel), value: Int(value))
         case let .channelPressure(channel, pressure): self = .channelPressure(channel: Int(channel), value: Int(pressure))
         case let .polyPressure(channel, note, pressure): self = .keyPressure(channel: Int(channel), key: Int(note), value: Int(pressure))
+        case let .systemExclusive(bytes): self = .systemExclusive(bytes)
+        case .systemReset: self = .systemReset
         default: return nil
         }
     }

@@ -331,6 +331,15 @@ final class SamplerEngineTests: XCTestCase {
                               .init(frame: 5, .controlChange(channel: 0, controller: 6, value: 60)), .init(frame: 9, .controlChange(channel: 0, controller: 101, value: 0)),
                               .init(frame: 9, .controlChange(channel: 0, controller: 100, value: 1)), .init(frame: 9, .controlChange(channel: 0, controller: 6, value: 70))]),
             ("key pressure", [.init(frame: 5, .keyPressure(channel: 0, key: 61, value: 100))]),
+            // XG System On to all devices switches to XG bank selects: a melodic channel made a kit, then a bank by CC 32.
+            ("XG System On", [.init(frame: 5, .systemExclusive([0xF0, 0x43, 0x7F, 0x4C, 0x00, 0x00, 0x7E, 0x00, 0xF7]))]),
+            ("XG bank selects", [.init(frame: 5, .controlChange(channel: 0, controller: 0, value: 127)), .init(frame: 5, .programChange(channel: 0, program: 0)),
+                                 .init(frame: 9, .noteOn(channel: 0, key: 38, velocity: 100)), .init(frame: 20, .controlChange(channel: 0, controller: 0, value: 0)),
+                                 .init(frame: 20, .controlChange(channel: 0, controller: 32, value: 8)), .init(frame: 20, .programChange(channel: 0, program: 4))]),
+            ("GS Reset", [.init(frame: 5, .systemExclusive([0xF0, 0x41, 0x10, 0x42, 0x12, 0x40, 0x00, 0x7F, 0x00, 0x41, 0xF7]))]),
+            ("GM System On", [.init(frame: 5, .systemExclusive([0xF0, 0x7E, 0x7F, 0x09, 0x01, 0xF7]))]),
+            ("other SysEx", [.init(frame: 5, .systemExclusive([0xF0, 0x7F, 0x7F, 0x04, 0x01, 0x00, 0x60, 0xF7]))]),
+            ("system reset", [.init(frame: 5, .systemReset)]),
         ]
         for (name, events) in kinds {
             seqplay_alloc_count_begin()

@@ -32,7 +32,39 @@ extension SoundFontEngine {
             guard (0..<16).contains(channel), (0...127).contains(key) else { return }
             keyPressures[channel * 128 + key] = UInt8(min(max(value, 0), 127))
             updateModulators(channel: channel, key: key)
+        case let .systemExclusive(bytes):
+            bytes.withUnsafeBufferPointer { systemExclusive(ResetKind.sysExBody(of: $0)) }
+        case .systemReset:
+            reset()
         }
+    }
+
+    /// Sends a system reset, or the GM, GS or XG reset message seqplay's FluidSynth path sends for it (`ResetKind`).
+    public func reset(_ kind: ResetKind) {
+        guard kind != .system else { return reset() }
+        kind.sysExBody.withUnsafeBufferPointer { systemExclusive($0) }
+    }
+
+    /// A SysEx message without its F0/F7 as seqplay's FluidSynth path takes it: libfluidsynth 2.3 acts on GM
+    /// (and GM2) System On, GS Reset and XG System On addressed to device 0 (its `synth.device-id`) or 0x7F (all),
+    /// switching `bankSelect` to GM, GS or XG and resetting; any other GM, GS or XG reset (as the usual GS and
+    /// XG ones, device 0x10) is a system reset there, the mode unchanged. Every reset ends as `reset()` does.
+    func systemExclusive(_ body: UnsafeBufferPointer<UInt8>) {
+        let toFluidSynth = body.count >= 4 && (body[1] == 0 || body[1] == 0x7F)
+        if toFluidSynth && body.count == 4 && body[0] == 0x7E && body[2] == 0x09 && body[3] == 0x03 {  // GM2 System On
+            bankSelect = .gm
+            return reset()
+        }
+        guard let kind = ResetKind.deviceReset(body) else { return }
+        if toFluidSynth {
+            switch kind {
+            case .generalMIDI: bankSelect = .gm
+            case .rolandGS: bankSelect = .gs
+            case .yamahaXG: bankSelect = .xg
+            case .system: break
+            }
+        }
+        reset()
     }
 
     /// Sends `controller` (all sound off 120, reset controllers 121, all notes off 123...) with value 0 to all 16 channels.
@@ -56,7 +88,8 @@ extension SoundFontEngine {
 
     /// Sets how the channels (0-based) choose their presets beyond MIDI, as the FluidSynth path does with
     /// `SamplerSettings`' drum channels, forced programs and channel fonts: `drums` are the drum channels
-    /// (their program changes pick kits from bank 128; nil: channel 10 alone), a channel of `programs` plays
+    /// (their program changes pick kits from bank 128; nil: channel 10 alone), again after every reset
+    /// (XG bank selects change them until then), a channel of `programs` plays
     /// that program whatever the song's program changes and bank selects say, and a channel of `fonts`
     /// plays a program change's preset from that index of `banks` when that font has exactly its bank and
     /// program (else from the stack, as any channel). Each channel's program is selected again as after a
@@ -65,7 +98,8 @@ extension SoundFontEngine {
     public func setChannels(drums: Set<UInt8>?, programs: [UInt8: SamplerSettings.ForcedProgram], fonts: [UInt8: Int]) {
         for channel in 0..<16 {
             let forced = programs[UInt8(channel)]
-            channels[channel].isDrum = drums?.contains(UInt8(channel)) ?? (channel == 9)
+            channels[channel].isDrumByDefault = drums?.contains(UInt8(channel)) ?? (channel == 9)
+            channels[channel].isDrum = channels[channel].isDrumByDefault
             channels[channel].forcedProgram = forced.map { Int($0.program) } ?? -1
             channels[channel].forcedBank = forced?.bank ?? 0
             channels[channel].ownBank = fonts[UInt8(channel)].flatMap { banks.indices.contains($0) ? $0 : nil } ?? -1
@@ -73,7 +107,8 @@ extension SoundFontEngine {
         }
     }
 
-    /// A system reset: every voice silenced, every channel's controllers, program and bank as at start.
+    /// A system reset: every voice silenced, every channel's controllers, program, bank and drum setting as at
+    /// start (`bankSelect` stays as it is, as in FluidSynth).
     public func reset() {
         for v in 0..<polyphony where statuses[v].active { stopVoice(v) }
         for channel in 0..<16 { resetChannel(channel, program: true) }
@@ -91,7 +126,10 @@ extension SoundFontEngine {
         channels[channel].pitchBend = 8192
         channels[channel].pitchSensitivity = 2
         channels[channel].pressure = 0
-        if program { selectInitialProgram(channel) }
+        if program {
+            channels[channel].isDrum = channels[channel].isDrumByDefault
+            selectInitialProgram(channel)
+        }
     }
 
     /// Program 0 of bank 128 (a drum channel) or 0, or the forced program: a channel's program after a reset.
@@ -134,8 +172,19 @@ extension SoundFontEngine {
         let cc = controllers + channel * 128
         cc[controller] = UInt8(value)
         switch controller {
-        case 0:  // bank select MSB (GS style, as FluidSynth's default); a drum channel stays on bank 128
-            if !channels[channel].isDrum { channels[channel].bank = value }
+        case 0:  // bank select MSB, as `bankSelect` says (fluid_channel_set_bank_msb)
+            switch bankSelect {
+            case .gm: break
+            case .xg: channels[channel].isDrum = value >= 120
+            case .gs: if !channels[channel].isDrum { channels[channel].bank = value }
+            case .mma: if !channels[channel].isDrum { channels[channel].bank = value << 7 | channels[channel].bank & 0x7F }
+            }
+        case 32:  // bank select LSB (fluid_channel_set_bank_lsb)
+            switch bankSelect {
+            case .gm, .gs: break
+            case .xg: channels[channel].bank = value
+            case .mma: channels[channel].bank = channels[channel].bank & ~0x7F | value
+            }
         case 6:  // data entry MSB: the selected RPN or SoundFont NRPN
             dataEntry(channel: channel, value: value)
         case 98...101:  // NRPN and RPN numbers
@@ -236,8 +285,10 @@ struct Channel {
     /// The preset played: its index in the font `banks[bankIndex]` (-1: none).
     var preset = -1
     var bankIndex = 0
-    /// Whether the channel plays kits (its program changes pick from bank 128, bank selects ignored).
+    /// Whether the channel plays kits (its program changes pick from bank 128; GS and MMA bank selects ignored),
+    /// and whether it does after a reset (channel 10, or as `setChannels` says).
     var isDrum = false
+    var isDrumByDefault = false
     /// The forced program (-1: none) and its bank: program changes and bank selects are ignored.
     var forcedProgram = -1
     var forcedBank = 0

@@ -9,7 +9,7 @@ import SoundFontFile
 /// Everything is allocated at init; `render` takes no lock and allocates nothing. One engine is used by
 /// one thread at a time (it is not `Sendable`); the banks it plays are shared.
 public final class SoundFontEngine {
-    /// A MIDI channel message the engine plays. Channels are 0...15; data values 0...127 (pitch bend 0...16383, 8192 centre).
+    /// A MIDI message the engine plays. Channels are 0...15; data values 0...127 (pitch bend 0...16383, 8192 centre).
     public enum Message: Sendable, Equatable {
         case noteOn(channel: Int, key: Int, velocity: Int)
         case noteOff(channel: Int, key: Int)
@@ -19,6 +19,11 @@ public final class SoundFontEngine {
         case channelPressure(channel: Int, value: Int)
         /// Polyphonic key pressure (aftertouch) on one key.
         case keyPressure(channel: Int, key: Int, value: Int)
+        /// A SysEx message, with or without its F0/F7 framing: GM System On and GS and XG resets act as with
+        /// libfluidsynth (`systemExclusive(_:)`); the others are ignored.
+        case systemExclusive([UInt8])
+        /// MIDI System Reset (0xFF): `reset()`.
+        case systemReset
     }
 
     /// A message and the frame of the render call it happens on (0 is the call's first frame).
@@ -40,6 +45,12 @@ public final class SoundFontEngine {
     public let sampleRate: Double
     /// The number of voices in the pool: notes beyond it steal voices by FluidSynth's priority rule.
     public let polyphony: Int
+    /// How bank selects (CC 0, CC 32) choose banks and drum channels, as FluidSynth's `synth.midi-bank-select`
+    /// (GS to begin with): GM ignores them; GS takes CC 0 as the bank; XG makes a channel a drum channel with
+    /// CC 0 at 120 or above (melodic below) and takes CC 32 as the bank; MMA takes CC 0 × 128 + CC 32. A drum
+    /// channel ignores CC 0 in GS and MMA and picks kits from bank 128 whatever its bank. GM System On, and a GS or
+    /// XG reset that libfluidsynth takes as one (device id 0 or 0x7F), switch it as they do there.
+    public var bankSelect: SamplerSettings.BankSelectMode = .gs
 
     /// FluidSynth's control block: envelopes, LFOs and modulation move once per 64 samples of a voice's life.
     static let blockSize = 64
@@ -125,11 +136,12 @@ public final class SoundFontEngine {
         // FluidSynth's synth.min-note-length: a note-off within 10 ms of its note-on waits until then.
         minimumNoteTicks = Int(sampleRate * 0.010)
         for channel in 0..<16 {
-            channels[channel].isDrum = channel == 9
+            channels[channel].isDrumByDefault = channel == 9
             resetChannel(channel, program: true)
         }
-        // The lazily made table of NRPN steps, made here: its first use on the render thread would allocate.
+        // The lazily made tables of NRPN steps and reset messages, made here: their first use on the render thread would allocate.
         _ = Self.nrpnScales.count
+        _ = ResetKind.deviceResetBodies.count
     }
 
     deinit {

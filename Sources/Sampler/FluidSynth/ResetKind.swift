@@ -19,9 +19,9 @@ public enum ResetKind: Sendable, CaseIterable {
     /// Yamaha XG System On (F0 43 10 4C 00 00 7E 00 F7).
     case yamahaXG
 
-    /// Whether `body` (a SysEx message without F0/F7) is a GM, GS or XG reset for any device id
-    /// (byte 1). Does not allocate.
-    static func isDeviceReset(_ body: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// The GM, GS or XG reset `body` (a SysEx message without F0/F7) is, for any device id (byte 1);
+    /// nil for any other message. Does not allocate.
+    static func deviceReset(_ body: UnsafeBufferPointer<UInt8>) -> ResetKind? {
         // Index loops: generic sequence iteration allocates in unoptimised builds.
         var candidate = 0
         while candidate < deviceResetBodies.count {
@@ -32,11 +32,21 @@ public enum ResetKind: Sendable, CaseIterable {
                       offset == 1 || reset[offset] == body[offset] {
                     offset += 1
                 }
-                if offset == reset.count { return true }
+                if offset == reset.count { return candidate == 0 ? .generalMIDI : candidate == 1 ? .rolandGS : .yamahaXG }
             }
             candidate += 1
         }
-        return false
+        return nil
+    }
+
+    /// A SysEx message's bytes without their F0/F7 framing, where there is one. Does not allocate.
+    static func sysExBody(of message: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        // Pointer arithmetic only: slice operations allocate in unoptimised builds.
+        guard var start = message.baseAddress else { return message }
+        var count = message.count
+        if count > 0, start.pointee == 0xF0 { start += 1; count -= 1 }
+        if count > 0, start[count - 1] == 0xF7 { count -= 1 }
+        return UnsafeBufferPointer(start: start, count: count)
     }
 
     /// The SysEx message without F0/F7 (empty for `.system`).

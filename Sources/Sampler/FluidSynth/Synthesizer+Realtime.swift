@@ -79,17 +79,13 @@ extension Synthesizer {
     /// them); when it leaves a reset unhandled, it gets a system reset instead. Every reset ends
     /// with all voices silenced, as `systemReset()` explains.
     func sendSysEx(_ message: [UInt8]) {
-        // Pointer arithmetic only: ArraySlice operations allocate in unoptimised builds.
         message.withUnsafeBufferPointer { buffer in
-            guard var start = buffer.baseAddress else { return }
-            var count = buffer.count
-            if start.pointee == 0xF0 { start += 1; count -= 1 }
-            if count > 0, start[count - 1] == 0xF7 { count -= 1 }
-            guard count > 0 else { return }
+            let body = ResetKind.sysExBody(of: buffer)
+            guard let start = body.baseAddress, body.count > 0 else { return }
             var handled: Int32 = 0
             let chars = UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)
-            fluid_synth_sysex(synth, chars, Int32(count), nil, nil, &handled, 0)
-            if ResetKind.isDeviceReset(UnsafeBufferPointer(start: start, count: count)) {
+            fluid_synth_sysex(synth, chars, Int32(body.count), nil, nil, &handled, 0)
+            if ResetKind.deviceReset(body) != nil {
                 if handled == 0 { fluid_synth_system_reset(synth) }
                 fluid_synth_all_sounds_off(synth, -1)
                 forcedPrograms.select(in: synth)
