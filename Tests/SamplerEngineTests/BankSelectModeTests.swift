@@ -27,10 +27,10 @@ final class BankSelectModeTests: XCTestCase {
         SamplerEngineTests.compare(ours: ours, reference: reference, start: 0, analysed: min(ours.count, reference.count) / 2)
     }
 
-    /// Renders `song` with `arguments` by both engines, checks them alike (and their levels over `window` ms within
-    /// 1 dB) and returns seqplay's render.
+    /// Renders `song` with `arguments` by both engines, checks them alike (and their levels over each of `windows`, in
+    /// ms, within 1 dB) and returns seqplay's render.
     @discardableResult
-    func checkAlike(_ name: String, _ song: Song, _ arguments: [String], window: Range<Int>? = nil, scratch: ScratchDirectory) throws -> [Float] {
+    func checkAlike(_ name: String, _ song: Song, _ arguments: [String], windows: [Range<Int>] = [], scratch: ScratchDirectory) throws -> [Float] {
         let ours = try render(song, engine: "seqplay", arguments, scratch: scratch)
         let reference = try render(song, engine: "fluidsynth", arguments, scratch: scratch)
         let alike = comparison(ours, reference)
@@ -38,7 +38,7 @@ final class BankSelectModeTests: XCTestCase {
                      name, alike.referenceLevel, alike.levelDifference, alike.envelopeDifference))
         XCTAssertLessThan(abs(alike.levelDifference), 1, name)
         XCTAssertLessThan(alike.envelopeDifference, 2, name)
-        if let window {
+        for window in windows {
             let difference = MIDIControlTests.level(ours, from: window.lowerBound, to: window.upperBound)
                 - MIDIControlTests.level(reference, from: window.lowerBound, to: window.upperBound)
             print(String(format: "%@: %d-%d ms, --engine seqplay %+.2f dB against fluidsynth", name, window.lowerBound, window.upperBound, difference))
@@ -114,15 +114,17 @@ final class BankSelectModeTests: XCTestCase {
         let scratch = try ScratchDirectory(prefix: "engine-gs-reset")
         defer { scratch.remove() }
         // A quiet flute panned hard left, with a bank select; the GS Reset at 1.5 s: the next note is the piano at
-        // volume 100, centred. Channel 2 is forced to the flute: it stays the flute after the reset.
+        // volume 100, centred. Channel 2 is forced to the flute and channel 3 is a drum channel: they stay so after it.
         let song = Song(events: [(0, [0xB0, 0, 8]), (0, [0xC0, 73]), (0, [0xB0, 7, 40]), (0, [0xB0, 10, 0]), (0, [0xC1, 0]),
                                  (10, [0x90, 69, 100]), (1000, [0x80, 69, 0]), (1500, Self.gsReset),
-                                 (1600, [0x90, 60, 100]), (2600, [0x80, 60, 0]), (2800, [0x91, 72, 90]), (3400, [0x81, 72, 0])],
-                        lengthMs: 4200)
+                                 (1600, [0x90, 60, 100]), (2600, [0x80, 60, 0]), (2800, [0x91, 72, 90]), (3400, [0x81, 72, 0]),
+                                 (3600, [0x92, 38, 110]), (3900, [0x82, 38, 0])],
+                        lengthMs: 4600)
         var ignored = song
         ignored.events.removeAll { $0.bytes[0] == 0xF0 }
-        let before = try render(ignored, engine: "seqplay", ["--program", "2=73"], scratch: scratch)
-        let ours = try checkAlike("GS reset", song, ["--program", "2=73"], window: 2800..<3400, scratch: scratch)
+        let arguments = ["--program", "2=73", "--drums", "3,10"]
+        let before = try render(ignored, engine: "seqplay", arguments, scratch: scratch)
+        let ours = try checkAlike("GS reset", song, arguments, windows: [2800..<3400, 3750..<3900], scratch: scratch)
         // After the reset the piano is centred: heard on the right, where the flute panned left was not.
         checkUnlike("GS reset, right", ours, before: before, from: 1600, to: 2600, channel: 1, by: 10)
     }
