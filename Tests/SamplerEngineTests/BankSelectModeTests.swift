@@ -1,4 +1,5 @@
 import Foundation
+import Sampler
 import TestSupport
 import XCTest
 
@@ -127,5 +128,35 @@ final class BankSelectModeTests: XCTestCase {
         let ours = try checkAlike("GS reset", song, arguments, windows: [2800..<3400, 3750..<3900], scratch: scratch)
         // After the reset the piano is centred: heard on the right, where the flute panned left was not.
         checkUnlike("GS reset, right", ours, before: before, from: 1600, to: 2600, channel: 1, by: 10)
+    }
+
+    func testSysExAndSystemResetMessagesSwitchModesAndResetAsLibfluidsynth() throws {
+        let engine = SoundFontEngine(bank: try SoundFontBank(path: MIDIControlTests.font), polyphony: 8)
+        func program() -> [Int] { engine.program(onChannel: 0).map { [$0.bank, $0.program] } ?? [] }
+        engine.apply(.controlChange(channel: 0, controller: 0, value: 8))
+        engine.apply(.programChange(channel: 0, program: 40))
+        XCTAssertEqual(program(), [8, 40])
+        engine.apply(.systemReset)
+        XCTAssertEqual(program(), [0, 0], "MIDI System Reset: program 0 of bank 0")
+        // The usual XG System On (device 0x10): libfluidsynth at device id 0 takes it for another device; seqplay resets.
+        engine.apply(.programChange(channel: 0, program: 40))
+        engine.apply(.systemExclusive([0xF0, 0x43, 0x10, 0x4C, 0x00, 0x00, 0x7E, 0x00, 0xF7]))
+        XCTAssertEqual(engine.bankSelect, .gs)
+        XCTAssertEqual(program(), [0, 0])
+        // To all devices, it switches to XG bank selects: CC 32 is the bank, CC 0 = 127 a kit.
+        engine.apply(.systemExclusive([0xF0, 0x43, 0x7F, 0x4C, 0x00, 0x00, 0x7E, 0x00, 0xF7]))
+        XCTAssertEqual(engine.bankSelect, .xg)
+        engine.apply(.controlChange(channel: 0, controller: 32, value: 8))
+        engine.apply(.programChange(channel: 0, program: 40))
+        XCTAssertEqual(program(), [8, 40])
+        // GM System On without framing bytes, as `reset(.generalMIDI)` sends it: GM, bank selects ignored.
+        engine.reset(.generalMIDI)
+        XCTAssertEqual(engine.bankSelect, .gm)
+        engine.apply(.controlChange(channel: 0, controller: 0, value: 8))
+        engine.apply(.programChange(channel: 0, program: 40))
+        XCTAssertEqual(program(), [0, 40])
+        // Other SysEx (a GS Reset with a wrong checksum) changes nothing.
+        engine.apply(.systemExclusive([0xF0, 0x41, 0x10, 0x42, 0x12, 0x40, 0x00, 0x7F, 0x00, 0x42, 0xF7]))
+        XCTAssertEqual(program(), [0, 40])
     }
 }
