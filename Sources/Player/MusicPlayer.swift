@@ -43,18 +43,18 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
     public let options: SongOptions
 
     private let schedule: SongEventList
-    private let stretches: [PlaybackSchedule.PlayedStretch]
+    let stretches: [PlaybackSchedule.PlayedStretch]
     /// Song seconds per player second.
     private let rate: Double
-    private let speed: (numerator: Int64, denominator: Int64)
+    let speed: (numerator: Int64, denominator: Int64)
     /// Ticks per quarter note when the player sends MIDI clock.
-    private let clockTicksPerQuarter: Int64?
-    private let trackMuted: [ManagedAtomic<Bool>]
-    private let trackSoloed: [ManagedAtomic<Bool>]
-    private let channelMuted: [ManagedAtomic<Bool>]
-    private let channelSoloed: [ManagedAtomic<Bool>]
+    let clockTicksPerQuarter: Int64?
+    let trackMuted: [ManagedAtomic<Bool>]
+    let trackSoloed: [ManagedAtomic<Bool>]
+    let channelMuted: [ManagedAtomic<Bool>]
+    let channelSoloed: [ManagedAtomic<Bool>]
     /// Bumped by every mute/solo change, so the render thread knows to recompute what is audible.
-    private let audibilityGeneration: ManagedAtomic<Int>
+    let audibilityGeneration: ManagedAtomic<Int>
     private let finished = ManagedAtomic<Bool>(false)
 
     // Render-thread state, allocated once.
@@ -210,26 +210,6 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
     /// the end of playback.
     public var isFinished: Bool {
         finished.load(ordering: .acquiring)
-    }
-
-    // MARK: Mute and solo
-
-    public func setTrack(_ track: Int, muted: Bool) { set(trackMuted[track], muted) }
-    public func setTrack(_ track: Int, soloed: Bool) { set(trackSoloed[track], soloed) }
-    /// Mutes a 0-based channel (channel 10 is 9).
-    public func setChannel(_ channel: Int, muted: Bool) { set(channelMuted[channel], muted) }
-    /// Solos a 0-based channel: while any channel is soloed only soloed channels sound (and likewise
-    /// for tracks; with both, a note sounds when its track and its channel pass).
-    public func setChannel(_ channel: Int, soloed: Bool) { set(channelSoloed[channel], soloed) }
-
-    public func isTrackMuted(_ track: Int) -> Bool { trackMuted[track].load(ordering: .relaxed) }
-    public func isTrackSoloed(_ track: Int) -> Bool { trackSoloed[track].load(ordering: .relaxed) }
-    public func isChannelMuted(_ channel: Int) -> Bool { channelMuted[channel].load(ordering: .relaxed) }
-    public func isChannelSoloed(_ channel: Int) -> Bool { channelSoloed[channel].load(ordering: .relaxed) }
-
-    private func set(_ flag: ManagedAtomic<Bool>, _ value: Bool) {
-        flag.store(value, ordering: .relaxed)
-        audibilityGeneration.wrappingIncrement(ordering: .releasing)
     }
 
     // MARK: Position
@@ -396,38 +376,6 @@ public final class MusicPlayer: ScheduledMIDISource, @unchecked Sendable {
 
     private func noteIndex(_ track: Int, _ channel: UInt8, _ note: UInt8) -> Int {
         track * MusicPlayer.notesPerTrack + Int(channel) * 128 + Int(note)
-    }
-
-    // MARK: MIDI clock
-
-    /// The first Timing Clock of stretch `stretch` or a later one at or after `sampleTime`; nil without
-    /// clock or when none is left.
-    private func firstClock(fromStretch stretch: Int, atOrAfter sampleTime: Int64 = 0) -> (stretch: Int, index: Int64, time: Int64)? {
-        guard let ppq = clockTicksPerQuarter, stretch < stretches.count else { return nil }
-        // Clock n sits at tick n × ppq / 24 (rounded down): the first at or after the stretch's start.
-        let from = stretches[stretch].fromTick
-        let (scaled, overflow) = from.multipliedReportingOverflow(by: 24)
-        guard !overflow else { return nil }
-        var next = clockTime(stretch: stretch, index: (scaled + ppq - 1) / ppq)
-        while let candidate = next, candidate.time < sampleTime { next = clock(after: candidate) }
-        return next
-    }
-
-    /// The Timing Clock after `current`: the next in its stretch, else the first of the next stretch.
-    private func clock(after current: (stretch: Int, index: Int64, time: Int64)) -> (stretch: Int, index: Int64, time: Int64)? {
-        clockTime(stretch: current.stretch, index: current.index + 1) ?? firstClock(fromStretch: current.stretch + 1)
-    }
-
-    /// Clock `index` in `stretch`, nil when it falls past the stretch (the song's last stretch keeps
-    /// the clock at its very end).
-    private func clockTime(stretch: Int, index: Int64) -> (stretch: Int, index: Int64, time: Int64)? {
-        guard let ppq = clockTicksPerQuarter else { return nil }
-        let (scaled, overflow) = index.multipliedReportingOverflow(by: ppq)
-        let tick = scaled / 24
-        let played = stretches[stretch]
-        guard !overflow, tick < played.toTick || (stretch == stretches.count - 1 && tick == played.toTick) else { return nil }
-        let time = played.startTime + tempoMap.time(atTick: tick) - tempoMap.time(atTick: played.fromTick)
-        return (stretch, index, time.sampleIndex(sampleRate: sampleRate, speed: speed, rounding: .down))
     }
 }
 

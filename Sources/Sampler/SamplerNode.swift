@@ -35,7 +35,7 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     /// Where scheduled MIDI comes from, or nil for live MIDI only.
     public var eventSource: (any ScheduledMIDISource)?
 
-    private let synthesizer: Synthesizer
+    let synthesizer: Synthesizer
     /// Frames FluidSynth has rendered since the node was made or reset; its internal block
     /// boundaries fall where this is a multiple of `blockFrames`.
     private var synthesizerFrames: Int64 = 0
@@ -273,31 +273,6 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
         soundFontEngine?.applyToEveryChannel(controller: 120)
     }
 
-    // MARK: Control of a running sampler (queued for the render thread)
-
-    /// Queues a channel voice message for the render thread (`Synthesizer.enqueue`): from a control
-    /// thread, while the engine runs or not.
-    public func enqueue(_ message: MIDIMessage) { synthesizer.enqueue(message) }
-
-    /// Mutes or unmutes `channel` (0-based; `Synthesizer.setMuted`).
-    public func setMuted(_ muted: Bool, channel: UInt8) { synthesizer.setMuted(muted, channel: channel) }
-
-    /// Sets the reverb parameters given, between two render cycles (`Synthesizer.setReverb`).
-    public func setReverb(roomSize: Double? = nil, damping: Double? = nil, width: Double? = nil, level: Double? = nil) {
-        synthesizer.setReverb(roomSize: roomSize, damping: damping, width: width, level: level)
-    }
-
-    /// Sets the chorus parameters given, between two render cycles (`Synthesizer.setChorus`).
-    public func setChorus(voices: Int? = nil, level: Double? = nil, speed: Double? = nil, depth: Double? = nil) {
-        synthesizer.setChorus(voices: voices, level: level, speed: speed, depth: depth)
-    }
-
-    /// What each channel plays and its volume and pan, as the render thread last set them.
-    public var channelStatus: ChannelStatusTable { synthesizer.channelStatus }
-
-    /// Publishes every channel's state to `channelStatus` now (between render cycles).
-    public func refreshChannelStatus() { synthesizer.refreshChannelStatus() }
-
     // MARK: AudioNode
 
     public override var numberOfInputs: Int { 0 }
@@ -415,33 +390,5 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
         // The event at `next` is due at the first boundary B after `blockStart` with next < B + 32.
         let blocks = min((next - blockStart - halfBlock) / Int64(Self.blockFrames) + 1, Int64(Int32.max))
         return Int(blocks) * Self.blockFrames
-    }
-}
-
-/// The sampler as a song's destination: each event plays at once, as `receive(_:)` plays a message
-/// (the player is pulled block by block, so "at once" is on the 64-frame grid nearest its time).
-extension SamplerNode: SongDestination {
-    public func receive(_ event: SongEvent) {
-        receive(event.message)
-    }
-}
-
-extension SoundFontEngine.Message {
-    /// The engine's form of a message; nil for what it does not play (timing, transport and the other system common messages).
-    init?(_ message: MIDIMessage) {
-        switch message {
-        case let .noteOn(channel, note, velocity):
-            self = .noteOn(channel: Int(channel), key: Int(note), velocity: Int(velocity))
-        case let .noteOff(channel, note, _): self = .noteOff(channel: Int(channel), key: Int(note))
-        case let .controlChange(channel, controller, value):
-            self = .controlChange(channel: Int(channel), controller: Int(controller), value: Int(value))
-        case let .programChange(channel, program): self = .programChange(channel: Int(channel), program: Int(program))
-        case let .pitchBend(channel, value): self = .pitchBend(channel: Int(channel), value: Int(value))
-        case let .channelPressure(channel, pressure): self = .channelPressure(channel: Int(channel), value: Int(pressure))
-        case let .polyPressure(channel, note, pressure): self = .keyPressure(channel: Int(channel), key: Int(note), value: Int(pressure))
-        case let .systemExclusive(bytes): self = .systemExclusive(bytes)
-        case .systemReset: self = .systemReset
-        default: return nil
-        }
     }
 }
