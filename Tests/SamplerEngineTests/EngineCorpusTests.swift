@@ -9,7 +9,7 @@ import XCTest
 /// engine does not meet on every song yet; asserts looser limits, so that the engine cannot drift further away.
 extension EngineCommandLineTests {
     /// $SEQPLAY_CORPUS, else ../shared/corpus beside the package: its well-formed files.
-    static let corpus: URL = ProcessInfo.processInfo.environment["SEQPLAY_CORPUS"].map { URL(fileURLWithPath: $0) }
+    static let corpus: URL = ProcessInfo.processInfo.environment["SEQPLAY_CORPUS"].map { URL(fileURLWithPath: $0).appendingPathComponent("wellformed") }
         ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("shared/corpus/wellformed")
 
