@@ -32,9 +32,14 @@ final class JACKMIDICommandLineTests: XCTestCase {
         XCTAssertTrue(sender.isDone)
         let onsets = OnsetTiming.onsets(in: recorder.samples(channel: 0)).map { recorder.firstFrameTime + Int64($0) }
         let errorsInSamples = zip(onsets, notes.map { sender.baseFrameTime + $0 }).map { $0 - $1 }
-        print("seqplay live -a jack, block 512: onset − sent frame = \(errorsInSamples) samples")
+        // What seqplay controls: every note on the sampler's 64-sample grid at its frame, all in the same cycle relative to
+        // when they were sent. Which cycle the recorder hears seqplay's output in is the server's: on a loaded host the
+        // dummy server has handed it over one cycle later for a whole run (a CI run: all 8 notes +512, on the same frames).
+        let cycles = ((errorsInSamples.first ?? 0) + 256).quotientAndRemainder(dividingBy: 512).quotient
+        print("seqplay live -a jack, block 512: onset − sent frame = \(errorsInSamples) samples (the recorder \(cycles) cycle(s) behind)")
         XCTAssertEqual(onsets.count, notes.count)
-        XCTAssertTrue(errorsInSamples.allSatisfy { abs($0) < 64 }, "\(errorsInSamples)")
+        XCTAssertTrue((0...1).contains(cycles), "\(errorsInSamples)")
+        XCTAssertTrue(errorsInSamples.allSatisfy { abs($0 - Int64(cycles) * 512) < 64 }, "\(errorsInSamples)")
     }
 
     func testJACKMIDIFlagsAreRefusedWhereTheyDoNotApply() throws {
