@@ -194,13 +194,15 @@ public struct SoundFontHydra: Sendable {
 
         // The sample data: 16-bit little-endian points, plus the low bytes of sm24 when it matches smpl.
         // An SF3 font's smpl chunk is bytes (Ogg Vorbis streams between 16-bit samples), decoded sample by sample.
+        let file = try structure.open()
+        defer { file.close() }
         if let decoder = compressedSamples, samples.contains(where: { $0.type & 0x10 != 0 }) {
-            (samples, sampleData) = try Self.decoded(samples, of: structure, smpl: smpl, decoder: decoder, fail: fail)
+            (samples, sampleData) = try Self.decoded(samples, of: file, smpl: smpl, decoder: decoder, fail: fail)
             sampleLowBytes = []
         } else {
-            sampleData = try structure.points(of: smpl, count: points, as: Int16.self)
+            sampleData = try file.points(of: smpl, count: points, as: Int16.self)
             let useSM24 = sm24.map { $0.size >= points } ?? false
-            sampleLowBytes = useSM24 ? try structure.points(of: sm24!, count: points, as: UInt8.self) : []
+            sampleLowBytes = useSM24 ? try file.points(of: sm24!, count: points, as: UInt8.self) : []
         }
         self.presets = presets
         self.instruments = instruments
@@ -214,7 +216,7 @@ public struct SoundFontHydra: Sendable {
     /// the decoded points once, as FluidSynth holds them (not the file's sample bytes beside an array grown
     /// by doubling, 1.8 times FluidSynth's peak for MuseScore_General.sf3). A sample that decodes to fewer
     /// points than counted ends in silence; more are cut at the count.
-    private static func decoded(_ headers: [SampleHeader], of structure: SoundFontStructure, smpl: SoundFontStructure.Chunk,
+    private static func decoded(_ headers: [SampleHeader], of file: ChunkFile, smpl: SoundFontStructure.Chunk,
                                 decoder: CompressedSampleDecoder, fail: (String) -> SoundFontError) throws(SoundFontError) -> ([SampleHeader], [Int16]) {
         var samples = headers
         var total = 0
@@ -222,7 +224,7 @@ public struct SoundFontHydra: Sendable {
             var moved = header
             var count = 0
             if header.type & 0x10 != 0 {
-                let bytes = try structure.points(of: smpl, from: header.start, count: header.end - header.start, as: UInt8.self)
+                let bytes = try file.points(of: smpl, from: header.start, count: header.end - header.start, as: UInt8.self)
                 guard let frames = bytes.withUnsafeBytes(decoder.pointCount), frames >= 0 else {
                     throw fail("sample \(index) '\(header.name)': its Ogg Vorbis data cannot be decoded")
                 }
@@ -247,12 +249,12 @@ public struct SoundFontHydra: Sendable {
                 let points = UnsafeMutableBufferPointer(rebasing: buffer[moved.start..<moved.end])
                 do throws(SoundFontError) {
                     if header.type & 0x10 != 0 {
-                        let bytes = try structure.points(of: smpl, from: header.start, count: header.end - header.start, as: UInt8.self)
+                        let bytes = try file.points(of: smpl, from: header.start, count: header.end - header.start, as: UInt8.self)
                         guard bytes.withUnsafeBytes({ decoder.decode($0, points) }) != nil else {
                             throw fail("sample \(index) '\(header.name)': its Ogg Vorbis data cannot be decoded")
                         }
                     } else {
-                        _ = points.initialize(fromContentsOf: try structure.points(of: smpl, from: 2 * header.start, count: points.count, as: Int16.self))
+                        _ = points.initialize(fromContentsOf: try file.points(of: smpl, from: 2 * header.start, count: points.count, as: Int16.self))
                     }
                 } catch {
                     failure = error

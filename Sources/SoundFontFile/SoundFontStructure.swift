@@ -84,38 +84,15 @@ public struct SoundFontStructure: Sendable {
         return result
     }
 
-    /// `count` points of `chunk` from byte `from` of its data (the chunk holds at least that many) read straight
-    /// into an array of `T` (`Int16` for `smpl`, `UInt8` for `sm24` or SF3 bytes), without an intermediate copy
-    /// of the bytes: the sample data is most of a font. Points are little-endian in the file; `T(littleEndian:)`
-    /// makes them native.
-    func points<T: FixedWidthInteger>(of chunk: Chunk, from: Int = 0, count: Int, as _: T.Type) throws(SoundFontError) -> [T] {
-        let file = try ChunkFile(path: path)
-        defer { file.close() }
-        var failure: SoundFontError?
-        let points = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-            let raw = UnsafeMutableRawBufferPointer(buffer)
-            var done = 0
-            while done < raw.count {
-                let read = pread(file.descriptor, raw.baseAddress! + done, raw.count - done, off_t(chunk.dataOffset + from + done))
-                if read < 0 && errno == EINTR { continue }
-                guard read > 0 else {
-                    failure = read < 0 ? file.fail(.unreadable(String(cString: strerror(errno))))
-                        : file.fail(.truncated(declared: chunk.dataOffset + chunk.size, actual: file.size))
-                    break
-                }
-                done += read
-            }
-            if failure != nil { raw.initializeMemory(as: UInt8.self, repeating: 0) }
-            for i in 0..<count { buffer[i] = T(littleEndian: buffer[i]) }
-            initialized = count
-        }
-        if let failure { throw failure }
-        return points
+    /// The file opened for reading, to read many chunks' `points` through one descriptor (an SF3 font's samples are
+    /// read one by one, each twice); the caller closes it.
+    func open() throws(SoundFontError) -> ChunkFile {
+        try ChunkFile(path: path)
     }
 }
 
 /// A file opened for reading chunk headers and data at offsets; every failure names the file.
-private final class ChunkFile {
+final class ChunkFile {
     let path: String
     let size: Int
     private let handle: FileHandle
@@ -140,6 +117,33 @@ private final class ChunkFile {
     }
 
     func close() { try? handle.close() }
+
+    /// `count` points of `chunk` from byte `from` of its data (the chunk holds at least that many) read straight
+    /// into an array of `T` (`Int16` for `smpl`, `UInt8` for `sm24` or SF3 bytes), without an intermediate copy
+    /// of the bytes: the sample data is most of a font. Points are little-endian in the file; `T(littleEndian:)`
+    /// makes them native.
+    func points<T: FixedWidthInteger>(of chunk: SoundFontStructure.Chunk, from: Int = 0, count: Int, as _: T.Type) throws(SoundFontError) -> [T] {
+        var failure: SoundFontError?
+        let points = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            var done = 0
+            while done < raw.count {
+                let read = pread(descriptor, raw.baseAddress! + done, raw.count - done, off_t(chunk.dataOffset + from + done))
+                if read < 0 && errno == EINTR { continue }
+                guard read > 0 else {
+                    failure = read < 0 ? fail(.unreadable(String(cString: strerror(errno))))
+                        : fail(.truncated(declared: chunk.dataOffset + chunk.size, actual: size))
+                    break
+                }
+                done += read
+            }
+            if failure != nil { raw.initializeMemory(as: UInt8.self, repeating: 0) }
+            for i in 0..<count { buffer[i] = T(littleEndian: buffer[i]) }
+            initialized = count
+        }
+        if let failure { throw failure }
+        return points
+    }
 
     /// The file's descriptor, for reads straight into memory.
     var descriptor: Int32 { handle.fileDescriptor }
