@@ -5,8 +5,10 @@
 # with `--engine fluidsynth` and with `--engine seqplay`, dry. Before them the same server runs the same time
 # with no client: the xruns the machine makes on its own (the dummy driver's timer waking late).
 # Prints per round: serve's xruns (JACK's xrun callback, `underruns` in serve's summary) and late events, the
-# server's own late wake-ups (jackd's "XRun" lines), and the DSP load `jack_cpu_load` reports (mean and
-# maximum, percent of the period). An engine causes xruns when its round has more than the idle round's.
+# server's own late wake-ups (jackd's "XRun" lines), serve's renders longer than their period ("overlong": the
+# xruns seqplay's own work made; serve times every render of a period) and its longest render in ms, and the
+# DSP load `jack_cpu_load` reports (mean and maximum, percent of the period). An xrun with no overlong render
+# came from the machine (a late wake-up), not from the engine.
 #   Benchmarks/engine-realtime.sh [SECONDS]     release build; FONT=FILE (FluidR3_GM), POLYPHONY=N (256)
 # On a machine shared with other work (or without real-time scheduling) both engines show the machine's xruns:
 # run it on a quiet machine, and compare the rounds with each other and with the idle one.
@@ -24,17 +26,16 @@ jackd --no-realtime -d dummy -r 44100 -p 64 >"$work/jackd.log" 2>&1 &
 jackd=$!
 trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 for _ in $(seq 50); do jack_lsp >/dev/null 2>&1 && break; sleep 0.1; done
-port() { python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # round NAME [ENGINE]: SECONDS of the server (with serve and the feed when ENGINE is given); prints its row.
 round() {
-    local name=$1 engine=${2:-} serve="" before load xruns="-" late="-"
+    local name=$1 engine=${2:-} serve="" before load xruns="-" late="-" overlong="-" longest="-"
     before=$(grep -c XRun "$work/jackd.log" || true)
     jack_cpu_load >"$work/load.txt" 2>/dev/null &
     load=$!
     if [ -n "$engine" ]; then
         local network
-        network=$(port)
+        network=$(free_port DGRAM)
         "$seqplay" serve --network --listen "127.0.0.1:$network" --sf2 "$font" --engine "$engine" -a jack \
             --polyphony "$polyphony" --no-reverb --no-chorus --no-state >"$work/serve.out" 2>"$work/serve.log" &
         serve=$!
@@ -44,18 +45,20 @@ round() {
         kill -TERM "$serve"; wait "$serve" || true
         xruns=$(grep -o 'underruns: [0-9]*' "$work/serve.out" | grep -o '[0-9]*' || echo "?")
         late=$(grep -o 'late events: [0-9]*' "$work/serve.out" | grep -o '[0-9]*' || echo "?")
+        overlong=$(sed -nE 's/.*renders longer than their period: ([0-9]+).*/\1/p' "$work/serve.out" | tail -1)
+        longest=$(sed -nE 's/.*renders longer than their period: [0-9]+ \(longest ([0-9.]+) ms.*/\1/p' "$work/serve.out" | tail -1)
     else
         sleep "$seconds"
     fi
     kill "$load"; wait "$load" 2>/dev/null || true
     local server=$(( $(grep -c XRun "$work/jackd.log" || true) - before ))
-    awk -v name="$name" -v x="$xruns" -v l="$late" -v s="$server" '
+    awk -v name="$name" -v x="$xruns" -v l="$late" -v s="$server" -v o="${overlong:-?}" -v g="${longest:-?}" '
         /DSP load/ { v = $4 * 1; sum += v; n++; if (v > max) max = v }
-        END { printf "%-30s %8s %8s %10d %9.1f %9.1f\n", name, x, l, s, (n ? sum / n : 0), max }' "$work/load.txt"
+        END { printf "%-30s %8s %8s %10d %10s %9s %9.1f %9.1f\n", name, x, l, s, o, g, (n ? sum / n : 0), max }' "$work/load.txt"
 }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores; $seconds s a round, 64-frame periods, 44.1 kHz, $polyphony voices"
-printf '%-30s %8s %8s %10s %9s %9s\n' "" "xruns" "late" "server's" "DSP mean" "DSP max"
+printf '%-30s %8s %8s %10s %10s %9s %9s %9s\n' "" "xruns" "late" "server's" "overlong" "longest" "DSP mean" "DSP max"
 round "idle server (no client)"
 round "serve --engine fluidsynth" fluidsynth
 round "serve --engine seqplay" seqplay

@@ -49,8 +49,8 @@ chunk = lambda kind, b: kind + struct.pack(">I", len(b)) + b
 open(sys.argv[1], "wb").write(chunk(b"MThd", struct.pack(">HHH", 0, 1, ppq)) + chunk(b"MTrk", bytes(body)))
 PY
 
-port() { python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_'"$1"'); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-network=$(port DGRAM); shell=$(port STREAM); osc=$(port DGRAM)
+source Benchmarks/timed-run.sh
+network=$(free_port DGRAM); shell=$(free_port STREAM); osc=$(free_port DGRAM)
 "$SEQPLAY" serve --network --listen "127.0.0.1:$network" --sf2 "$font" -o /dev/null --no-state \
     --shell "$shell" --osc "$osc" >"$work/serve.out" 2>"$work/serve.log" &
 serve=$!

@@ -25,3 +25,6 @@ run() {
     last_audio=$([ -n "$output" ] && soxi -D "$output" 2>/dev/null || echo -)
     printf '%-44s %8s %8s %9s %8s' "$name" "$last_wall" "$last_cpu" "$last_rss" "$last_audio"
 }
+
+# free_port TYPE: a free 127.0.0.1 port for a socket of TYPE (DGRAM or STREAM), for servers a benchmark starts.
+free_port() { python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_'"$1"'); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
