@@ -96,7 +96,7 @@ final class HTTPAccessTests: XCTestCase {
             XCTAssertTrue(HTTPAccess.namesThisMachine(name), name ?? "nil")
         }
         for name in ["evil.example", "evil.example:8080", "127.0.0.1.evil.example", "localhost.evil.example", "[::2]:80", "127.0.0.256", ""] {
-            XCTAssertFalse(HTTPAccess.namesThisMachine(name), name ?? "nil")
+            XCTAssertFalse(HTTPAccess.namesThisMachine(name), name)
         }
     }
 

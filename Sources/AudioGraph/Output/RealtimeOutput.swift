@@ -47,6 +47,8 @@ open class RealtimeOutput: @unchecked Sendable {
     public var sampleTime: Int64 { shared.framesPlayed.load(ordering: .relaxed) }
     /// Underruns detected and recovered since `start`.
     public var xrunCount: Int { shared.xruns.load(ordering: .relaxed) }
+    /// How long the renders of the periods played since `start` took, against the periods' length.
+    public var renderTimes: RenderTimes { shared.renderTimes }
     /// Whether the output plays silence instead of rendering the engine.
     public var isPaused: Bool { shared.paused.load(ordering: .relaxed) }
 
@@ -147,6 +149,26 @@ final class RenderLoopState: Sendable {
     let xruns = ManagedAtomic(0)
     /// `stop(afterFrame:)`'s frame: the loop stops (as `stop()` does) once it has played this many.
     let stopAtFrame = ManagedAtomic<Int64>(.max)
+    /// The renders' times (`RenderTimes`), written by the render thread alone.
+    let renderedPeriods = ManagedAtomic(0)
+    let longestRender = ManagedAtomic<UInt64>(0)
+    let totalRender = ManagedAtomic<UInt64>(0)
+    let rendersLongerThanPeriod = ManagedAtomic(0)
+
+    /// The render thread's measurement of one render of a period `periodNanoseconds` long.
+    func recordRender(nanoseconds: UInt64, periodNanoseconds: UInt64) {
+        renderedPeriods.wrappingIncrement(ordering: .relaxed)
+        totalRender.wrappingIncrement(by: nanoseconds, ordering: .relaxed)
+        if nanoseconds > longestRender.load(ordering: .relaxed) { longestRender.store(nanoseconds, ordering: .relaxed) }
+        if nanoseconds > periodNanoseconds { rendersLongerThanPeriod.wrappingIncrement(ordering: .relaxed) }
+    }
+
+    var renderTimes: RenderTimes {
+        let periods = renderedPeriods.load(ordering: .relaxed)
+        return RenderTimes(periods: periods, longest: Double(longestRender.load(ordering: .relaxed)) / 1e9,
+                           mean: periods == 0 ? 0 : Double(totalRender.load(ordering: .relaxed)) / 1e9 / Double(periods),
+                           longerThanPeriod: rendersLongerThanPeriod.load(ordering: .relaxed))
+    }
 
     func reset() {
         stopRequested.store(false, ordering: .relaxed)
@@ -154,6 +176,10 @@ final class RenderLoopState: Sendable {
         drainOnStop.store(false, ordering: .relaxed)
         framesPlayed.store(0, ordering: .relaxed)
         xruns.store(0, ordering: .relaxed)
+        renderedPeriods.store(0, ordering: .relaxed)
+        longestRender.store(0, ordering: .relaxed)
+        totalRender.store(0, ordering: .relaxed)
+        rendersLongerThanPeriod.store(0, ordering: .relaxed)
     }
 }
 
@@ -176,6 +202,8 @@ final class RenderLoop: @unchecked Sendable {
     private let shared: RenderLoopState
     private let frameLimit: Int64?
     private let onEnd: (@Sendable (PlaybackEnd) -> Void)?
+    /// A frame's duration at the driver's rate, in nanoseconds: a period's length, for `RenderTimes`.
+    private let frameNanoseconds: Double
     /// How playback ended; written by the thread that ends it, read after joining that thread.
     private(set) var end: PlaybackEnd?
     private var played: Int64 = 0
@@ -195,6 +223,7 @@ final class RenderLoop: @unchecked Sendable {
         self.shared = shared
         self.frameLimit = frameLimit
         self.onEnd = onEnd
+        frameNanoseconds = 1e9 / Double(max(driver.sampleRate, 1))
     }
 
 
@@ -215,8 +244,10 @@ final class RenderLoop: @unchecked Sendable {
             }
             frames = Int(min(Int64(frameCount), frameLimit - played))
         }
+        let began = MonotonicClock.now()
         let block = shared.paused.load(ordering: .relaxed) ? nil : source.renderBlock(frameCount: frames)
         if block != nil {
+            shared.recordRender(nanoseconds: MonotonicClock.now() &- began, periodNanoseconds: UInt64(Double(frames) * frameNanoseconds))
             played += Int64(frames)
             shared.framesPlayed.store(played, ordering: .relaxed)
         }

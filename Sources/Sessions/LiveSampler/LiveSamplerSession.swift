@@ -58,6 +58,9 @@ public final class LiveSamplerSession: @unchecked Sendable {
         /// Messages dropped because a producer's queue was full.
         public var droppedMessages: Int
         public var underruns: Int
+        /// How long the output's renders of its periods took: a render longer than its period is an underrun
+        /// seqplay's own work made.
+        public var renderTimes = RenderTimes()
         /// How much faster than the system clock the output's clock ran, in parts per million, as the
         /// live-input clock model measured it (nil: not measured, e.g. stopped within a second).
         public var outputClockPPM: Double?
@@ -227,6 +230,7 @@ public final class LiveSamplerSession: @unchecked Sendable {
             : output.stop(afterFrame: input.dueSampleTimeOfReceivedMessages(outputSampleTime: output.sampleTime))
         var summary = Summary(lateEvents: input.lateEventCount, droppedMessages: input.droppedCount,
                               underruns: output.xrunCount, outputClockPPM: input.clock.measuredRateRatio.map { ($0 - 1) * 1e6 })
+        summary.renderTimes = output.renderTimes
         if case .failed(let error) = end { summary.failure = .deviceFailed(error) }
         if let recorder {
             do {
