@@ -66,47 +66,59 @@ final class NullOutputTests: XCTestCase {
         XCTAssertEqual(probe.allocations, 0, "allocations on the render thread over 50 periods")
     }
 
-    /// Every render of a period is timed on the render thread: three renders made to take three periods each
-    /// are counted as longer than their period, and the longest is at least that long.
+    /// Every render of a period is timed on the render thread, by the clock and by its CPU time: two renders made to
+    /// work three periods long and one made to sleep as long are the three longer than their period, two of them by
+    /// their work alone.
     func testRendersLongerThanTheirPeriodAreCountedAndTimed() throws {
         let engine = TestSignal.makeEngine(format: format)
-        let slow = SlowPeriodsSource(engine: engine, slowPeriods: [10, 20, 30], delay: 3 * 256 / 44_100)
+        let period = 256.0 / 44_100
+        let slow = SlowPeriodsSource(engine: engine, working: [10, 20], sleeping: [30], delay: 3 * period)
         let output = NullOutput(sampleRate: 44_100, channelCount: 2, periodFrames: 256)
         try output.start(engine: engine, source: slow, frameCount: 256 * 50)
         XCTAssertEqual(output.waitUntilEnded(), .completed)
         let times = output.renderTimes
-        print(String(format: "50 periods of 5.80 ms, 3 made to take 17.4 ms: %d longer than their period, longest %.2f ms, mean %.3f ms",
-                     times.longerThanPeriod, times.longest * 1e3, times.mean * 1e3))
+        print(String(format: "50 periods of 5.80 ms, 2 made to work and 1 to sleep 17.4 ms: %d longer than their period, %d by their "
+                     + "work alone; longest %.2f ms, longest work %.2f ms, mean %.3f ms", times.longerThanPeriod,
+                     times.workLongerThanPeriod, times.longest * 1e3, times.longestWork * 1e3, times.mean * 1e3))
         XCTAssertEqual(times.periods, 50)
         XCTAssertGreaterThanOrEqual(times.longerThanPeriod, 3, "the three slow renders")
-        XCTAssertLessThanOrEqual(times.longerThanPeriod, 50)
-        XCTAssertGreaterThanOrEqual(times.longest, 3 * 256 / 44_100)
-        XCTAssertGreaterThan(times.mean, 0)
-        XCTAssertGreaterThanOrEqual(times.mean, 3 * (3 * 256 / 44_100) / 50, "the slow renders are in the mean")
+        XCTAssertEqual(times.workLongerThanPeriod, 2, "the two that worked; the sleeping one and the engine's own renders did not")
+        XCTAssertGreaterThanOrEqual(times.longest, 3 * period)
+        XCTAssertGreaterThanOrEqual(times.longestWork, 3 * period)
+        XCTAssertGreaterThanOrEqual(times.mean, 3 * (3 * period) / 50, "the slow renders are in the mean")
         XCTAssertLessThan(times.mean, times.longest)
     }
 }
 
-/// Renders the engine, taking `delay` seconds longer (a busy wait on the monotonic clock) on the given periods
-/// (counted from 1).
+/// Renders the engine, first working `delay` seconds of CPU time (a busy loop on the thread's CPU clock) on the
+/// `working` periods and sleeping `delay` seconds on the `sleeping` ones (periods counted from 1).
 private final class SlowPeriodsSource: RealtimeRenderSource, @unchecked Sendable {
     private let engine: AudioEngine
-    private let slowPeriods: Set<Int>
+    private let working: Set<Int>, sleeping: Set<Int>
     private let delay: Double
     private var period = 0
 
-    init(engine: AudioEngine, slowPeriods: Set<Int>, delay: Double) {
+    init(engine: AudioEngine, working: Set<Int>, sleeping: Set<Int>, delay: Double) {
         self.engine = engine
-        self.slowPeriods = slowPeriods
+        self.working = working
+        self.sleeping = sleeping
         self.delay = delay
     }
 
     func renderBlock(frameCount: Int) -> AudioBuffer? {
         period += 1
-        if slowPeriods.contains(period) {
-            let until = DispatchTime.now().uptimeNanoseconds + UInt64(delay * 1e9)
-            while DispatchTime.now().uptimeNanoseconds < until {}
+        if working.contains(period) {
+            let until = Self.cpuTime() + delay
+            while Self.cpuTime() < until {}
+        } else if sleeping.contains(period) {
+            Thread.sleep(forTimeInterval: delay)
         }
         return engine.renderBlock(frameCount: frameCount)
+    }
+
+    private static func cpuTime() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
     }
 }

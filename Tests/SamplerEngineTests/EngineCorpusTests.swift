@@ -32,14 +32,17 @@ extension EngineCommandLineTests {
 
     static func likeness(ours: [Float], reference: [Float]) -> Likeness {
         let frames = min(ours.count, reference.count) / 2
-        func mono(_ signal: [Float], _ i: Int) -> Double { Double(signal[2 * i] + signal[2 * i + 1]) / 2 }
+        // Mid (mono) signals, made once: every figure below reads them.
+        let mid: [[Double]] = [ours, reference].map { (signal: [Float]) -> [Double] in
+            (0..<frames).map { (i: Int) -> Double in Double(signal[2 * i] + signal[2 * i + 1]) / 2 }
+        }
         // Levels and 10 ms envelopes.
         let window = 441
         var energyOurs = 0.0, energyReference = 0.0, envelopeSum = 0.0
         var loud: [(ours: Double, reference: Double)] = []
         for w in 0..<(frames / window) {
             var a = 0.0, b = 0.0
-            for i in (w * window)..<((w + 1) * window) { a += mono(ours, i) * mono(ours, i); b += mono(reference, i) * mono(reference, i) }
+            for i in (w * window)..<((w + 1) * window) { a += mid[0][i] * mid[0][i]; b += mid[1][i] * mid[1][i] }
             energyOurs += a; energyReference += b
             let ref = 10 * log10(b / Double(window) + 1e-20), our = 10 * log10(a / Double(window) + 1e-20)
             guard ref > -50 else { continue }
@@ -60,16 +63,14 @@ extension EngineCommandLineTests {
         result.correlation = covariance / ((varianceOurs * varianceReference).squareRoot() + 1e-20)
         // Log-spectral distance: 2048-point Hann frames, bins from 40 Hz to 16 kHz, the RMS of the dB difference per frame
         // (bins where both are more than 80 dB below the frame's loudest left out), the mean over frames above −50 dBFS.
-        let size = 2048
-        let hann = (0..<size).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(size)) }
+        let spectrum = PowerSpectrum(size: 2048)
+        let size = spectrum.size
         let bins = (40 * size / 44_100)...(16_000 * size / 44_100)
         var distanceSum = 0.0, counted = 0
         for start in stride(from: 0, to: frames - size, by: size) {
-            let power = [ours, reference].map { signal in
-                Self.powerSpectrum((0..<size).map { mono(signal, start + $0) * hann[$0] })
-            }
-            let frameEnergy = (0..<size).reduce(0.0) { $0 + mono(reference, start + $1) * mono(reference, start + $1) } / Double(size)
+            let frameEnergy = mid[1][start..<(start + size)].reduce(0.0) { $0 + $1 * $1 } / Double(size)
             guard 10 * log10(frameEnergy + 1e-20) > -50 else { continue }
+            let power = mid.map { spectrum.of($0[start..<(start + size)]) }
             let floor = (power[1][bins].max() ?? 0) * 1e-8
             var squares = 0.0, n = 0
             for k in bins where power[0][k] > floor || power[1][k] > floor {
@@ -85,32 +86,40 @@ extension EngineCommandLineTests {
         return result
     }
 
-    /// |X[k]|² for k in 0...n/2 of `signal` (its length a power of two): an iterative radix-2 FFT.
-    static func powerSpectrum(_ signal: [Double]) -> [Double] {
-        let n = signal.count
-        var re = signal, im = [Double](repeating: 0, count: n)
-        var j = 0
-        for i in 1..<n {
-            var bit = n >> 1
-            while j & bit != 0 { j ^= bit; bit >>= 1 }
-            j |= bit
-            if i < j { re.swapAt(i, j); im.swapAt(i, j) }
+    /// |X[k]|² for k in 0...size/2 of a Hann-windowed frame of `size` points (a power of two): an iterative radix-2
+    /// FFT whose window, bit reversal and twiddle factors are made once.
+    struct PowerSpectrum {
+        let size: Int
+        private let window: [Double], reversed: [Int], cosines: [Double], sines: [Double]
+
+        init(size: Int) {
+            self.size = size
+            window = (0..<size).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(size)) }
+            let bits = size.trailingZeroBitCount
+            reversed = (0..<size).map { i in (0..<bits).reduce(0) { $0 | ((i >> $1) & 1) << (bits - 1 - $1) } }
+            cosines = (0..<(size / 2)).map { cos(-2 * Double.pi * Double($0) / Double(size)) }
+            sines = (0..<(size / 2)).map { sin(-2 * Double.pi * Double($0) / Double(size)) }
         }
-        var length = 2
-        while length <= n {
-            let angle = -2 * Double.pi / Double(length)
-            for start in stride(from: 0, to: n, by: length) {
-                for k in 0..<(length / 2) {
-                    let wr = cos(angle * Double(k)), wi = sin(angle * Double(k))
-                    let a = start + k, b = a + length / 2
-                    let tr = re[b] * wr - im[b] * wi, ti = re[b] * wi + im[b] * wr
-                    re[b] = re[a] - tr; im[b] = im[a] - ti
-                    re[a] += tr; im[a] += ti
+
+        func of(_ frame: ArraySlice<Double>) -> [Double] {
+            var re = [Double](repeating: 0, count: size), im = [Double](repeating: 0, count: size)
+            for (i, value) in frame.enumerated() { re[reversed[i]] = value * window[i] }
+            var length = 2
+            while length <= size {
+                let stride = size / length
+                for start in Swift.stride(from: 0, to: size, by: length) {
+                    for k in 0..<(length / 2) {
+                        let wr = cosines[k * stride], wi = sines[k * stride]
+                        let a = start + k, b = a + length / 2
+                        let tr = re[b] * wr - im[b] * wi, ti = re[b] * wi + im[b] * wr
+                        re[b] = re[a] - tr; im[b] = im[a] - ti
+                        re[a] += tr; im[a] += ti
+                    }
                 }
+                length <<= 1
             }
-            length <<= 1
+            return (0...(size / 2)).map { re[$0] * re[$0] + im[$0] * im[$0] }
         }
-        return (0...(n / 2)).map { re[$0] * re[$0] + im[$0] * im[$0] }
     }
 
     func testCorpusSongsSoundAlikeWithBothEngines() throws {

@@ -153,21 +153,28 @@ final class RenderLoopState: Sendable {
     let renderedPeriods = ManagedAtomic(0)
     let longestRender = ManagedAtomic<UInt64>(0)
     let totalRender = ManagedAtomic<UInt64>(0)
+    let longestWork = ManagedAtomic<UInt64>(0)
     let rendersLongerThanPeriod = ManagedAtomic(0)
+    let workLongerThanPeriod = ManagedAtomic(0)
 
-    /// The render thread's measurement of one render of a period `periodNanoseconds` long.
-    func recordRender(nanoseconds: UInt64, periodNanoseconds: UInt64) {
+    /// The render thread's measurement of one render of a period `period` nanoseconds long: `wall` nanoseconds
+    /// by the monotonic clock, `work` of them on the CPU.
+    func recordRender(wall: UInt64, work: UInt64, period: UInt64) {
         renderedPeriods.wrappingIncrement(ordering: .relaxed)
-        totalRender.wrappingIncrement(by: nanoseconds, ordering: .relaxed)
-        if nanoseconds > longestRender.load(ordering: .relaxed) { longestRender.store(nanoseconds, ordering: .relaxed) }
-        if nanoseconds > periodNanoseconds { rendersLongerThanPeriod.wrappingIncrement(ordering: .relaxed) }
+        totalRender.wrappingIncrement(by: wall, ordering: .relaxed)
+        if wall > longestRender.load(ordering: .relaxed) { longestRender.store(wall, ordering: .relaxed) }
+        if work > longestWork.load(ordering: .relaxed) { longestWork.store(work, ordering: .relaxed) }
+        if wall > period { rendersLongerThanPeriod.wrappingIncrement(ordering: .relaxed) }
+        if work > period { workLongerThanPeriod.wrappingIncrement(ordering: .relaxed) }
     }
 
     var renderTimes: RenderTimes {
         let periods = renderedPeriods.load(ordering: .relaxed)
         return RenderTimes(periods: periods, longest: Double(longestRender.load(ordering: .relaxed)) / 1e9,
                            mean: periods == 0 ? 0 : Double(totalRender.load(ordering: .relaxed)) / 1e9 / Double(periods),
-                           longerThanPeriod: rendersLongerThanPeriod.load(ordering: .relaxed))
+                           longestWork: Double(longestWork.load(ordering: .relaxed)) / 1e9,
+                           longerThanPeriod: rendersLongerThanPeriod.load(ordering: .relaxed),
+                           workLongerThanPeriod: workLongerThanPeriod.load(ordering: .relaxed))
     }
 
     func reset() {
@@ -179,7 +186,9 @@ final class RenderLoopState: Sendable {
         renderedPeriods.store(0, ordering: .relaxed)
         longestRender.store(0, ordering: .relaxed)
         totalRender.store(0, ordering: .relaxed)
+        longestWork.store(0, ordering: .relaxed)
         rendersLongerThanPeriod.store(0, ordering: .relaxed)
+        workLongerThanPeriod.store(0, ordering: .relaxed)
     }
 }
 
@@ -244,15 +253,23 @@ final class RenderLoop: @unchecked Sendable {
             }
             frames = Int(min(Int64(frameCount), frameLimit - played))
         }
-        let began = MonotonicClock.now()
+        let began = MonotonicClock.now(), workBegan = Self.threadCPUTime()
         let block = shared.paused.load(ordering: .relaxed) ? nil : source.renderBlock(frameCount: frames)
         if block != nil {
-            shared.recordRender(nanoseconds: MonotonicClock.now() &- began, periodNanoseconds: UInt64(Double(frames) * frameNanoseconds))
+            shared.recordRender(wall: MonotonicClock.now() &- began, work: Self.threadCPUTime() &- workBegan,
+                                period: UInt64(Double(frames) * frameNanoseconds))
             played += Int64(frames)
             shared.framesPlayed.store(played, ordering: .relaxed)
         }
         shared.xruns.store(driver.xrunCount, ordering: .relaxed)
         return block
+    }
+
+    /// The CPU time the calling thread has used, in nanoseconds (a clock read: real-time safe).
+    private static func threadCPUTime() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
 
     /// A callback driver's device failed.
