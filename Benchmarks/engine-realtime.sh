@@ -5,10 +5,11 @@
 # with `--engine fluidsynth` and with `--engine seqplay`, dry. Before them the same server runs the same time
 # with no client: the xruns the machine makes on its own (the dummy driver's timer waking late).
 # Prints per round: serve's xruns (JACK's xrun callback, `underruns` in serve's summary) and late events, the
-# server's own late wake-ups (jackd's "XRun" lines), serve's renders longer than their period ("overlong": the
-# xruns seqplay's own work made; serve times every render of a period) and its longest render in ms, and the
-# DSP load `jack_cpu_load` reports (mean and maximum, percent of the period). An xrun with no overlong render
-# came from the machine (a late wake-up), not from the engine.
+# server's own late wake-ups (jackd's "XRun" lines), serve's renders longer than their period ("overlong"; serve
+# times every render of a period by the clock and by the render thread's CPU time) and of those the ones whose
+# work alone was ("by work": the xruns seqplay's rendering made), its longest render and longest work in ms, and
+# the DSP load `jack_cpu_load` reports (mean and maximum, percent of the period). An xrun with no render longer
+# than its period by its work came from the machine (a late wake-up, a preempted thread), not from the engine.
 #   Benchmarks/engine-realtime.sh [SECONDS]     release build; FONT=FILE (FluidR3_GM), POLYPHONY=N (256)
 # On a machine shared with other work (or without real-time scheduling) both engines show the machine's xruns:
 # run it on a quiet machine, and compare the rounds with each other and with the idle one.
@@ -29,7 +30,7 @@ for _ in $(seq 50); do jack_lsp >/dev/null 2>&1 && break; sleep 0.1; done
 
 # round NAME [ENGINE]: SECONDS of the server (with serve and the feed when ENGINE is given); prints its row.
 round() {
-    local name=$1 engine=${2:-} serve="" before load xruns="-" late="-" overlong="-" longest="-"
+    local name=$1 engine=${2:-} serve="" before load xruns="-" late="-" overlong="-" bywork="-" longest="-" longestwork="-"
     before=$(grep -c XRun "$work/jackd.log" || true)
     jack_cpu_load >"$work/load.txt" 2>/dev/null &
     load=$!
@@ -45,20 +46,22 @@ round() {
         kill -TERM "$serve"; wait "$serve" || true
         xruns=$(grep -o 'underruns: [0-9]*' "$work/serve.out" | grep -o '[0-9]*' || echo "?")
         late=$(grep -o 'late events: [0-9]*' "$work/serve.out" | grep -o '[0-9]*' || echo "?")
-        overlong=$(sed -nE 's/.*renders longer than their period: ([0-9]+).*/\1/p' "$work/serve.out" | tail -1)
-        longest=$(sed -nE 's/.*renders longer than their period: [0-9]+ \(longest ([0-9.]+) ms.*/\1/p' "$work/serve.out" | tail -1)
+        # "renders longer than their period: N (by their work alone: M; longest X ms, longest work Y ms, mean Z ms)"
+        local times
+        times=$(sed -nE 's/.*renders longer than their period: ([0-9]+) \(by their work alone: ([0-9]+); longest ([0-9.]+) ms, longest work ([0-9.]+) ms.*/\1 \2 \3 \4/p' "$work/serve.out" | tail -1)
+        read -r overlong bywork longest longestwork <<<"${times:-? ? ? ?}"
     else
         sleep "$seconds"
     fi
     kill "$load"; wait "$load" 2>/dev/null || true
     local server=$(( $(grep -c XRun "$work/jackd.log" || true) - before ))
-    awk -v name="$name" -v x="$xruns" -v l="$late" -v s="$server" -v o="${overlong:-?}" -v g="${longest:-?}" '
+    awk -v name="$name" -v x="$xruns" -v l="$late" -v s="$server" -v o="$overlong" -v b="$bywork" -v g="$longest" -v w="$longestwork" '
         /DSP load/ { v = $4 * 1; sum += v; n++; if (v > max) max = v }
-        END { printf "%-30s %8s %8s %10d %10s %9s %9.1f %9.1f\n", name, x, l, s, o, g, (n ? sum / n : 0), max }' "$work/load.txt"
+        END { printf "%-28s %7s %6s %9s %9s %8s %9s %9s %9.1f %8.1f\n", name, x, l, s, o, b, g, w, (n ? sum / n : 0), max }' "$work/load.txt"
 }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores; $seconds s a round, 64-frame periods, 44.1 kHz, $polyphony voices"
-printf '%-30s %8s %8s %10s %10s %9s %9s %9s\n' "" "xruns" "late" "server's" "overlong" "longest" "DSP mean" "DSP max"
+printf '%-28s %7s %6s %9s %9s %8s %9s %9s %9s %8s\n' "" "xruns" "late" "server's" "overlong" "by work" "longest" "work" "DSP mean" "DSP max"
 round "idle server (no client)"
 round "serve --engine fluidsynth" fluidsynth
 round "serve --engine seqplay" seqplay
