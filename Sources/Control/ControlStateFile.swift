@@ -1,24 +1,28 @@
 import Foundation
 import SeqplaySupport
+import Synchronization
 
 /// Where a sound module keeps its state between runs (`--state FILE`): read at start, written on
 /// change (debounced, atomically through OutputFiles). A file that cannot be read as a state is
 /// renamed aside (`FILE.damaged`, or `FILE.damaged.2`… when that is taken) and reported in one line;
 /// never fatal.
-// Why unchecked: the pending state is touched only on `queue`; `onWriteFailure` and `subscription` are set before use, from one thread.
-public final class ControlStateFile: @unchecked Sendable {
+public final class ControlStateFile: Sendable {
     /// The file.
     public let path: String
     /// How long after the last change the file is written.
     public let delay: Double
     /// Told of each write that failed (one line).
-    public var onWriteFailure: (@Sendable (String) -> Void)?
+    public var onWriteFailure: (@Sendable (String) -> Void)? {
+        get { shared.withLock { $0.onWriteFailure } }
+        set { shared.withLock { $0.onWriteFailure = newValue } }
+    }
 
     private let queue = DispatchQueue(label: "seqplay.control.state-file")
-    private var pending: ControlState?
-    private var scheduled = false
-    private var lastWritten: Data?
-    private var subscription: ControlSubscription?
+    /// The state to write next, and whether its write is scheduled: touched only on `queue`.
+    private let pending = Mutex<(state: ControlState?, scheduled: Bool)>((nil, false))
+    /// The bytes last read or written (writes run on `queue`, or on the caller's thread before it follows).
+    private let lastWritten = Mutex<Data?>(nil)
+    private let shared = Mutex<(onWriteFailure: (@Sendable (String) -> Void)?, subscription: ControlSubscription?)>((nil, nil))
 
     public init(path: String, delay: Double = 0.5) {
         self.path = path
@@ -52,7 +56,7 @@ public final class ControlStateFile: @unchecked Sendable {
             guard state.channels.allSatisfy({ (0...15).contains($0.channel) }) else {
                 throw CocoaError(.coderInvalidValue)
             }
-            lastWritten = data
+            lastWritten.withLock { $0 = data }
             return .state(state)
         } catch let error as DecodingError {
             reason = Self.describe(error)
@@ -82,45 +86,53 @@ public final class ControlStateFile: @unchecked Sendable {
     /// Writes `state` now (atomically), creating the directory if needed.
     public func write(_ state: ControlState) throws {
         let data = state.jsonData(pretty: true)
-        guard data != lastWritten else { return }
+        guard data != lastWritten.withLock({ $0 }) else { return }
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
         try OutputFile.write(data, to: path)
-        lastWritten = data
+        lastWritten.withLock { $0 = data }
     }
 
     /// Writes `state` `delay` seconds from now, unless a newer one comes first (then that one).
     public func schedule(_ state: ControlState) {
         queue.async { [self] in
-            pending = state
-            guard !scheduled else { return }
-            scheduled = true
+            let alreadyScheduled = pending.withLock { pending in
+                pending.state = state
+                let wasScheduled = pending.scheduled
+                pending.scheduled = true
+                return wasScheduled
+            }
+            guard !alreadyScheduled else { return }
             queue.asyncAfter(deadline: .now() + delay) { [self] in
-                scheduled = false
-                guard let state = pending else { return }
-                pending = nil
-                do { try write(state) } catch { onWriteFailure?("cannot save the state to \(path): \(error)") }
+                let due = pending.withLock { pending in
+                    pending.scheduled = false
+                    return pending.state.take()
+                }
+                if let due { save(due) }
             }
         }
     }
 
     /// Saves `control`'s state after each change from now on (debounced).
     public func follow(_ control: SoundModuleControl) {
-        subscription = control.subscribe { [weak self, weak control] event in
+        let subscription = control.subscribe { [weak self, weak control] event in
             guard let self, let control else { return }
             if case .note = event { return }  // notes are not state
             self.schedule(control.state)
         }
+        shared.withLock { $0.subscription = subscription }
     }
 
     /// Writes what is pending (or `state`) now; for the end of a run.
     public func flush(_ state: ControlState? = nil) {
         queue.sync {
-            let latest = state ?? pending
-            pending = nil
-            if let latest {
-                do { try write(latest) } catch { onWriteFailure?("cannot save the state to \(path): \(error)") }
-            }
+            let waiting = pending.withLock { $0.state.take() }
+            if let latest = state ?? waiting { save(latest) }
         }
+    }
+
+    /// Writes `state` now, telling `onWriteFailure` when that fails.
+    private func save(_ state: ControlState) {
+        do { try write(state) } catch { onWriteFailure?("cannot save the state to \(path): \(error)") }
     }
 }

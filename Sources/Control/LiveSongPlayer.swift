@@ -2,6 +2,7 @@ import Foundation
 import MediaLibrary
 import MIDIFile
 import Player
+import Synchronization
 
 /// Songs on request for a live host's control model (`ControlCommand.playSong`/`stopSong`): a MIDI
 /// file the media library lists, or one inside a directory `--song-dir` names, played in real time
@@ -9,18 +10,20 @@ import Player
 /// thread pulls it beside the live input). Any other path is refused with one line. The state's
 /// `song` shows the song while it plays and `playing: false` once it ends or is stopped. What `live` and
 /// `serve` answer `play` with (`SoundModuleHost` makes it); another host sets it as its control's `songPlayer`.
-// Why unchecked: `path` and `watcher` are under `lock`; `log` and `control` are set before it plays, from one thread; the feed is Sendable.
-public final class LiveSongPlayer: SoundModuleSongPlayer, @unchecked Sendable {
+public final class LiveSongPlayer: SoundModuleSongPlayer, Sendable {
     private let feed: SongFeedSource
     private let sampleRate: Int
     private let directories: [String]
     private let libraryPath: String?
-    private weak var control: SoundModuleControl?
-    private let lock = NSLock()
-    private var path: String?
-    private var watcher: DispatchSourceTimer?
+    private weak let control: SoundModuleControl?
+    /// The song playing and the timer that watches for its end; held while the feed's player changes.
+    private let playing = Mutex<(path: String?, watcher: (any DispatchSourceTimer)?)>((nil, nil))
     /// Where "playing PATH" goes when a song starts (a host's log).
-    public var log: @Sendable (String) -> Void = { _ in }
+    public var log: @Sendable (String) -> Void {
+        get { logSink.withLock { $0 } }
+        set { logSink.withLock { $0 = newValue } }
+    }
+    private let logSink = Mutex<@Sendable (String) -> Void>({ _ in })
 
     /// Plays into `feed` at `sampleRate`, songs from the library at `libraryPath` or under `directories`.
     public init(feed: SongFeedSource, sampleRate: Int, directories: [String], libraryPath: String?, control: SoundModuleControl) {
@@ -63,10 +66,10 @@ public final class LiveSongPlayer: SoundModuleSongPlayer, @unchecked Sendable {
         } catch {
             throw ControlError.failed("cannot play \(path.prefix(200)): \(error)")
         }
-        try lock.withLock {
+        try playing.withLock { playing throws(ControlError) in
             guard feed.play(player, channels: channels) else { throw ControlError.failed("cannot play \(path.prefix(200)): the sampler is not rendering") }
-            self.path = path
-            watch()
+            playing.path = path
+            if playing.watcher == nil { playing.watcher = watcher() }
         }
         control?.songChanged(SongState(path: path, playing: true))
         log("playing \(path)")
@@ -76,27 +79,25 @@ public final class LiveSongPlayer: SoundModuleSongPlayer, @unchecked Sendable {
 
     /// Stops the song (with `only`: if that player is still the one playing).
     private func stop(only player: MusicPlayer?) {
-        let stopped: String? = lock.withLock {
+        let stopped: String? = playing.withLock { playing in
             if let player, feed.player !== player { return nil }
             feed.stop()
-            watcher?.cancel()
-            watcher = nil
-            defer { path = nil }
-            return path
+            playing.watcher?.cancel()
+            playing.watcher = nil
+            return playing.path.take()
         }
         if let stopped { control?.songChanged(SongState(path: stopped, playing: false)) }
     }
 
-    /// Stops the song once its player has played it all (checked 10 times a second).
-    private func watch() {
-        guard watcher == nil else { return }
+    /// A timer that stops the song once its player has played it all (checked 10 times a second).
+    private func watcher() -> any DispatchSourceTimer {
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "seqplay.song"))
         timer.schedule(deadline: .now() + .milliseconds(100), repeating: .milliseconds(100))
         timer.setEventHandler { [weak self] in
-            guard let self, let player = self.lock.withLock({ self.feed.player }), player.isFinished else { return }
+            guard let self, let player = self.playing.withLock({ _ in self.feed.player }), player.isFinished else { return }
             self.stop(only: player)
         }
         timer.resume()
-        watcher = timer
+        return timer
     }
 }

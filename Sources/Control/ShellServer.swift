@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SeqplaySupport
 #if canImport(Glibc)
 import Glibc
@@ -11,17 +12,23 @@ import Glibc
 /// answered with one error and skipped. A thread per connection (a handful are expected), at most
 /// `maximumConnections`; a connection that sends nothing for `idleLimit` seconds is told so and
 /// closed, so idle clients cannot keep the others out for long.
-// Why unchecked: `idleLimit` and `log` are set before `start()` (stored, as the 0.14 API has them); the rest is immutable or Sendable (OpenConnections, ServiceThread).
-public final class ShellServer: @unchecked Sendable {
+public final class ShellServer: Sendable {
     public let endpoint: ControlEndpoint
     /// The port bound (the endpoint's, or the one the system chose for port 0).
     public let port: UInt16
     /// The most connections served at once; one more is told so and closed.
     public static let maximumConnections = 32
     /// How long a connection may send nothing before it is closed (seconds; 300 unless set before `start()`).
-    public var idleLimit: Double = 300
+    public var idleLimit: Double {
+        get { settings.withLock { $0.idleLimit } }
+        set { settings.withLock { $0.idleLimit = newValue } }
+    }
     /// Told of refused peers and connection problems (one line each).
-    public var log: (@Sendable (String) -> Void)?
+    public var log: (@Sendable (String) -> Void)? {
+        get { settings.withLock { $0.log } }
+        set { settings.withLock { $0.log = newValue } }
+    }
+    private let settings = Mutex<(idleLimit: Double, log: (@Sendable (String) -> Void)?)>((300, nil))
 
     private let session: ShellSession
     private let access: ControlAccess

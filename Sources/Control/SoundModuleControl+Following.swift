@@ -1,6 +1,7 @@
 import Foundation
 import Sampler
 import SeqplaySupport
+import Synchronization
 
 extension SoundModuleControl {
     // MARK: Following the samplers
@@ -22,26 +23,26 @@ extension SoundModuleControl {
     /// tells subscribers; returns whether anything changed.
     @discardableResult
     public func poll() -> Bool {
-        lock.lock()
-        var events: [ControlEvent] = []
-        for (index, sampler) in samplers.enumerated() {
-            let generation = sampler.channelStatus.generation
-            guard generation != seenGenerations[index] else { continue }
-            seenGenerations[index] = generation
-            for channel in 0..<16 {
-                let status = sampler.channelStatus[channel]
-                guard status != seen[index][channel] else { continue }
-                seen[index][channel] = status
-                let updated = channelState(channel, from: status, mute: current.channels[channel].mute)
-                if updated != current.channels[channel] {
-                    current.channels[channel] = updated
-                    events.append(.channel(updated))
+        model.withLock { model in
+            var events: [ControlEvent] = []
+            for (index, sampler) in samplers.enumerated() {
+                let generation = sampler.channelStatus.generation
+                guard generation != model.seenGenerations[index] else { continue }
+                model.seenGenerations[index] = generation
+                for channel in 0..<16 {
+                    let status = sampler.channelStatus[channel]
+                    guard status != model.seen[index][channel] else { continue }
+                    model.seen[index][channel] = status
+                    let updated = model.channelState(channel, from: status, mute: model.current.channels[channel].mute)
+                    if updated != model.current.channels[channel] {
+                        model.current.channels[channel] = updated
+                        events.append(.channel(updated))
+                    }
                 }
             }
+            emit(events)  // under the lock: subscribers get changes in the order the state took them
+            return !events.isEmpty
         }
-        emit(events)  // under the lock: subscribers get changes in the order the state took them
-        lock.unlock()
-        return !events.isEmpty
     }
 
     /// Waits (up to `timeout` s, holding no lock) until every sampler's render thread has ended two
@@ -50,17 +51,17 @@ extension SoundModuleControl {
     /// waiting. A render cycle takes milliseconds; the timeout only matters when the host is starved
     /// of CPU or a sampler does not render.
     public func settle(timeout: Double = 1) {
-        guard let cycles = lock.withLock({ unsettledCycles }) else { return }
+        guard let cycles = model.withLock({ $0.unsettledCycles }) else { return }
         let deadline = MonotonicClock.now() + UInt64(nanoseconds: timeout)
         for (sampler, start) in zip(samplers, cycles) {
             guard sampler.channelStatus.waitForCycles(2, after: start, deadline: deadline) else { break }
         }
         poll()
-        lock.withLock { if unsettledCycles == cycles { unsettledCycles = nil } }
+        model.withLock { if $0.unsettledCycles == cycles { $0.unsettledCycles = nil } }
     }
 
     /// Notes that the render thread must play `cycles`' command before the state shows it (`settle`).
     func awaitRender(after cycles: [UInt64]) {
-        lock.withLock { unsettledCycles = cycles }
+        model.withLock { $0.unsettledCycles = cycles }
     }
 }

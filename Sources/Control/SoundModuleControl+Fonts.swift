@@ -1,5 +1,6 @@
 import Foundation
 import Sampler
+import Synchronization
 
 /// Loading and reloading fonts: files read through before any lock, then loaded on every sampler.
 extension SoundModuleControl {
@@ -28,10 +29,10 @@ extension SoundModuleControl {
             }
         }
         if bankOffset != 0 { for (sampler, font) in zip(samplers, loaded) { sampler.setBankOffset(bankOffset, of: font) } }
-        lock.withLock {
-            presetNames[path] = described
-            if bankOffset != 0 { bankOffsets[loaded[0].id] = bankOffset }
-            emit([.fonts(refreshFonts())])
+        model.withLock { model in
+            model.presetNames[path] = described
+            if bankOffset != 0 { model.bankOffsets[loaded[0].id] = bankOffset }
+            emit([.fonts(model.refreshFonts(of: samplers[0].soundFonts))])
         }
         commandLock.unlock()
         awaitRender(after: cycles)
@@ -66,19 +67,13 @@ extension SoundModuleControl {
                 }
             }
         }
-        lock.withLock {
-            for state in described { presetNames[state.path] = state }
-            emit([.fonts(refreshFonts())])
+        model.withLock { model in
+            for state in described { model.presetNames[state.path] = state }
+            emit([.fonts(model.refreshFonts(of: samplers[0].soundFonts))])
         }
         commandLock.unlock()
         awaitRender(after: cycles)
         settle()
         if let failure { throw failure }
-    }
-
-    /// The state's fonts made again from the samplers'; under `lock`.
-    func refreshFonts() -> [FontState] {
-        current.fonts = fontStates()
-        return current.fonts
     }
 }

@@ -3,6 +3,7 @@ import Sampler
 import MIDICore
 import SoundFontFile
 import SeqplaySupport
+import Synchronization
 
 /// The one control model of a running sound module (`seqplay live`/`serve`): it owns the host's
 /// state (fonts loaded, per-channel program, bank, font, volume, pan and mute, master gain, reverb
@@ -21,41 +22,26 @@ import SeqplaySupport
 /// from any thread are serialised among themselves; the state is read under a lock of its own that
 /// is never held across file I/O or a wait for the render thread, so a slow command never stalls a
 /// reader. Events are delivered in order on a queue of the control's.
-// Why unchecked: the state is read and written under `lock`, sampler commands under `commandLock`; the samplers' control paths are thread-safe.
-public final class SoundModuleControl: @unchecked Sendable {
+public final class SoundModuleControl: Sendable {
     /// The samplers the control drives (a live session's: one per port, the network's, JACK's).
     public let samplers: [SamplerNode]
     /// Where `playSong`/`stopSong` go (nil: refused as unsupported).
     public var songPlayer: (any SoundModuleSongPlayer)? {
-        get { lock.withLock { _songPlayer } }
-        set { lock.withLock { _songPlayer = newValue } }
+        get { model.withLock { $0.songPlayer } }
+        set { model.withLock { $0.songPlayer = newValue } }
     }
     /// Where `startRecording`/`stopRecording` go (nil: refused as unsupported).
     public var recorder: (any SoundModuleRecorder)? {
-        get { lock.withLock { _recorder } }
-        set { lock.withLock { _recorder = newValue } }
+        get { model.withLock { $0.recorder } }
+        set { model.withLock { $0.recorder = newValue } }
     }
 
-    /// Guards the state and what it is made from; held only for moments.
-    let lock = NSLock()
+    /// The state and what it is made from; held only for moments.
+    let model: Mutex<ControlModel>
     /// Serialises commands on the samplers (their control calls come from one thread at a time).
     let commandLock = NSRecursiveLock()
-    var current: ControlState
-    private var _songPlayer: (any SoundModuleSongPlayer)?
-    private var _recorder: (any SoundModuleRecorder)?
-    /// Per sampler, what its channels looked like at the last poll.
-    var seen: [[ChannelStatusTable.Channel]]
-    var seenGenerations: [UInt64]
-    var presetNames: [String: FontState] = [:]
-    /// The bank offset of each font loaded with one (`loadFont(at:bankOffset:)`), by id.
-    var bankOffsets: [Int: Int] = [:]
-    /// The samplers' completed cycles when the last command that waits for the render thread was
-    /// queued; nil once `settle()` has seen it applied.
-    var unsettledCycles: [UInt64]?
-
-    private let subscriberLock = NSLock()
-    private var subscribers: [Int: @Sendable (ControlEvent) -> Void] = [:]
-    private var nextSubscriber = 0
+    /// Who is told of changes, by subscription, and the last subscription made.
+    private let subscribers = Mutex<(handlers: [Int: @Sendable (ControlEvent) -> Void], last: Int)>(([:], 0))
     private let delivery = DispatchQueue(label: "seqplay.control.events")
 
     /// The thread that follows the samplers (`start()`).
@@ -67,15 +53,19 @@ public final class SoundModuleControl: @unchecked Sendable {
         self.samplers = samplers
         for sampler in samplers { sampler.refreshChannelStatus() }
         let settings = samplers[0].settings
-        current = ControlState(
-            gain: Double(settings.gain),
-            reverb: SamplerSettings.Reverb.defaults.updated(with: settings.reverb),
-            chorus: SamplerSettings.Chorus.defaults.updated(with: settings.chorus))
-        seen = samplers.map { sampler in (0..<16).map { sampler.channelStatus[$0] } }
-        seenGenerations = samplers.map { $0.channelStatus.generation }
-        for font in samplers[0].soundFonts { presetNames[font.path] = Self.describeFont(at: font.path) }
-        current.fonts = fontStates()
-        for channel in 0..<16 { current.channels[channel] = channelState(channel, from: seen[0][channel], mute: false) }
+        var model = ControlModel(
+            current: ControlState(
+                gain: Double(settings.gain),
+                reverb: SamplerSettings.Reverb.defaults.updated(with: settings.reverb),
+                chorus: SamplerSettings.Chorus.defaults.updated(with: settings.chorus)),
+            seen: samplers.map { sampler in (0..<16).map { sampler.channelStatus[$0] } },
+            seenGenerations: samplers.map { $0.channelStatus.generation })
+        for font in samplers[0].soundFonts { model.presetNames[font.path] = Self.describeFont(at: font.path) }
+        _ = model.refreshFonts(of: samplers[0].soundFonts)
+        for channel in 0..<16 {
+            model.current.channels[channel] = model.channelState(channel, from: model.seen[0][channel], mute: false)
+        }
+        self.model = Mutex(model)
     }
 
     deinit { following.requestStop() }  // not joined: the last reference may go on the thread itself
@@ -83,10 +73,10 @@ public final class SoundModuleControl: @unchecked Sendable {
     // MARK: State
 
     /// The state now (commands `performWithoutWaiting` queued may not show yet: `settle()` first).
-    public var state: ControlState { lock.withLock { current } }
+    public var state: ControlState { model.withLock { $0.current } }
 
     /// The font at `path` as the state shows it (id 0 until loaded): its name and presets, read from
-    /// the file (file I/O: never under `lock`).
+    /// the file (file I/O: never under the `model` lock).
     static func describeFont(at path: String) -> FontState {
         let contents = try? SoundFontContents(path: path)
         let font = SoundFontID(id: 0, path: path)
@@ -96,53 +86,27 @@ public final class SoundModuleControl: @unchecked Sendable {
         return FontState(id: 0, path: path, name: name, presets: presets)
     }
 
-    /// The fonts the samplers have loaded, as states: names and presets from `presetNames` (read
-    /// before), banks moved by the font's offset. Under `lock`, with the samplers' fonts steady.
-    func fontStates() -> [FontState] {
-        samplers[0].soundFonts.map { font in
-            let known = presetNames[font.path] ?? FontState(id: 0, path: font.path, name: (font.path as NSString).lastPathComponent, presets: [])
-            let offset = bankOffsets[font.id] ?? 0
-            let presets = known.presets.map { Preset(bank: $0.bank + offset, program: $0.program, name: $0.name, soundFont: font) }
-            return FontState(id: font.id, path: font.path, name: known.name, presets: presets)
-        }
-    }
-
-    /// The preset name of `font`/`bank`/`program` (the bank as the font has it, before its offset).
-    private func presetName(font: Int?, bank: Int, program: Int) -> String? {
-        guard let font else { return nil }
-        let shown = bank + (bankOffsets[font] ?? 0)
-        return current.fonts.first { $0.id == font }?.presets.first { $0.bank == shown && $0.program == program }?.name
-    }
-
-    func channelState(_ index: Int, from status: ChannelStatusTable.Channel, mute: Bool) -> ChannelState {
-        ChannelState(channel: index, program: status.program, bank: status.bank,
-                     name: presetName(font: status.font, bank: status.bank, program: status.program),
-                     volume: status.volume, pan: status.pan, mute: mute, font: status.font)
-    }
 
     // MARK: Events
 
     /// Calls `handler` with every change from now on, in order, on a queue of the control's (never
     /// the render thread). Keep the returned subscription; `cancel()` it to stop.
     public func subscribe(_ handler: @escaping @Sendable (ControlEvent) -> Void) -> ControlSubscription {
-        subscriberLock.lock()
-        defer { subscriberLock.unlock() }
-        nextSubscriber += 1
-        subscribers[nextSubscriber] = handler
-        return ControlSubscription(control: self, id: nextSubscriber)
+        let id = subscribers.withLock { subscribers in
+            subscribers.last += 1
+            subscribers.handlers[subscribers.last] = handler
+            return subscribers.last
+        }
+        return ControlSubscription(control: self, id: id)
     }
 
     func unsubscribe(_ id: Int) {
-        subscriberLock.lock()
-        subscribers[id] = nil
-        subscriberLock.unlock()
+        subscribers.withLock { _ = $0.handlers.removeValue(forKey: id) }
     }
 
     func emit(_ events: [ControlEvent]) {
         guard !events.isEmpty else { return }
-        subscriberLock.lock()
-        let handlers = Array(subscribers.sorted { $0.key < $1.key }.map(\.value))
-        subscriberLock.unlock()
+        let handlers = subscribers.withLock { subscribers in subscribers.handlers.sorted { $0.key < $1.key }.map(\.value) }
         guard !handlers.isEmpty else { return }
         delivery.async {
             for event in events { for handler in handlers { handler(event) } }
@@ -153,38 +117,38 @@ public final class SoundModuleControl: @unchecked Sendable {
 
     /// The host connected an input (a keyboard, a network peer).
     public func inputConnected(_ name: String) {
-        lock.withLock {
-            guard !current.inputs.contains(InputState(name: name)) else { return }
-            current.inputs.append(InputState(name: name))
-            emit([.inputs(current.inputs)])
+        model.withLock { model in
+            guard !model.current.inputs.contains(InputState(name: name)) else { return }
+            model.current.inputs.append(InputState(name: name))
+            emit([.inputs(model.current.inputs)])
         }
     }
 
     /// The host lost an input.
     public func inputDisconnected(_ name: String) {
-        lock.withLock {
-            guard current.inputs.contains(InputState(name: name)) else { return }
-            current.inputs.removeAll { $0.name == name }
-            emit([.inputs(current.inputs)])
+        model.withLock { model in
+            guard model.current.inputs.contains(InputState(name: name)) else { return }
+            model.current.inputs.removeAll { $0.name == name }
+            emit([.inputs(model.current.inputs)])
         }
     }
 
     /// The host's recording (nil: none).
     public func recordingChanged(_ recording: RecordingState?) {
-        hostChanged(\.recording, to: recording, event: ControlEvent.recording)
+        hostChanged(\.recording, to: recording) { .recording($0.recording) }
     }
 
     /// The host's song (nil: none).
     public func songChanged(_ song: SongState?) {
-        hostChanged(\.song, to: song, event: ControlEvent.song)
+        hostChanged(\.song, to: song) { .song($0.song) }
     }
 
     /// Keeps what the host says at `keyPath` of the state, and tells subscribers when that changed it.
-    private func hostChanged<Value: Equatable>(_ keyPath: WritableKeyPath<ControlState, Value>, to value: Value,
-                                               event: (Value) -> ControlEvent) {
-        lock.withLock {
+    private func hostChanged<Value: Equatable & Sendable>(_ keyPath: WritableKeyPath<ControlState, Value>, to value: Value,
+                                                          event: (ControlState) -> ControlEvent) {
+        model.withLock { model in
             var events: [ControlEvent] = []
-            keep(value, at: keyPath, event: event, in: &events)
+            model.keep(value, at: keyPath, event: event, in: &events)
             emit(events)
         }
     }
@@ -274,7 +238,7 @@ public final class SoundModuleControl: @unchecked Sendable {
             if cc == 7 || cc == 10 || cc == 0 || cc == 32 || cc == 121 { awaitRender(after: cycles) }
         case .mute(let channel, let muted):
             let c = try Self.channelIndex(channel)
-            set(\.channels[Int(c)].mute, to: muted, event: { _ in .channel(self.current.channels[Int(c)]) }) {
+            set(\.channels[Int(c)].mute, to: muted, event: { .channel($0.channels[Int(c)]) }) {
                 $0.setMuted(muted, channel: c)
             }
         case .noteOn(let channel, let key, let velocity):
@@ -293,23 +257,23 @@ public final class SoundModuleControl: @unchecked Sendable {
             for sampler in samplers { sampler.enqueue(.pitchBend(channel: c, value: UInt16(v))) }
         case .gain(let gain):
             guard gain.isFinite, (0...10).contains(gain) else { throw .outOfRange(name: "gain", value: "\(gain)", range: "0-10") }
-            set(\.gain, to: gain, event: ControlEvent.gain) { $0.gain = Float(gain) }
+            set(\.gain, to: gain, event: { .gain($0.gain) }) { $0.gain = Float(gain) }
         case .reverb(let change):
             let reverb = try Self.applied(change, to: state.reverb)
-            set(\.reverb, to: reverb, event: ControlEvent.reverb) { sampler in
+            set(\.reverb, to: reverb, event: { .reverb($0.reverb) }) { sampler in
                 if let enabled = change.isEnabled { sampler.reverbEnabled = enabled }
                 sampler.setReverb(roomSize: change.roomSize, damping: change.damping, width: change.width, level: change.level)
             }
         case .chorus(let change):
             let chorus = try Self.applied(change, to: state.chorus)
-            set(\.chorus, to: chorus, event: ControlEvent.chorus) { sampler in
+            set(\.chorus, to: chorus, event: { .chorus($0.chorus) }) { sampler in
                 if let enabled = change.isEnabled { sampler.chorusEnabled = enabled }
                 sampler.setChorus(voices: change.voices, level: change.level, speed: change.speed, depth: change.depth)
             }
         case .unloadFont(let id):
             guard let index = samplers[0].soundFonts.firstIndex(where: { $0.id == id }) else { throw .noSuchFont(id) }
             for sampler in samplers where index < sampler.soundFonts.count { sampler.unloadSoundFont(sampler.soundFonts[index]) }
-            lock.withLock { emit([.fonts(refreshFonts())]) }
+            model.withLock { emit([.fonts($0.refreshFonts(of: samplers[0].soundFonts))]) }
             awaitRender(after: cycles)
         case .panic:
             for sampler in samplers { sampler.allSoundsOff() }
@@ -341,22 +305,14 @@ public final class SoundModuleControl: @unchecked Sendable {
     }
 
     /// Does `apply` to every sampler, then keeps `value` at `keyPath` of the state (`keep`) and tells subscribers.
-    private func set<Value: Equatable>(_ keyPath: WritableKeyPath<ControlState, Value>, to value: Value,
-                                       event: (Value) -> ControlEvent, applying apply: (SamplerNode) -> Void) {
+    private func set<Value: Equatable & Sendable>(_ keyPath: WritableKeyPath<ControlState, Value>, to value: Value,
+                                                  event: (ControlState) -> ControlEvent, applying apply: (SamplerNode) -> Void) {
         for sampler in samplers { apply(sampler) }
-        lock.withLock {
+        model.withLock { model in
             var changes: [ControlEvent] = []
-            keep(value, at: keyPath, event: event, in: &changes)
+            model.keep(value, at: keyPath, event: event, in: &changes)
             emit(changes)  // under the lock, in the order the state took the changes
         }
-    }
-
-    /// Keeps `value` at `keyPath` of the state, adding `event(value)` to `events` when that changed it; under `lock`.
-    private func keep<Value: Equatable>(_ value: Value, at keyPath: WritableKeyPath<ControlState, Value>,
-                                        event: (Value) -> ControlEvent, in events: inout [ControlEvent]) {
-        guard current[keyPath: keyPath] != value else { return }
-        current[keyPath: keyPath] = value
-        events.append(event(value))
     }
 
     private func controlChange(_ channel: Int, _ controller: UInt8, _ value: Int, _ name: String) throws(ControlError) {

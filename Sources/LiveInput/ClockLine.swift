@@ -131,8 +131,7 @@ package struct ClockFit: Sendable {
 /// two slots, the writer fills the one not in use and then switches. A reader that sees a switch
 /// while it reads reads again (the writer publishes about once a second, so it never waits long).
 /// Every access is sequentially consistent, which makes that check sound.
-// Why unchecked: one writer and any readers meet only in the seqlock's sequentially consistent atomics (above).
-package final class PublishedClockLine: @unchecked Sendable {
+package final class PublishedClockLine: Sendable {
     private let generation = ManagedAtomic<Int>(0)
     private let slots = (Slot(), Slot())
 

@@ -14,8 +14,7 @@ import SeqplaySupport
 /// called by `GroupRenderAhead`). The one sampler and the LV2 instruments render on the driving
 /// thread and take their events through `pullingSource(of:)`, which pulls the player as far as they
 /// ask first. No allocation or lock after init.
-// Why unchecked: pulled and cleared on the driving thread only; each queue is single-producer, single-consumer.
-final class SongEventRouter: MIDIReceiver, @unchecked Sendable {
+final class SongEventRouter: MIDIReceiver {
     var source: any ScheduledMIDISource
     /// Player sample time minus engine sample time: the engine's time runs on through a seek, the
     /// player's jumps, and the offset bridges the two. Changed only between blocks (see `clear`).
@@ -134,7 +133,7 @@ private final class RoutedEventSource: ScheduledMIDISource {
 
 /// One consumer's events, due time first. The router adds (one thread), the consumer takes (one
 /// thread, maybe another): no lock, no allocation.
-final class GroupEventQueue: ScheduledMIDISource, @unchecked Sendable {
+final class GroupEventQueue: ScheduledMIDISource, Sendable {
     static let capacity = 16_384
     private struct TimedMessage {
         var time: Int64

@@ -2,6 +2,7 @@ import Atomics
 import AudioGraph
 import Foundation
 import SeqplaySupport
+import Synchronization
 
 /// Records the audio at a tap point to a file while the engine plays: an `ObserveTap` hands the
 /// frames to a writer thread, which writes them through `AudioFileWriter` (WAV, AIFF, FLAC, Ogg).
@@ -11,8 +12,7 @@ import SeqplaySupport
 /// and dropped. The render thread never waits for the disk: when the writer falls more than
 /// `bufferFrames` behind, whole render cycles are dropped and counted, never delayed. When the
 /// writer keeps up, the file holds every frame rendered between `start()` and `stop()`.
-// Why unchecked: the render thread reads only `recording` (an atomic) and the observer's lock-free ring; the rest is the control thread's.
-public final class RecorderTap: ProcessingTap, @unchecked Sendable {
+public final class RecorderTap: ProcessingTap, Sendable {
     /// What a finished recording holds.
     public struct Summary: Equatable, Sendable {
         /// Frames in the file.
@@ -29,8 +29,10 @@ public final class RecorderTap: ProcessingTap, @unchecked Sendable {
     public let sampleFormat: AudioSampleFormat?
 
     private let observer: ObserveTap
+    /// All the render thread reads of the recorder, beside the observer's lock-free ring.
     private let recording = ManagedAtomic<Bool>(false)
-    private var session: WriterSession?
+    /// The recording's writer; never touched by the render thread.
+    private let session = Mutex<WriterSession?>(nil)
 
     /// A recorder for `path` buffering up to `bufferFrames` frames between the render thread and
     /// the writer thread (default 2^16, about 1.5 s at 44.1 kHz).
@@ -43,13 +45,13 @@ public final class RecorderTap: ProcessingTap, @unchecked Sendable {
     }
 
     /// Whether `start()` has been called without `stop()`.
-    public var isRecording: Bool { session != nil }
+    public var isRecording: Bool { session.withLock { $0 != nil } }
 
     /// Frames written to the file so far in this recording.
-    public var framesWritten: Int64 { session?.framesWritten.load(ordering: .relaxed) ?? 0 }
+    public var framesWritten: Int64 { session.withLock { $0?.framesWritten.load(ordering: .relaxed) ?? 0 } }
 
     /// Frames dropped so far in this recording.
-    public var droppedFrames: Int { session.map { observer.droppedFrames - $0.droppedBefore } ?? 0 }
+    public var droppedFrames: Int { session.withLock { current in current.map { observer.droppedFrames - $0.droppedBefore } ?? 0 } }
 
     /// Opens the file and starts recording from the next render cycle. The engine must have been
     /// prepared with the tap installed. Throws `RecorderError` or the file's `AudioFileError`.
@@ -60,14 +62,14 @@ public final class RecorderTap: ProcessingTap, @unchecked Sendable {
     /// Starts recording, as `start()` does, to `file` instead of `path` (a recorder installed once,
     /// before the engine starts, that records to a file named later: a sound module's record button).
     public func start(writingTo file: String) throws {
-        guard session == nil else { throw RecorderError.alreadyRecording(path: file) }
+        guard !isRecording else { throw RecorderError.alreadyRecording(path: file) }
         guard let format = observer.format else { throw RecorderError.notPrepared(path: file) }
         let writer = try AudioFileWriter(path: file, format: fileFormat, sampleFormat: sampleFormat,
                                          sampleRate: Int(format.sampleRate), channelCount: format.channelCount,
                                          maximumFramesPerWrite: 4096)
         let session = WriterSession(writer: writer, observer: observer, format: format)
         session.discardWaitingFrames()
-        self.session = session
+        self.session.withLock { $0 = session }
         session.start()
         recording.store(true, ordering: .releasing)
     }
@@ -76,9 +78,8 @@ public final class RecorderTap: ProcessingTap, @unchecked Sendable {
     /// holds. Throws the writer's `AudioFileError` if writing failed (the file is then removed).
     @discardableResult
     public func stop() throws -> Summary {
-        guard let session else { throw RecorderError.notRecording(path: path) }
+        guard let session = session.withLock({ $0.take() }) else { throw RecorderError.notRecording(path: path) }
         recording.store(false, ordering: .releasing)
-        self.session = nil
         let dropped = observer.droppedFrames - session.droppedBefore
         try session.finish()
         return Summary(framesWritten: session.framesWritten.load(ordering: .relaxed), droppedFrames: dropped)
@@ -88,16 +89,15 @@ public final class RecorderTap: ProcessingTap, @unchecked Sendable {
     /// path is left as it was (a session that could not start keeps no recording). Does nothing when
     /// not recording.
     public func cancel() {
-        guard let session else { return }
+        guard let session = session.withLock({ $0.take() }) else { return }
         recording.store(false, ordering: .releasing)
-        self.session = nil
         session.cancel()
     }
 
     // MARK: ProcessingTap
 
     public func prepare(format: AudioFormat, maximumFrameCount: Int) throws {
-        if let session, session.format != format { throw RecorderError.formatChanged(path: path, from: session.format, to: format) }
+        if let session = session.withLock({ $0 }), session.format != format { throw RecorderError.formatChanged(path: path, from: session.format, to: format) }
         try observer.prepare(format: format, maximumFrameCount: maximumFrameCount)
     }
 

@@ -1,21 +1,22 @@
 import Atomics
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Ends a long-running command through its normal path: Ctrl-C (SIGINT), SIGTERM or SIGHUP, a time
 /// limit, or `finish()` called by the work itself. While it exists, those signals no longer kill the
 /// process, so the command can restore the terminal, send notes off, drain the device, close its
 /// files (or remove a half-written one) and say goodbye to its peers first. Wait for it, or poll
 /// `isRequested` from a loop.
-// Why unchecked: immutable after init; `sources` (not Sendable in Dispatch) are only kept, so their handlers live.
-public final class Interruption: @unchecked Sendable {
+public final class Interruption: Sendable {
     private let wake: DispatchSemaphore
     private let received: ManagedAtomic<Int32>
-    private let sources: [any DispatchSourceSignal]
+    /// Only kept, so their handlers live (dispatch sources are not `Sendable`: they sit in a `Mutex`).
+    private let sources: Mutex<[any DispatchSourceSignal]>
 
     public init(signals: [Int32] = [SIGINT, SIGTERM, SIGHUP]) {
         let wake = DispatchSemaphore(value: 0), received = ManagedAtomic<Int32>(0)
-        sources = signals.map { number in
+        sources = Mutex(signals.map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
@@ -24,7 +25,7 @@ public final class Interruption: @unchecked Sendable {
             }
             source.resume()
             return source
-        }
+        })
         self.wake = wake
         self.received = received
     }

@@ -7,6 +7,7 @@ import LV2
 import NetworkMIDI
 import SeqplaySupport
 import Sampler
+import Synchronization
 
 /// A live sampler host in a few lines: SoundFont samplers playing what arrives at ALSA input ports
 /// and/or from network MIDI peers, to the sound card or (on a clock) to a recording; the engine of
@@ -25,8 +26,7 @@ import Sampler
 /// session (its own sampler, after the ports') and `configuration.inputs` (a sampler each, after those). While it plays, a control thread of its own follows
 /// the clocks once a second (the kernel queue's, the sound card's) and connects sources that appear
 /// (hot-plug, `configuration.connect`).
-// Why unchecked: started and stopped from one thread; its control thread reads only what `start()` set before starting it.
-public final class LiveSamplerSession: @unchecked Sendable {
+public final class LiveSamplerSession: Sendable {
     public let configuration: LiveSamplerConfiguration
     public let engine = AudioEngine()
     /// One per port, then the network's.
@@ -38,15 +38,24 @@ public final class LiveSamplerSession: @unchecked Sendable {
     /// The ALSA input ports (nil without `portNames`).
     public let ports: SequencerLiveProducer?
     /// The network session (nil without `network`); opened by `start()`.
-    public private(set) var network: NetworkLiveProducer?
+    public var network: NetworkLiveProducer? { networkProducer.withLock { $0 } }
+    private let networkProducer = Mutex<NetworkLiveProducer?>(nil)
     public let recorder: RecorderTap?
     /// How the ports' events are placed in the audio.
     package let portDelivery: LiveDelivery
     /// Called on the control thread for each source connected by `configuration.connect` (or that
     /// could not be).
-    public var onConnection: (@Sendable (PortAddress, SequencerError?) -> Void)?
+    public var onConnection: (@Sendable (PortAddress, SequencerError?) -> Void)? {
+        get { reports.withLock { $0.connection } }
+        set { reports.withLock { $0.connection = newValue } }
+    }
     /// Called when a network peer's ALSA port is added or removed.
-    public var onBridgePortChange: (@Sendable (NetworkALSABridge.PortChange) -> Void)?
+    public var onBridgePortChange: (@Sendable (NetworkALSABridge.PortChange) -> Void)? {
+        get { reports.withLock { $0.bridgePortChange } }
+        set { reports.withLock { $0.bridgePortChange = newValue } }
+    }
+    private let reports = Mutex<(connection: (@Sendable (PortAddress, SequencerError?) -> Void)?,
+                                 bridgePortChange: (@Sendable (NetworkALSABridge.PortChange) -> Void)?)>((nil, nil))
 
     /// The thread that connects appearing sources and calibrates the clocks (`runControlThread`).
     private let control = ServiceThread()
@@ -192,10 +201,11 @@ public final class LiveSamplerSession: @unchecked Sendable {
         }
         if let network = configuration.network {
             do {
-                self.network = try NetworkLiveProducer(
+                let producer = try NetworkLiveProducer(
                     configuration: network, feeding: input, destination: configuration.portNames.count,
                     lookAheadFrames: networkLookAheadFrames, bridge: configuration.networkPeersAsALSAPorts ? bridge() : nil,
                     onBridgePortChange: onBridgePortChange)
+                networkProducer.withLock { $0 = producer }
             } catch {
                 abandonStart()
                 throw .network(error)

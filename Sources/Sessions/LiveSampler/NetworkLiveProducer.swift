@@ -13,13 +13,12 @@ import NetworkMIDI
 /// The session delivers from one thread (its playout thread, or its network thread with latency 0,
 /// then the thread calling `stop()`), the producer's one thread. Do not call the session's
 /// `disconnect(from:)` while it runs with latency 0.
-// Why unchecked: immutable after init; the producer's queue is pushed from the session's one delivering thread at a time (above).
-public final class NetworkLiveProducer: @unchecked Sendable {
+public final class NetworkLiveProducer: Sendable {
     public let session: NetworkMIDISession
-    package let producer: LiveInputProducer
     public let bridge: NetworkALSABridge?
     /// Why the bridge cannot send ALSA programs' events to the network (nil when it can).
-    public private(set) var bridgeError: SequencerError?
+    public var bridgeError: SequencerError? { bridgeStartError }
+    private let bridgeStartError: SequencerError?
 
     /// Opens a session with `configuration` feeding destination `destination` of `input`. Its
     /// `onPeerEvent` is called as before; then the bridge's ports follow the peer, and
@@ -27,7 +26,8 @@ public final class NetworkLiveProducer: @unchecked Sendable {
     package init(configuration: NetworkMIDISession.Configuration, feeding input: LiveMIDIInput, destination: Int = 0,
                 lookAheadFrames: Int, bridge: NetworkALSABridge? = nil,
                 onBridgePortChange: (@Sendable (NetworkALSABridge.PortChange) -> Void)? = nil) throws(NetworkMIDIError) {
-        producer = input.addProducer(name: "network session", delivery: .timestamped(lookAheadFrames: lookAheadFrames))
+        // The producer's queue is pushed from the session's one delivering thread at a time (above), through the receiver.
+        let producer = input.addProducer(name: "network session", delivery: .timestamped(lookAheadFrames: lookAheadFrames))
         self.bridge = bridge
         var configuration = configuration
         if let bridge {
@@ -40,8 +40,9 @@ public final class NetworkLiveProducer: @unchecked Sendable {
                                          deliveringTo: Receiver(producer: producer, destination: destination, bridge: bridge))
         do {
             try bridge?.start(sendingTo: session)
+            bridgeStartError = nil
         } catch {
-            bridgeError = error
+            bridgeStartError = error
         }
     }
 

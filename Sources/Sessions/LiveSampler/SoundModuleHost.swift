@@ -7,7 +7,6 @@ import MediaLibrary
 import Player
 import Sampler
 import Synchronization
-import Synchronization
 
 /// A live sampler session as a sound module you control, as `seqplay live`/`serve` run it: its
 /// `SoundModuleControl`, the state file (restored at start, saved on change), the FluidSynth shell and
@@ -21,21 +20,19 @@ import Synchronization
 ///     try session.start()
 ///     host.start()          // … play …
 ///     host.stop(); _ = session.stop()
-// Why unchecked: the faces, the hang-up source and the saved state are set in init, `add` and `start` and read in
-// `stop`, all on one control thread (above); the state file, shell and OSC faces are set in init only.
-public final class SoundModuleHost: @unchecked Sendable {
+public final class SoundModuleHost: Sendable {
     public let control: SoundModuleControl
     private let reloadsFontsOnHangUp: Bool
     private let log: @Sendable (String) -> Void
     private let recorder: OnRequestRecorder?
     private let songPlayer: LiveSongPlayer?
-    private var stateFile: ControlStateFile?
-    private var shell: ShellServer?
-    private var osc: OSCFace?
-    private var faces: [any SoundModuleFace] = []
-    private var hangUp: DispatchSourceSignal?
+    private let stateFile: ControlStateFile?
+    private let shell: ShellServer?
+    private let osc: OSCFace?
+    /// What `add`, `start` and `stop` change: the faces added and the SIGHUP source.
+    private let running = Mutex<(faces: [any SoundModuleFace], hangUp: (any DispatchSourceSignal)?)>(([], nil))
     /// The state read from the file, restored once the session plays (each change waits for a render cycle).
-    private var savedState: ControlState?
+    private let savedState: Mutex<ControlState?>
 
     /// Makes the control over `session` (before it starts), reads the state file and opens the shell
     /// and OSC faces `configuration` asks for; `log` gets the host's lines (faces, state, recordings).
@@ -70,50 +67,59 @@ public final class SoundModuleHost: @unchecked Sendable {
         } else {
             songPlayer = nil
         }
+        var saved: ControlState?
         if let path = configuration.stateFile {
             let file = ControlStateFile(path: path)
             file.onWriteFailure = log
             switch file.read() {
             case .missing: break
-            case .state(let saved): savedState = saved
+            case .state(let state): saved = state
             case .damaged(let reason, let movedTo):
                 log("state \(path) is damaged (\(reason)); "
                     + (movedTo.map { "moved to \($0), starting afresh" } ?? "cannot move it aside, starting afresh"))
             }
             file.follow(control)
             stateFile = file
+        } else {
+            stateFile = nil
         }
+        savedState = Mutex(saved)
         let access = ControlAccess(allowing: configuration.allowedHosts)
         for host in access.unresolved { log("--control-allow \(host): no such host") }
         if let endpoint = configuration.shell {
             let server = try ShellServer(control: control, endpoint: endpoint, access: access)
             server.log = log
             shell = server
+        } else {
+            shell = nil
         }
         if let endpoint = configuration.osc {
             osc = try OSCFace(control: control, endpoint: endpoint, access: access, log: log)
+        } else {
+            osc = nil
         }
     }
 
     /// Adds a face made over `control` (before `start`); the host announces and stops it.
-    public func add(_ face: any SoundModuleFace) {
-        faces.append(face)
+    public func add(_ face: sending any SoundModuleFace) {
+        running.withLock { $0.faces.append(face) }
     }
 
     /// Restores the saved state, starts following the samplers and answering the faces, and says
     /// where each answers; with `reloadsFontsOnHangUp`, SIGHUP reloads the fonts from now on. Call
     /// once the session plays.
     public func start() {
-        if let savedState, let path = stateFile?.path {
-            for problem in control.restore(savedState) { log("state \(path): \(problem)") }
-            self.savedState = nil
+        if let saved = savedState.withLock({ $0.take() }), let path = stateFile?.path {
+            for problem in control.restore(saved) { log("state \(path): \(problem)") }
         }
         control.start()
         shell?.start()
         osc?.start()
         if let shell { log("FluidSynth shell on \(shell.endpoint.host):\(shell.port)") }
         if let osc { log("OSC on \(osc.endpoint.host):\(osc.port)") }
-        for face in faces { log(face.announcement) }
+        running.withLock { running in
+            for face in running.faces { log(face.announcement) }
+        }
         guard reloadsFontsOnHangUp else { return }
         signal(SIGHUP, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
@@ -126,7 +132,7 @@ public final class SoundModuleHost: @unchecked Sendable {
             }
         }
         source.resume()
-        hangUp = source
+        running.withLock { $0.hangUp = source }
     }
 
     /// Before the session stops: a recording completed, the song stopped, the faces closed, notes off,
@@ -134,10 +140,12 @@ public final class SoundModuleHost: @unchecked Sendable {
     public func stop() {
         recorder?.stopRecording()
         songPlayer?.stop()
-        hangUp?.cancel()
+        running.withLock { $0.hangUp?.cancel() }
         shell?.stop()
         osc?.stop()
-        for face in faces { face.stop() }
+        running.withLock { running in
+            for face in running.faces { face.stop() }
+        }
         control.stop()
         for sampler in control.samplers { sampler.allNotesOff() }
         stateFile?.flush(control.state)
