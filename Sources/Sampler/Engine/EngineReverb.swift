@@ -27,7 +27,8 @@ final class EngineReverb {
     /// The highest sample rate FluidSynth's settings take: it sizes the lines for it.
     private static let highestSampleRate = 96_000.0
 
-    /// One line's storage and positions (sample indexes into its `size` points).
+    /// One line: its points and positions (indexes into its `size` points), its tap's sine, interpolator
+    /// and damping low-pass (y = b0·x − a1·y(n-1)), and its output's gain into each channel.
     private struct Line {
         var points: UnsafeMutablePointer<Float>
         var size: Int
@@ -35,29 +36,32 @@ final class EngineReverb {
         var readIndex = 0
         /// Where the tap is centred (moves by `modulationRate` with every update).
         var centre = 0.0
+        /// The tap's sine, y(n) = a1·y(n-1) − y(n-2) (FluidSynth's sinus_modulator), in double as there.
+        var sine1 = 0.0, sine2 = 0.0
+        /// The tap's fractional position and the all-pass interpolator's last output.
+        var fraction: Float = 0, interpolated: Float = 0
+        var dampingB0: Float = 0, dampingA1: Float = 0, damped: Float = 0
+        var leftGain: Float = 0, rightGain: Float = 0
     }
 
     private let lines: UnsafeMutablePointer<Line>
+    /// Each line's damped output of the current sample, before the lines are fed.
+    private let outputs: UnsafeMutablePointer<Float>
     private let storage: UnsafeMutablePointer<Float>
     private let storageCount: Int
     private let sampleRate: Double
     /// How far the sine moves the taps, in samples.
     private let depth: Int
-
-    /// The taps' sines (y(n) = a1·y(n-1) − y(n-2), FluidSynth's sinus_modulator), in double as there.
+    /// The sines' coefficient (the same for every line) and the value they restart from at a peak.
     private var sineA1 = 0.0, sineReset = 0.0
-    private var sine1 = SIMD8<Double>(), sine2 = SIMD8<Double>()
     /// Samples since the taps moved.
     private var sinceUpdate = 0
-    /// Per line: the tap's fractional position and the all-pass interpolator's last output.
-    private var fraction = SIMD8<Float>(), interpolated = SIMD8<Float>()
-    /// Per line: the damping low-pass (y = b0·x − a1·y(n-1)).
-    private var dampingB0 = SIMD8<Float>(), dampingA1 = SIMD8<Float>(), damped = SIMD8<Float>()
     /// The tone corrector (y = b1·x − b2·x(n-1)).
     private var toneB1: Float = 1, toneB2: Float = 0, toneLast: Float = 0
-    /// Per line, its output's gain into each channel (the first wet gain with its sign), and the second wet gain over the first.
-    private var leftGains = SIMD8<Float>(), rightGains = SIMD8<Float>()
+    /// The second wet gain over the first (the first is in the lines' gains).
     private var crossGain: Float = 0
+    /// The parameters as last set (limited as FluidSynth limits them).
+    private var roomSize = 0.0, damping = 0.0, width = 0.0, level = 0.0
 
     /// A reverb at `sampleRate`, its parameters `parameters` (every field given).
     init(sampleRate: Double, parameters: SamplerSettings.Reverb) {
@@ -70,6 +74,8 @@ final class EngineReverb {
         storageCount = sizes.reduce(0, +)
         storage = .allocate(capacity: storageCount)
         lines = .allocate(capacity: Self.lineCount)
+        outputs = .allocate(capacity: Self.lineCount)
+        outputs.initialize(repeating: 0, count: Self.lineCount)
         var start = 0
         for (index, size) in sizes.enumerated() {
             (lines + index).initialize(to: Line(points: storage + start, size: size))
@@ -82,6 +88,7 @@ final class EngineReverb {
     deinit {
         lines.deinitialize(count: Self.lineCount)
         lines.deallocate()
+        outputs.deallocate()
         storage.deallocate()
     }
 
@@ -92,17 +99,17 @@ final class EngineReverb {
         sineA1 = 2 * cos(w)
         sineReset = sin(Double.pi / 2 - w)
         for index in 0..<Self.lineCount {
+            let phase = 2 * Double.pi / 360 * (360 / Double(Self.lineCount) * Double(index))
             lines[index].writeIndex = 0
             lines[index].readIndex = 1
             lines[index].centre = Double(1 + depth)
-            let phase = 2 * Double.pi / 360 * (360 / Double(Self.lineCount) * Double(index))
-            sine2[index] = sin(phase - w)
-            sine1[index] = sin(phase)
+            lines[index].sine2 = sin(phase - w)
+            lines[index].sine1 = sin(phase)
+            lines[index].fraction = 0
+            lines[index].interpolated = 0
+            lines[index].damped = 0
         }
         sinceUpdate = Self.modulationRate
-        fraction = .zero
-        interpolated = .zero
-        damped = .zero
     }
 
     /// Empties the lines (to the offset), as a MIDI system reset does (fluid_revmodel_reset); the filters keep their state.
@@ -121,16 +128,14 @@ final class EngineReverb {
         updateDecay()
     }
 
-    private var roomSize = 0.0, damping = 0.0, width = 0.0, level = 0.0
-
     /// The output gains from the level and width (fluid_revmodel_update, update_stereo_coefficient).
     private func updateGains() {
         let wet = level * Self.wetScale / (1 + width * Self.widthScale)
         let wet1 = wet * (width / 2 + 0.5)
         var wet2 = wet * ((1 - width) / 2)
         for index in 0..<Self.lineCount {
-            leftGains[index] = Float(index & 1 == 0 ? wet1 : -wet1)
-            rightGains[index] = Float(index & 2 == 0 ? wet1 : -wet1)
+            lines[index].leftGain = Float(index & 1 == 0 ? wet1 : -wet1)
+            lines[index].rightGain = Float(index & 2 == 0 ? wet1 : -wet1)
         }
         if wet1 > 0 { wet2 /= wet1 }
         crossGain = Float(wet2)
@@ -153,34 +158,33 @@ final class EngineReverb {
         for index in 0..<Self.lineCount {
             let lineGain = pow(10, -3 * length(index) * period / decayTime)
             let feedback = 20.0 / 80 * log(lineGain) * (1 - 1 / alpha2)
-            dampingB0[index] = Float(lineGain * (1 - feedback))
-            dampingA1[index] = Float(-feedback)
+            lines[index].dampingB0 = Float(lineGain * (1 - feedback))
+            lines[index].dampingA1 = Float(-feedback)
         }
     }
 
     /// Moves every tap: its sine's next value around its centre, the centre on by `modulationRate` (get_mod_delay).
     private func moveTaps() {
         sinceUpdate = 0
-        var next = sineA1 * sine1 - sine2
-        sine2 = sine1
-        let high = next .>= 1, low = next .<= -1
-        next.replace(with: 1, where: high)
-        sine2.replace(with: sineReset, where: high)
-        next.replace(with: -1, where: low)
-        sine2.replace(with: -sineReset, where: low)
-        sine1 = next
         for index in 0..<Self.lineCount {
             let line = lines + index
-            let position = line.pointee.centre + next[index] * Double(depth)
+            var sine = sineA1 * line.pointee.sine1 - line.pointee.sine2
+            line.pointee.sine2 = line.pointee.sine1
+            if sine >= 1 { sine = 1; line.pointee.sine2 = sineReset }
+            if sine <= -1 { sine = -1; line.pointee.sine2 = -sineReset }
+            line.pointee.sine1 = sine
+            let position = line.pointee.centre + sine * Double(depth)
             let whole = position >= 0 ? Int(position) : Int(position - 1)
             line.pointee.readIndex = whole >= 0 ? (whole >= line.pointee.size ? whole - line.pointee.size : whole) : whole + line.pointee.size
-            fraction[index] = Float(position - Double(whole))
+            line.pointee.fraction = Float(position - Double(whole))
             line.pointee.centre += Double(Self.modulationRate)
             if line.pointee.centre >= Double(line.pointee.size) { line.pointee.centre -= Double(line.pointee.size) }
         }
     }
 
     /// Adds the reverb of the bus `input` (`count` frames) into `left` and `right` (fluid_revmodel_processmix).
+    /// Plain loops over the eight lines: each reads its own line at its own place, and the rest is a few
+    /// multiply-adds a line (eight-lane vectors gained nothing, and cost much in debug builds).
     func addReverb(of input: UnsafePointer<Float>, to left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, count: Int) {
         for frame in 0..<count {
             let x = input[frame] * Self.inputGain + Self.offset
@@ -188,28 +192,33 @@ final class EngineReverb {
             toneLast = x
             sinceUpdate += 1
             if sinceUpdate >= Self.modulationRate { moveTaps() }
-            var current = SIMD8<Float>(), following = SIMD8<Float>()
+            var sum: Float = 0, outLeft: Float = 0, outRight: Float = 0
             for index in 0..<Self.lineCount {
                 let line = lines + index
                 var read = line.pointee.readIndex
-                current[index] = line.pointee.points[read]
+                let current = line.pointee.points[read]
                 read += 1
                 if read >= line.pointee.size { read -= line.pointee.size }
                 line.pointee.readIndex = read
-                following[index] = line.pointee.points[read]
+                let interpolated = current + line.pointee.fraction * (line.pointee.points[read] - line.pointee.interpolated)
+                line.pointee.interpolated = interpolated
+                let damped = interpolated * line.pointee.dampingB0 - line.pointee.damped * line.pointee.dampingA1
+                line.pointee.damped = damped
+                outputs[index] = damped
+                sum += damped
+                outLeft += line.pointee.leftGain * damped
+                outRight += line.pointee.rightGain * damped
             }
-            interpolated = current + fraction * (following - interpolated)
-            damped = interpolated * dampingB0 - damped * dampingA1
-            let feedback = damped.sum() * (-2 / Float(Self.lineCount)) + toned
-            let d = damped
-            let inputs = SIMD8(d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[0]) + feedback
+            // Each line takes the next line's output (the last takes the first's), plus the input, minus 2/8 of all.
+            let feedback = sum * (-2 / Float(Self.lineCount)) + toned
             for index in 0..<Self.lineCount {
                 let line = lines + index
-                line.pointee.points[line.pointee.writeIndex] = inputs[index]
+                line.pointee.points[line.pointee.writeIndex] = outputs[(index + 1) % Self.lineCount] + feedback
                 line.pointee.writeIndex += 1
                 if line.pointee.writeIndex >= line.pointee.size { line.pointee.writeIndex = 0 }
             }
-            let outLeft = (damped * leftGains).sum() - Self.offset, outRight = (damped * rightGains).sum() - Self.offset
+            outLeft -= Self.offset
+            outRight -= Self.offset
             left[frame] += outLeft + outRight * crossGain
             right[frame] += outRight + outLeft * crossGain
         }

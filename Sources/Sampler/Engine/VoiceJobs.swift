@@ -6,9 +6,9 @@ import Glibc
 #endif
 
 /// The sample side of `SoundFontEngine`: the work its control side recorded for a chunk (each voice's
-/// blocks to synthesize and stretches to mix), kept per fixed group of voices (voice v in group
-/// v % `groups`) in time order, done group by group on `threads` threads (the render thread and
-/// workers started here), each group into its own buffer; the buffers are summed in group order, so
+/// blocks to synthesize and stretches to mix, dry and into the effect buses), kept per fixed group of voices
+/// (voice v in group v % `groups`) in time order, done group by group on `threads` threads (the render thread
+/// and workers started here), each group into its own buffers; the buffers are summed in group order, so
 /// the output is the same bytes on any number of threads. All memory is allocated at init; `run`
 /// allocates nothing and takes no lock (the workers are woken by a semaphore, and counted done with atomics).
 final class VoiceJobs {
@@ -145,7 +145,8 @@ final class VoiceJobs {
         }
         doneGroups.store(0, ordering: .releasing)
         nextGroup.store(0, ordering: .releasing)
-        for _ in workers { wake.signal() }
+        // A counted loop: iterating the array allocates in a debug build (its element accessor's frame).
+        for _ in 0..<workers.count { wake.signal() }
         claimGroups()
         // The last groups are the workers': wait, letting a worker that has no core of its own have this one.
         while doneGroups.load(ordering: .acquiring) < Self.groups { sched_yield() }
