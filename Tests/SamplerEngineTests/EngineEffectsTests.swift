@@ -74,6 +74,8 @@ final class EngineEffectsTests: XCTestCase {
     /// over the reference's tail the mean absolute envelope difference and both decay rates.
     struct Figures {
         var level: Double, envelope: Double, tailEnvelope: Double, ourDecay: Double, theirDecay: Double
+        /// The tail's first half second, its mean level in dBFS.
+        var ourTail: Double, theirTail: Double
         var decayRatio: Double { ourDecay / theirDecay }
         var summary: String {
             String(format: "level %+.2f dB, envelope %.2f dB, tail envelope %.2f dB, tail decay %.1f dB/s (fluidsynth %.1f dB/s, ratio %.2f)",
@@ -88,7 +90,13 @@ final class EngineEffectsTests: XCTestCase {
         let tail = tailWindows(of: theirEnvelope).clamped(to: 0..<min(ourEnvelope.count, theirEnvelope.count))
         let tailEnvelope = tail.reduce(0) { $0 + abs(max(ourEnvelope[$1], -120) - theirEnvelope[$1]) } / Double(max(tail.count, 1))
         return Figures(level: c.levelDifference, envelope: c.envelopeDifference, tailEnvelope: tailEnvelope,
-                       ourDecay: decayRate(ourEnvelope, over: tail), theirDecay: decayRate(theirEnvelope, over: tail))
+                       ourDecay: decayRate(ourEnvelope, over: tail), theirDecay: decayRate(theirEnvelope, over: tail),
+                       ourTail: tailLevel(ourEnvelope, tail), theirTail: tailLevel(theirEnvelope, tail))
+    }
+
+    static func tailLevel(_ envelope: [Double], _ tail: Range<Int>) -> Double {
+        let windows = tail.prefix(50)
+        return windows.reduce(0) { $0 + envelope[$1] } / Double(max(windows.count, 1))
     }
 
     /// Whether `f` is within the bounds this test holds the engine to against libfluidsynth.
@@ -117,17 +125,23 @@ final class EngineEffectsTests: XCTestCase {
         let scratch = try ScratchDirectory(prefix: "engine-room")
         defer { scratch.remove() }
         let song = Self.chord(chorus: 0)
-        var decays: [String: (ours: Double, theirs: Double)] = [:]
+        var decays: [String: (ours: Double, theirs: Double)] = [:], tails: [String: (ours: Double, theirs: Double)] = [:]
         for (name, flags) in [("default", [String]()), ("room 0.8", ["--reverb-room-size", "0.8"]), ("level 0.3", ["--reverb-level", "0.3"])] {
             let reference = try render(song, engine: "fluidsynth", flags: flags, scratch: scratch).samples
             let f = Self.figures(ours: try render(song, engine: "seqplay", flags: flags, scratch: scratch).samples, reference: reference)
             print("reverb \(name), seqplay vs fluidsynth: \(f.summary)")
             XCTAssertTrue(Self.isAlike(f), "\(name): \(f.summary)")
             decays[name] = (f.ourDecay, f.theirDecay)
+            tails[name] = (f.ourTail, f.theirTail)
         }
         let base = try XCTUnwrap(decays["default"]), room = try XCTUnwrap(decays["room 0.8"])
         XCTAssertLessThan(room.theirs / base.theirs, 0.6, "a larger room decays slower with libfluidsynth")
         XCTAssertLessThan(room.ours / base.ours, 0.6, "a larger room decays slower with seqplay's engine")
+        let loud = try XCTUnwrap(tails["default"]), quiet = try XCTUnwrap(tails["level 0.3"])
+        print(String(format: "reverb level 0.3: the tail %.1f dB below the default level's (fluidsynth %.1f dB)",
+                     loud.ours - quiet.ours, loud.theirs - quiet.theirs))
+        XCTAssertGreaterThan(loud.theirs - quiet.theirs, 5, "a lower level makes libfluidsynth's tail quieter")
+        XCTAssertEqual(loud.ours - quiet.ours, loud.theirs - quiet.theirs, accuracy: 1, "the level acts on seqplay's tail as on libfluidsynth's")
     }
 
     /// What `serve --engine ENGINE -o` recorded of a chord a network peer sent (CC 91 at 127) after `commands` went
