@@ -25,8 +25,9 @@ import SoundFontFile
 /// for the font-stack API live hosts use): each scheduled event is applied
 /// on its own sample (the source's `nextEventSampleTime`), not on the 64-frame grid; live MIDI starts
 /// at the next render call. It plays the fonts stacked as FluidSynth stacks them, with the settings' bank-select
-/// mode, drum channels, forced programs and channel fonts, and the song's GM, GS and XG resets, dry, and leaves out what it does not have yet (the
-/// control thread's queue, mutes, reverb and chorus).
+/// mode, drum channels, forced programs and channel fonts, the song's GM, GS and XG resets, and the settings' reverb and
+/// chorus (FluidSynth 2.3's, also as changed at run time), and leaves out what it does not have yet (the control thread's
+/// queue, mutes).
 // Why unchecked: the AudioNode contract: set up while its engine is stopped, rendered by the render thread alone; control through the synthesizer's thread-safe paths.
 public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     /// FluidSynth renders, and takes events, in blocks of this many frames.
@@ -43,7 +44,7 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     private let discardLeft: UnsafeMutablePointer<Float>
     private let discardRight: UnsafeMutablePointer<Float>
     /// seqplay's engine when the settings ask for it and a font is loaded; nil: FluidSynth plays.
-    private var soundFontEngine: SoundFontEngine?
+    var soundFontEngine: SoundFontEngine?
     /// What the engine plays (set with the fonts: the stack, in load order, and each bank's file), and
     /// its master gain (FluidSynth's `synth.gain`).
     private var engineBanks: [(path: String, bank: SoundFontBank)] = []
@@ -114,6 +115,7 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
         engine.bankSelect = settings.bankSelect
         engine.setChannels(drums: settings.drumChannels, programs: settings.programs,
                            fonts: (try? engineChannelFonts(settings)) ?? [:])
+        Self.applyEffects(of: settings, to: engine)
     }
 
     /// The index in the engine's stack of each channel font of `settings` (the first bank of that file, as
@@ -199,6 +201,7 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
             synthesizer.settings.channelFonts = settings.channelFonts
         }
         soundFontEngine.setChannels(drums: settings.drumChannels, programs: settings.programs, fonts: fonts)
+        Self.applyEffects(of: settings, to: soundFontEngine)
         engineGain = settings.gain
     }
 
@@ -216,13 +219,19 @@ public final class SamplerNode: AudioNode, MIDIReceiver, @unchecked Sendable {
     /// Whether the reverb is on.
     public var reverbEnabled: Bool {
         get { synthesizer.reverbEnabled }
-        set { synthesizer.reverbEnabled = newValue }
+        set {
+            synthesizer.reverbEnabled = newValue
+            changeEngine { $0.setReverb(.init(isEnabled: newValue)) }
+        }
     }
 
     /// Whether the chorus is on.
     public var chorusEnabled: Bool {
         get { synthesizer.chorusEnabled }
-        set { synthesizer.chorusEnabled = newValue }
+        set {
+            synthesizer.chorusEnabled = newValue
+            changeEngine { $0.setChorus(.init(isEnabled: newValue)) }
+        }
     }
 
     /// The most voices sounding at once.

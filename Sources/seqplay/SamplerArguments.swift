@@ -43,7 +43,7 @@ struct SamplerArguments: ParsableArguments {
     @Option(help: ArgumentHelp("How bank select (CC 0/32) is read: gm (ignored), gs (CC 0, the default), xg (CC 0 = 127 drums, CC 32 bank), mma (CC 0 x 128 + CC 32).", valueName: "gm|gs|xg|mma"))
     var bankSelect: SamplerSettings.BankSelectMode?
 
-    @Option(help: ArgumentHelp("The SoundFont synthesis engine: fluidsynth (libfluidsynth, the default) or seqplay (seqplay's own, opt-in while it is completed: every note on its exact sample; no reverb or chorus yet).", valueName: "fluidsynth|seqplay"))
+    @Option(help: ArgumentHelp("The SoundFont synthesis engine: fluidsynth (libfluidsynth, the default) or seqplay (seqplay's own, opt-in while it is completed: every note on its exact sample).", valueName: "fluidsynth|seqplay"))
     var engine: SamplerSettings.Engine = .fluidsynth
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The most voices at once (1-65535, default 256).", valueName: "voices"))

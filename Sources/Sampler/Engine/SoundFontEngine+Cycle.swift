@@ -86,6 +86,7 @@ extension SoundFontEngine {
                                 gainLeft: voice.pointee.gainLeft, gainRight: voice.pointee.gainRight,
                                 stepLeft: voice.pointee.gainLeftStep, stepRight: voice.pointee.gainRightStep,
                                 targetLeft: voice.pointee.targetLeft, targetRight: voice.pointee.targetRight)
+        recordSends(v, frame: from, count: count)
         if count >= voice.pointee.gainRampLeft {
             voice.pointee.gainLeft = voice.pointee.targetLeft; voice.pointee.gainRight = voice.pointee.targetRight
             voice.pointee.gainLeftStep = 0; voice.pointee.gainRightStep = 0
@@ -111,7 +112,10 @@ extension SoundFontEngine {
         advanceControl(to: length)
         for v in 0..<polyphony where statuses[v].active { closeSegment(v, at: length) }
         runJobs()
-        if let output { jobs.sum(into: output.left + chunkStart, output.right + chunkStart, count: length) }
+        if let output {
+            jobs.sum(into: output.left + chunkStart, output.right + chunkStart, count: length)
+            addEffects(to: output.left + chunkStart, output.right + chunkStart, count: length)
+        }
         for v in 0..<polyphony where statuses[v].active {
             voices[v].blockStart -= length
             voices[v].nextBoundary -= length

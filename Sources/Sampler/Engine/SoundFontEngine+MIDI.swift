@@ -108,8 +108,9 @@ extension SoundFontEngine {
     }
 
     /// A system reset: every voice silenced, every channel's controllers, program, bank and drum setting as at
-    /// start (`bankSelect` stays as it is, as in FluidSynth).
+    /// start (`bankSelect` stays as it is, as in FluidSynth), the reverb and chorus emptied.
     public func reset() {
+        resetEffects()
         for v in 0..<polyphony where statuses[v].active { stopVoice(v) }
         for channel in 0..<16 { resetChannel(channel, program: true) }
     }

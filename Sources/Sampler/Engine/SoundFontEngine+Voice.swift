@@ -145,6 +145,7 @@ extension SoundFontEngine {
         voices[v].gainLeftStep = 0
         voices[v].gainRightStep = 0
         voices[v].gainRampLeft = 0
+        voices[v].settleSends()
         nextControl[v] = nextControlFrame(of: v)
     }
 
@@ -219,6 +220,7 @@ extension SoundFontEngine {
         voice.pointee.gainLeftStep = (voice.pointee.targetLeft - voice.pointee.gainLeft) / Float(Self.blockSize)
         voice.pointee.gainRightStep = (voice.pointee.targetRight - voice.pointee.gainRight) / Float(Self.blockSize)
         voice.pointee.gainRampLeft = Self.blockSize
+        voice.pointee.aimSends(reverb: value(Gen.reverbSend), chorus: value(Gen.chorusSend))
         guard envelopes else { return }
 
         let rate = Float(sampleRate), block = Float(Self.blockSize)
@@ -322,4 +324,6 @@ struct Voice {
     var gainLeft: Float = 0, gainRight: Float = 0, targetLeft: Float = 0, targetRight: Float = 0
     var gainLeftStep: Float = 0, gainRightStep: Float = 0
     var gainRampLeft = 0
+    /// The reverb (x) and chorus (y) sends, 0...1, gliding as the pan gains do (`aimSends`).
+    var sends = SIMD2<Float>(), sendTargets = SIMD2<Float>(), sendSteps = SIMD2<Float>()
 }

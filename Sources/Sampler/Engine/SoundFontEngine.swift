@@ -4,7 +4,8 @@ import SoundFontFile
 /// seqplay's own SoundFont synthesizer (issue 31): 16 MIDI channels playing a stack of `SoundFontBank`s
 /// (as FluidSynth stacks its fonts) from a fixed pool of voices, rendered as FluidSynth 2.3 renders
 /// (4-point interpolation, its envelopes, LFOs, resonant filter, pan law and attenuation scale), except
-/// that every event starts on its own sample: `render` takes events stamped with a frame offset.
+/// that every event starts on its own sample: `render` takes events stamped with a frame offset. Its voices
+/// send to FluidSynth 2.3's reverb and chorus (`setReverb(_:)`, `setChorus(_:)`; off in a new engine).
 ///
 /// Everything is allocated at init; `render` takes no lock and allocates nothing. One engine is used by
 /// one thread at a time (it is not `Sendable`); the banks it plays are shared.
@@ -79,6 +80,8 @@ public final class SoundFontEngine {
     let nextControl: UnsafeMutablePointer<Int>
     /// The recorded sample work of the current chunk, and the threads that do it (`VoiceJobs`).
     let jobs: VoiceJobs
+    /// The reverb and chorus, and the buses the voices send to.
+    let effects: EngineEffects
     /// Where the current render call writes, how many frames it has, and where the current chunk starts in it.
     var output: (left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>)?
     var outputFrames = 0
@@ -129,6 +132,7 @@ public final class SoundFontEngine {
         nextControl = .allocate(capacity: self.polyphony)
         nextControl.initialize(repeating: Int.max, count: self.polyphony)
         jobs = VoiceJobs(polyphony: self.polyphony, threads: threads)
+        effects = EngineEffects(sampleRate: sampleRate)
         highPoints = .allocate(capacity: banks.count)
         highPoints.initialize(repeating: nil, count: banks.count)
         lowPoints = .allocate(capacity: banks.count)

@@ -6,9 +6,9 @@ import Glibc
 #endif
 
 /// The sample side of `SoundFontEngine`: the work its control side recorded for a chunk (each voice's
-/// blocks to synthesize and stretches to mix), kept per fixed group of voices (voice v in group
-/// v % `groups`) in time order, done group by group on `threads` threads (the render thread and
-/// workers started here), each group into its own buffer; the buffers are summed in group order, so
+/// blocks to synthesize and stretches to mix, dry and into the effect buses), kept per fixed group of voices
+/// (voice v in group v % `groups`) in time order, done group by group on `threads` threads (the render thread
+/// and workers started here), each group into its own buffers; the buffers are summed in group order, so
 /// the output is the same bytes on any number of threads. All memory is allocated at init; `run`
 /// allocates nothing and takes no lock (the workers are woken by a semaphore, and counted done with atomics).
 final class VoiceJobs {
@@ -26,9 +26,9 @@ final class VoiceJobs {
     }
 
     /// A block to synthesize (its `SeqplayBlock` in `blocks` at the job's index, its points in the engine's
-    /// bank `bank`) or a stretch to mix, for one voice.
+    /// bank `bank`), a stretch to mix, or a stretch to send to the effect buses (reverb as left, chorus as right), for one voice.
     struct Job {
-        enum Kind: UInt8 { case synthesize, synthesizeFresh, mix }
+        enum Kind: UInt8 { case synthesize, synthesizeFresh, mix, send }
         var kind: Kind
         var voice: Int32
         var bank: Int32
@@ -41,6 +41,9 @@ final class VoiceJobs {
     private let counts: UnsafeMutablePointer<Int>
     /// Per group, `chunkFrames` left then `chunkFrames` right.
     private let outputs: UnsafeMutablePointer<Float>
+    /// Per group, `chunkFrames` of reverb send then `chunkFrames` of chorus send; whether any was recorded this chunk.
+    private let sends: UnsafeMutablePointer<Float>
+    private var hasSends = false
     /// Per group, the blocks waiting to be synthesized together (`seqplay_synthesize_batch`): their jobs'
     /// blocks, voices' buffers and filter histories, freshness and voices.
     private let batchBlocks: UnsafeMutablePointer<UnsafePointer<SeqplayBlock>?>
@@ -70,6 +73,8 @@ final class VoiceJobs {
         counts.initialize(repeating: 0, count: Self.groups)
         outputs = .allocate(capacity: Self.groups * 2 * Self.chunkFrames)
         outputs.initialize(repeating: 0, count: Self.groups * 2 * Self.chunkFrames)
+        sends = .allocate(capacity: Self.groups * 2 * Self.chunkFrames)
+        sends.initialize(repeating: 0, count: Self.groups * 2 * Self.chunkFrames)
         let batch = Self.groups * Int(SEQPLAY_BATCH)
         batchBlocks = .allocate(capacity: batch)
         batchBlocks.initialize(repeating: nil, count: batch)
@@ -96,7 +101,7 @@ final class VoiceJobs {
         stopping.store(true, ordering: .releasing)
         for _ in workers { wake.signal() }
         for thread in workers { pthread_join(thread, nil) }
-        jobs.deallocate(); blocks.deallocate(); counts.deallocate(); outputs.deallocate()
+        jobs.deallocate(); blocks.deallocate(); counts.deallocate(); outputs.deallocate(); sends.deallocate()
         batchBlocks.deallocate(); batchOutputs.deallocate(); batchHistories.deallocate(); batchFresh.deallocate(); batchVoices.deallocate()
     }
 
@@ -117,6 +122,12 @@ final class VoiceJobs {
         append(Job(kind: .mix, voice: Int32(voice), bank: 0, mix: mix), group: Self.group(of: voice))
     }
 
+    /// Records a stretch of `voice` to send to the effect buses; returns whether its group is full (run the jobs now).
+    func recordSends(_ mix: Mix, voice: Int) -> Bool {
+        hasSends = true
+        return append(Job(kind: .send, voice: Int32(voice), bank: 0, mix: mix), group: Self.group(of: voice))
+    }
+
     private func append(_ job: Job, group: Int) -> Bool {
         (jobs + group * Self.capacity + counts[group]).initialize(to: job)
         counts[group] += 1
@@ -134,7 +145,8 @@ final class VoiceJobs {
         }
         doneGroups.store(0, ordering: .releasing)
         nextGroup.store(0, ordering: .releasing)
-        for _ in workers { wake.signal() }
+        // A counted loop: iterating the array allocates in a debug build (its element accessor's frame).
+        for _ in 0..<workers.count { wake.signal() }
         claimGroups()
         // The last groups are the workers': wait, letting a worker that has no core of its own have this one.
         while doneGroups.load(ordering: .acquiring) < Self.groups { sched_yield() }
@@ -142,15 +154,28 @@ final class VoiceJobs {
 
     /// Adds the groups' buffers, in group order, into `left` and `right` (overwritten) for `count` frames, and clears them.
     func sum(into left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, count: Int) {
+        Self.sum(outputs, into: left, right, count: count)
+    }
+
+    /// Adds the groups' sends, in group order, into `reverb` and `chorus` (overwritten) for `count` frames, and
+    /// clears them; returns false, leaving both as they are, when no voice sent in this chunk.
+    func sumSends(into reverb: UnsafeMutablePointer<Float>, _ chorus: UnsafeMutablePointer<Float>, count: Int) -> Bool {
+        guard hasSends else { return false }
+        hasSends = false
+        Self.sum(sends, into: reverb, chorus, count: count)
+        return true
+    }
+
+    private static func sum(_ buffers: UnsafeMutablePointer<Float>, into left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, count: Int) {
         guard count > 0 else { return }
-        left.update(from: outputs, count: count)
-        right.update(from: outputs + Self.chunkFrames, count: count)
-        for group in 1..<Self.groups {
-            let buffer = outputs + group * 2 * Self.chunkFrames
+        left.update(from: buffers, count: count)
+        right.update(from: buffers + chunkFrames, count: count)
+        for group in 1..<groups {
+            let buffer = buffers + group * 2 * chunkFrames
             seqplay_add(left, buffer, Int32(count))
-            seqplay_add(right, buffer + Self.chunkFrames, Int32(count))
+            seqplay_add(right, buffer + chunkFrames, Int32(count))
         }
-        outputs.update(repeating: 0, count: Self.groups * 2 * Self.chunkFrames)
+        buffers.update(repeating: 0, count: groups * 2 * chunkFrames)
     }
 
     private func work() {
@@ -176,6 +201,7 @@ final class VoiceJobs {
     private func runGroup(_ group: Int) {
         guard let high, let low, let blockBuffers, let filterHistories else { return }
         let left = outputs + group * 2 * Self.chunkFrames, right = left + Self.chunkFrames
+        let sendLeft = sends + group * 2 * Self.chunkFrames
         let base = jobs + group * Self.capacity
         let batch = Int(SEQPLAY_BATCH), first = group * batch
         var waiting = 0  // (no nested functions here: capturing this would allocate its box)
@@ -207,9 +233,10 @@ final class VoiceJobs {
                     synthesize(first: first, count: waiting, high: high[bank], low: low[bank])
                     waiting = 0
                 }
-            case .mix:
+            case .mix, .send:
                 let mix = job.pointee.mix
-                seqplay_mix(buffer + Int(mix.offset), left + Int(mix.frame), right + Int(mix.frame), mix.count,
+                let (toLeft, toRight) = job.pointee.kind == .mix ? (left, right) : (sendLeft, sendLeft + Self.chunkFrames)
+                seqplay_mix(buffer + Int(mix.offset), toLeft + Int(mix.frame), toRight + Int(mix.frame), mix.count,
                             mix.gainLeft, mix.gainRight, mix.stepLeft, mix.stepRight, mix.ramp, mix.targetLeft, mix.targetRight)
             }
         }

@@ -126,7 +126,7 @@ public struct SamplerSettings: Hashable, Sendable {
         /// libfluidsynth 2.3: the reference, and the default.
         case fluidsynth
         /// seqplay's own engine (`SoundFontEngine`, issue 31): every event on its own sample; opt-in while
-        /// it is completed (dry: no reverb or chorus sends yet).
+        /// it is completed.
         case seqplay
     }
 
