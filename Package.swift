@@ -167,7 +167,7 @@ let package = Package(
         .testTarget(name: "AudioGraphTests", dependencies: ["AudioGraph", "AllocationCounter"]),
         .testTarget(name: "AudioGraphFilesTests", dependencies: ["AudioFiles", "AudioGraph", "TestSupport"]),
         // seqplay's own SoundFont engine (Sources/Sampler/Engine) against libfluidsynth and the fonts.
-        .testTarget(name: "SamplerEngineTests", dependencies: ["Sampler", "SoundFontFile", "AudioFiles", "AudioTestSupport", "AllocationCounter", "TestSupport"]),
+        .testTarget(name: "SamplerEngineTests", dependencies: ["Sampler", "SoundFontFile", "MIDIFile", "AudioFiles", "AudioTestSupport", "AllocationCounter", "TestSupport"]),
         .testTarget(name: "SamplerTests", dependencies: [
             "Sampler", "AudioGraph", "MIDICore", "AudioTestSupport", "RenderTestSupport", "AllocationCounter", "LockCounter", "CFluidSynth",
         ]),

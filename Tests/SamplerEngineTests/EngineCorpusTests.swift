@@ -1,12 +1,19 @@
 import Foundation
+import MIDIFile
 import TestSupport
 import XCTest
 
 /// Real songs of the shared corpus (other people's MIDI files) rendered dry by seqplay's engine and by libfluidsynth,
 /// with FluidR3 and Debian's MuseScore_General.sf3: the level, the 10 ms envelope, its correlation and the
-/// log-spectral distance. Prints every song's figures, the worst, and how many songs meet issue 31's limits (level
-/// within 0.5 dB, envelope within 1 dB, correlation at least 0.98, log-spectral distance at most 3 dB), which the
-/// engine does not meet on every song yet; asserts looser limits, so that the engine cannot drift further away.
+/// log-spectral distance, against issue 31's limits (level within 0.5 dB, envelope within 1 dB, correlation at least
+/// 0.98, log-spectral distance at most 3 dB).
+///
+/// libfluidsynth takes events between its 64-sample blocks, so it starts a note up to 63 samples after its time;
+/// seqplay's engine starts it on its sample. Where a note sounds over the release of another of the same sample (a
+/// repeated key), the two interfere differently for every shift, and the renders differ by up to 1.7 dB in a 10 ms
+/// window although each note alone is the same to 0.01 dB. So the songs are compared with every event moved onto the
+/// 64-sample grid, where libfluidsynth plays it (`onFluidSynthsGrid`): what differs then is the synthesis alone. One
+/// song is also compared as written, to show what the exact timing changes.
 extension EngineCommandLineTests {
     /// $SEQPLAY_CORPUS, else ../shared/corpus beside the package: its well-formed files.
     static let corpus: URL = ProcessInfo.processInfo.environment["SEQPLAY_CORPUS"].map { URL(fileURLWithPath: $0).appendingPathComponent("wellformed") }
@@ -122,6 +129,25 @@ extension EngineCommandLineTests {
         }
     }
 
+    /// The song at `path` written to `output` with every event moved to the first 64-sample boundary at or after its
+    /// sample at 44.1 kHz, where libfluidsynth plays it: one tick is one 64-sample block (441 ticks per quarter note
+    /// at 640,000 µs a quarter).
+    static func onFluidSynthsGrid(_ path: String, writingTo output: String) throws {
+        let sequence = try MIDIFileReader.read(contentsOf: path).sequence
+        let tempoMap = TempoMap(sequence: sequence)
+        var tracks = sequence.tracks.map { track in
+            MusicTrack(events: track.events.compactMap { timed -> TimedEvent? in
+                if case .meta(.tempo) = timed.event { return nil }
+                let sample = tempoMap.sampleTime(ofTick: timed.tick, sampleRate: 44_100)
+                return TimedEvent(tick: (sample + 63) / 64, timed.event)
+            })
+        }
+        guard !tracks.isEmpty else { return XCTFail("\(path) has no tracks") }
+        tracks[0].events.insert(TimedEvent(tick: 0, .meta(.tempo(microsecondsPerQuarter: 640_000))), at: 0)
+        try MIDIFileWriter.write(MusicSequence(format: min(sequence.format, 1), division: .ticksPerQuarter(441), tracks: tracks),
+                                 to: output)
+    }
+
     func testCorpusSongsSoundAlikeWithBothEngines() throws {
         guard FileManager.default.fileExists(atPath: Self.corpus.path) else {
             throw XCTSkip("no corpus at \(Self.corpus.path) (set SEQPLAY_CORPUS, or put ../shared/corpus beside the package)")
@@ -130,32 +156,48 @@ extension EngineCommandLineTests {
         defer { scratch.remove() }
         var worst: [(name: String, figure: Double)] = Array(repeating: ("", 0), count: 4)
         var alike = 0, played = 0
+        func compare(_ path: String, font: String, name: String) throws -> Likeness {
+            let ours = try render(path, font: font, engine: "seqplay", scratch: scratch).samples
+            let reference = try render(path, font: font, engine: "fluidsynth", scratch: scratch).samples
+            XCTAssertGreaterThan(min(ours.count, reference.count), 2 * 44_100 * 10, name)
+            let l = Self.likeness(ours: ours, reference: reference)
+            print(String(format: "--engine seqplay vs fluidsynth, %@: level %+.2f dB, envelope %.2f dB, correlation %.4f, log-spectral distance %.2f dB",
+                         name, l.level, l.envelope, l.correlation, l.spectralDistance))
+            return l
+        }
         for (song, fonts) in Self.corpusSongs {
+            let path = Self.corpus.appendingPathComponent(song).path
+            let grid = scratch.path("grid-" + (song as NSString).lastPathComponent)
+            try Self.onFluidSynthsGrid(path, writingTo: grid)
             for font in fonts where FileManager.default.fileExists(atPath: font) {
-                let path = Self.corpus.appendingPathComponent(song).path
-                let ours = try render(path, font: font, engine: "seqplay", scratch: scratch).samples
-                let reference = try render(path, font: font, engine: "fluidsynth", scratch: scratch).samples
-                XCTAssertGreaterThan(min(ours.count, reference.count), 2 * 44_100 * 10, song)
-                let l = Self.likeness(ours: ours, reference: reference)
-                let name = "\((song as NSString).lastPathComponent) with \((font as NSString).lastPathComponent)"
-                print(String(format: "--engine seqplay vs fluidsynth, %@: level %+.2f dB, envelope %.2f dB, correlation %.4f, log-spectral distance %.2f dB",
-                             name, l.level, l.envelope, l.correlation, l.spectralDistance))
+                let name = "\((song as NSString).lastPathComponent) with \((font as NSString).lastPathComponent), on the 64-sample grid"
+                let l = try compare(grid, font: font, name: name)
                 for (index, figure) in [abs(l.level), l.envelope, -l.correlation, l.spectralDistance].enumerated()
                 where worst[index].name.isEmpty || figure > worst[index].figure {
                     worst[index] = (name, figure)
                 }
-                let meetsIssueLimits = abs(l.level) <= 0.5 && l.envelope <= 1 && l.correlation >= 0.98 && l.spectralDistance <= 3
-                if meetsIssueLimits { alike += 1 }
+                if abs(l.level) <= 0.5 && l.envelope <= 1 && l.correlation >= 0.98 && l.spectralDistance <= 3 { alike += 1 }
                 played += 1
                 XCTAssertLessThan(abs(l.level), 0.5, "level, \(name)")
                 XCTAssertLessThan(l.envelope, 2, "envelope, \(name)")
-                XCTAssertGreaterThanOrEqual(l.correlation, 0.88, "envelope correlation, \(name)")
-                XCTAssertLessThan(l.spectralDistance, 6, "log-spectral distance, \(name)")
+                XCTAssertGreaterThanOrEqual(l.correlation, 0.9, "envelope correlation, \(name)")
+                XCTAssertLessThan(l.spectralDistance, 5, "log-spectral distance, \(name)")
             }
         }
-        print("corpus songs within issue 31's limits (level 0.5 dB, envelope 1 dB, correlation 0.98, log-spectral distance 3 dB): \(alike) of \(played)")
-        print(String(format: "worst: level %.2f dB (%@), envelope %.2f dB (%@), correlation %.4f (%@), log-spectral distance %.2f dB (%@)",
+        // Measured: 9 of 10. Dark_Forces with MuseScore_General.sf3 is not (envelope 1.09 dB, correlation 0.946): its
+        // channels 15 and 16 play MuseScore's Strings Fast, one of the presets PresetComparisonTests finds louder.
+        print("corpus songs on the 64-sample grid within issue 31's limits (level 0.5 dB, envelope 1 dB, correlation 0.98, "
+              + "log-spectral distance 3 dB): \(alike) of \(played)")
+        XCTAssertGreaterThanOrEqual(alike, played - 1, "songs within the issue's limits")
+        print(String(format: "worst on the grid: level %.2f dB (%@), envelope %.2f dB (%@), correlation %.4f (%@), log-spectral distance %.2f dB (%@)",
                      worst[0].figure, worst[0].name, worst[1].figure, worst[1].name, -worst[2].figure, worst[2].name,
                      worst[3].figure, worst[3].name))
+        // As written: the repeated keys of arkanoid's three pianos interfere with their own releases at other shifts.
+        let arkanoid = Self.corpus.appendingPathComponent(Self.corpusSongs[2].song).path
+        let written = try compare(arkanoid, font: SamplerEngineTests.fluidR3, name: "arkanoid.mid with FluidR3_GM.sf2, as written")
+        XCTAssertLessThan(abs(written.level), 0.5)
+        XCTAssertLessThan(written.envelope, 2)
+        XCTAssertGreaterThanOrEqual(written.correlation, 0.88)
+        XCTAssertLessThan(written.spectralDistance, 6)
     }
 }
