@@ -58,11 +58,20 @@ final class LiveSamplerSessionTests: XCTestCase {
         let peer = try NetworkMIDISession(configuration: loopbackSession("keyboard"), deliveringTo: nil)
         peer.connect(to: session.network!.session.controlAddress)
         XCTAssertTrue(peer.waitForConnectedPeers(1, clockSyncExchanges: 1, timeout: 15))
-        let startedAt = Double(session.output.sampleTime) / 48_000
+        // The times are the output's when the session has taken each step (a loaded or emulated host may hand it the
+        // peer's packets late): the notes received, then the peer gone.
+        let network = session.network!.session
+        func waitUntil(_ done: () -> Bool) {
+            let deadline = Date(timeIntervalSinceNow: 15)
+            while !done() && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        }
         peer.send(messages)
+        waitUntil { network.statistics.dataPacketsReceived > 0 }
+        let startedAt = Double(session.output.sampleTime) / 48_000
         Thread.sleep(forTimeInterval: 1.0)
-        let leftAt = Double(session.output.sampleTime) / 48_000
         peer.stop()  // BY, without a note-off: the session must release the note
+        waitUntil { !network.peers.contains { $0.state == .connected } }
+        let leftAt = Double(session.output.sampleTime) / 48_000
         Thread.sleep(forTimeInterval: 1.5)
         let summary = session.stop()
         let reader = try AudioFileReader(path: path)
