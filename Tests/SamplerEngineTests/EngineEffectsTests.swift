@@ -186,7 +186,13 @@ final class EngineEffectsTests: XCTestCase {
         let larger = ["rev_setroomsize 0.8", "rev_setlevel 1"]
         var ratios: [String: Double] = [:]
         for engine in ["fluidsynth", "seqplay"] {
-            let base = try servedTail(engine: engine, commands: [], scratch: scratch)
+            var base = try servedTail(engine: engine, commands: [], scratch: scratch)
+            if base >= -20 {
+                // Seen once in a full run on a loaded host (the default room's tail at -10.6 dB/s, as if other notes
+                // were held; the same test alone, beside the same load, -58.1): the round once more, printed.
+                print(String(format: "serve --engine %@: the default room's tail decayed at %.1f dB/s; once more", engine, base))
+                base = try servedTail(engine: engine, commands: [], scratch: scratch)
+            }
             let room = try servedTail(engine: engine, commands: larger, scratch: scratch)
             XCTAssertLessThan(base, -20, "\(engine): the reverb's tail decays")
             ratios[engine] = room / base
