@@ -188,8 +188,9 @@ final class EngineEffectsTests: XCTestCase {
         for engine in ["fluidsynth", "seqplay"] {
             var base = try servedTail(engine: engine, commands: [], scratch: scratch)
             if base >= -20 {
-                // Seen once in a full run on a loaded host (the default room's tail at -10.6 dB/s, as if other notes
-                // were held; the same test alone, beside the same load, -58.1): the round once more, printed.
+                // An open bug: the first `serve --engine seqplay` round here sometimes sounds as if a note were still
+                // held (its tail at -10.6 dB/s in a full run and -10.7 in a run of this class; alone, -58.1; by hand,
+                // normal). Until it is found, the round once more, printed.
                 print(String(format: "serve --engine %@: the default room's tail decayed at %.1f dB/s; once more", engine, base))
                 base = try servedTail(engine: engine, commands: [], scratch: scratch)
             }
